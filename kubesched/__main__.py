@@ -1,0 +1,5 @@
+"""``python -m kubesched``."""
+
+from kubesched.cli.main import main
+
+main()

@@ -1,0 +1,76 @@
+"""Object metadata and label selectors shared by every kind."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+
+import attrs
+
+EMPTY_MAP: Mapping[str, str] = {}
+
+
+@attrs.frozen(slots=True)
+class OwnerReference:
+    """A reference to the controller or owner of an object."""
+
+    api_version: str
+    kind: str
+    name: str
+    uid: str = ""
+    controller: bool = False
+
+
+@attrs.frozen(slots=True)
+class ObjectMeta:
+    """The metadata the scheduler reads: identity, labels, annotations, timestamps and owners."""
+
+    name: str
+    namespace: str = ""
+    uid: str = ""
+    labels: Mapping[str, str] = EMPTY_MAP
+    annotations: Mapping[str, str] = EMPTY_MAP
+    creation_timestamp: datetime | None = None
+    deletion_timestamp: datetime | None = None
+    owner_references: tuple[OwnerReference, ...] = ()
+
+
+@attrs.frozen(slots=True)
+class LabelSelectorRequirement:
+    """One ``matchExpressions`` entry: In, NotIn, Exists or DoesNotExist."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Whether the labels satisfy this requirement (apimachinery semantics)."""
+        op = self.operator
+        if op == "In":
+            return self.key in labels and labels[self.key] in self.values
+        if op == "NotIn":
+            return self.key not in labels or labels[self.key] not in self.values
+        if op == "Exists":
+            return self.key in labels
+        if op == "DoesNotExist":
+            return self.key not in labels
+        return False
+
+
+@attrs.frozen(slots=True)
+class LabelSelector:
+    """A metav1.LabelSelector: ``matchLabels`` and ``matchExpressions``, ANDed."""
+
+    match_labels: Mapping[str, str] = EMPTY_MAP
+    match_expressions: tuple[LabelSelectorRequirement, ...] = ()
+
+    def is_empty(self) -> bool:
+        """An empty selector has neither labels nor expressions."""
+        return not self.match_labels and not self.match_expressions
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Whether the labels match; an empty selector matches everything (metav1 semantics)."""
+        for key, value in self.match_labels.items():
+            if labels.get(key) != value:
+                return False
+        return all(req.matches(labels) for req in self.match_expressions)

@@ -1,0 +1,96 @@
+"""Resource names and a pod's effective request, computed as kube-scheduler's ``PodRequests`` does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+
+from kubesched.api.pod import Container, Pod, ResourceList
+
+CPU = "cpu"
+MEMORY = "memory"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+PODS = "pods"
+
+# schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: what a container without a request "costs"
+# when spreading and scoring (never when filtering).
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+NON_ZERO_DEFAULTS: Mapping[str, Fraction] = {
+    CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+    MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
+}
+
+_NATIVE_PREFIX = "kubernetes.io/"
+
+
+def is_native_resource(name: str) -> bool:
+    """Unprefixed names and ``kubernetes.io/`` names are native (v1helper.IsNativeResource)."""
+    return "/" not in name or _NATIVE_PREFIX in name
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """A domain-prefixed, non-native resource such as ``nvidia.com/gpu``."""
+    return not is_native_resource(name) and not name.startswith("requests.")
+
+
+def is_scalar_resource_name(name: str) -> bool:
+    """Resources the scheduler tracks in ``ScalarResources``: extended, hugepages, prefixed native, volumes."""
+    return is_extended_resource_name(name) or _NATIVE_PREFIX in name or name.startswith(
+        ("hugepages-", "attachable-volumes-"))
+
+
+def _container_requests(container: Container, non_missing: Mapping[str, Fraction] | None) -> dict[str, Fraction]:
+    requests = {name: q.amount for name, q in container.requests.items()}
+    if non_missing:
+        for name, default in non_missing.items():
+            if name not in container.requests:
+                requests[name] = default
+    return requests
+
+
+def _add_into(total: dict[str, Fraction], extra: Mapping[str, Fraction]) -> None:
+    for name, amount in extra.items():
+        total[name] = total.get(name, Fraction(0)) + amount
+
+
+def _max_into(total: dict[str, Fraction], other: Mapping[str, Fraction]) -> None:
+    for name, amount in other.items():
+        if amount > total.get(name, Fraction(0)):
+            total[name] = amount
+
+
+def pod_requests(pod: Pod, *, non_missing: Mapping[str, Fraction] | None = None) -> dict[str, Fraction]:
+    """The pod's effective request per resource.
+
+    Regular containers and sidecars (restartable init containers) are summed; each regular init container
+    runs alongside the sidecars started before it, and the pod needs the larger of the two phases; then
+    ``spec.overhead`` is added. ``non_missing`` gives defaults for containers that leave a resource unset
+    (the scheduler's non-zero accounting).
+    """
+    total: dict[str, Fraction] = {}
+    for container in pod.spec.containers:
+        _add_into(total, _container_requests(container, non_missing))
+    init_peak: dict[str, Fraction] = {}
+    sidecars: dict[str, Fraction] = {}
+    for container in pod.spec.init_containers:
+        requests = _container_requests(container, non_missing)
+        if container.restart_policy == "Always":
+            _add_into(total, requests)
+            _add_into(sidecars, requests)
+            phase = dict(sidecars)
+        else:
+            phase = dict(requests)
+            _add_into(phase, sidecars)
+        _max_into(init_peak, phase)
+    _max_into(total, init_peak)
+    _add_into(total, {name: q.amount for name, q in pod.spec.overhead.items()})
+    return total
+
+
+def resource_names(lists: Iterable[ResourceList]) -> set[str]:
+    """Every resource named in the given resource lists."""
+    names: set[str] = set()
+    for resources in lists:
+        names.update(resources)
+    return names

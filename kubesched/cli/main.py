@@ -1,0 +1,113 @@
+"""The ``kubesched`` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from kubesched.errors import KubeschedError
+from kubesched.framework.registry import PluginRegistry
+from kubesched.io.load import InputErrorList, load
+from kubesched.profiles import DEFAULT_PROFILE, load_config, render_config
+from kubesched.sim.simulate import simulate as run_simulation
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+PROFILE_HELP = "A shipped profile name (default, ...) or the path of a TOML profile file."
+
+
+def _fail(exc: KubeschedError) -> None:
+    lines = [str(e) for e in exc.errors] if isinstance(exc, InputErrorList) else str(exc).splitlines() or [""]
+    for line in lines:
+        click.echo(f"error: {line}", err=True)
+    sys.exit(1)
+
+
+def _guarded(command: F) -> F:
+    """Turn user errors into one clean line each on stderr and exit status 1."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except KubeschedError as exc:
+            _fail(exc)
+            return None
+
+    wrapper.__name__ = command.__name__
+    wrapper.__doc__ = command.__doc__
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group()
+@click.version_option(package_name="kubesched")
+def main() -> None:
+    """kubesched: a Kubernetes-style pod scheduler you can extend with Python plugins."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--profile", "profile", default=DEFAULT_PROFILE, show_default=True, help=PROFILE_HELP)
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed for every random choice.")
+@click.option("--output", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@_guarded
+def simulate(paths: tuple[str, ...], profile: str, seed: int, output: str) -> None:
+    """Schedule the pods in PATHS (YAML/JSON files or directories) on an in-memory cluster."""
+    registry = PluginRegistry.discover()
+    config = load_config(profile, registry)
+    cluster_input = load(paths)
+    result = run_simulation(cluster_input, config, registry, seed=seed)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if output == "json":
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        from kubesched.cli.render import console, print_simulation
+
+        print_simulation(result, console(sys.stdout))
+
+
+@main.command()
+@click.option("--output", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@_guarded
+def plugins(output: str) -> None:
+    """List the installed plugins: name, extension points and where each comes from."""
+    registry = PluginRegistry.discover()
+    specs = [registry[name] for name in registry]
+    if output == "json":
+        document = {"kind": "PluginList", "plugins": [
+            {"name": s.name, "extensionPoints": [p.name for p in s.points], "source": s.source,
+             "distribution": s.distribution, "version": s.version}
+            for s in specs]}
+        click.echo(json.dumps(document, indent=2))
+    else:
+        from kubesched.cli.render import console, print_plugins
+
+        print_plugins(specs, console(sys.stdout))
+
+
+@main.group()
+def profile() -> None:
+    """Validate and inspect scheduling profiles."""
+
+
+@profile.command("check")
+@click.argument("spec", metavar="NAME|PATH")
+@_guarded
+def profile_check(spec: str) -> None:
+    """Validate a profile; exit 1 with the problem if it is invalid."""
+    config = load_config(spec, PluginRegistry.discover())
+    names = ", ".join(p.scheduler_name for p in config.profiles)
+    click.echo(f"ok: {config.source}: {len(config.profiles)} profile(s): {names}")
+
+
+@profile.command("show")
+@click.argument("spec", metavar="NAME|PATH")
+@_guarded
+def profile_show(spec: str) -> None:
+    """Print the effective profile (merged onto the defaults) as TOML."""
+    config = load_config(spec, PluginRegistry.discover())
+    click.echo(render_config(config), nl=False)

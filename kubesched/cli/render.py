@@ -1,0 +1,75 @@
+"""Human-readable output: the simulation table, node utilisation, and the plugin list."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import IO
+
+from rich.console import Console
+from rich.table import Table
+
+from kubesched.framework.registry import PluginSpec
+from kubesched.sim.simulate import SimulationResult
+
+# Without a terminal rich would assume 80 columns; a fixed width keeps piped output stable and readable.
+DEFAULT_WIDTH = 140
+
+
+def console(file: IO[str]) -> Console:
+    """A console writing to ``file``; honours $COLUMNS, else a fixed width when not a terminal."""
+    width = None if file.isatty() else int(os.environ.get("COLUMNS", DEFAULT_WIDTH))
+    return Console(file=file, width=width, highlight=False, soft_wrap=False)
+
+
+def _cores(milli: int) -> str:
+    return f"{milli / 1000:g}"
+
+
+def _memory(value: int) -> str:
+    for unit, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if value >= size:
+            return f"{value / size:.1f}".rstrip("0").rstrip(".") + unit
+    return str(value)
+
+
+def _percent(used: int, total: int) -> str:
+    return f"{100 * used // total}%" if total else "-"
+
+
+def print_simulation(result: SimulationResult, out: Console) -> None:
+    """One row per pod, then the per-node utilisation summary."""
+    pods = Table(title="Pods", title_justify="left", show_lines=False)
+    for column in ("POD", "NODE", "PHASE", "MESSAGE"):
+        pods.add_column(column, overflow="fold")
+    for pod in result.pods:
+        node = pod.node or (f"(nominated {pod.nominated_node})" if pod.nominated_node else "")
+        pods.add_row(f"{pod.namespace}/{pod.name}", node, pod.phase, pod.message)
+    out.print(pods)
+    nodes = Table(title="Nodes", title_justify="left")
+    for column in ("NODE", "PODS", "CPU REQUESTED", "MEMORY REQUESTED"):
+        nodes.add_column(column)
+    for usage in result.nodes:
+        nodes.add_row(
+            usage.name,
+            f"{usage.pods}/{usage.max_pods}",
+            f"{_cores(usage.cpu_requested)}/{_cores(usage.cpu_allocatable)} "
+            f"({_percent(usage.cpu_requested, usage.cpu_allocatable)})",
+            f"{_memory(usage.memory_requested)}/{_memory(usage.memory_allocatable)} "
+            f"({_percent(usage.memory_requested, usage.memory_allocatable)})",
+        )
+    out.print(nodes)
+    bound = sum(1 for p in result.pods if p.phase == "Bound")
+    pending = sum(1 for p in result.pods if p.phase == "Pending")
+    evicted = sum(1 for p in result.pods if p.phase == "Evicted")
+    out.print(f"{bound} bound, {pending} pending, {evicted} evicted; seed {result.seed}")
+
+
+def print_plugins(specs: Sequence[PluginSpec], out: Console) -> None:
+    """The plugin list: name, extension points, source."""
+    table = Table(title="Plugins", title_justify="left")
+    for column in ("NAME", "EXTENSION POINTS", "SOURCE"):
+        table.add_column(column)
+    for spec in specs:
+        table.add_row(spec.name, ", ".join(p.name for p in spec.points), spec.source)
+    out.print(table)

@@ -1,0 +1,48 @@
+"""The backend interface: everything the scheduler asks of a cluster, in-memory or real.
+
+Nothing in ``framework/`` or ``plugins/`` knows which backend runs; the simulator implements this with
+a virtual clock, and a Kubernetes backend can implement it with API calls.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from kubesched.api.pod import Pod, PodCondition
+from kubesched.api.policy import PodDisruptionBudget
+
+
+class Clock(Protocol):
+    """A source of time in seconds. The simulator's clock is virtual."""
+
+    def now(self) -> float:
+        """Seconds since the clock's epoch."""
+
+
+class BindingError(RuntimeError):
+    """The backend refused a binding (the pod is gone, already bound, or the node vanished)."""
+
+
+class ClusterClient(Protocol):
+    """Writes and reads the scheduler performs against the cluster."""
+
+    def bind(self, pod: Pod, node_name: str) -> None:
+        """Bind ``pod`` to ``node_name`` (POST pods/binding); raise :class:`BindingError` on refusal."""
+
+    def delete_pod(self, pod: Pod, *, condition: PodCondition | None = None) -> None:
+        """Gracefully delete ``pod``, after adding ``condition`` (DisruptionTarget) to its status."""
+
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
+        """Patch status.nominatedNodeName (``""`` clears it)."""
+
+    def set_scheduling_failure(self, pod: Pod, reason: str, message: str) -> None:
+        """Patch the PodScheduled=False condition with ``reason`` and ``message``."""
+
+    def record_event(self, regarding: Pod, event_type: str, reason: str, message: str) -> None:
+        """Record an event about ``regarding`` (Normal/Warning, reason, message)."""
+
+    def get_pod(self, namespace: str, name: str) -> Pod | None:
+        """The current version of a pod, or None when it no longer exists."""
+
+    def list_pdbs(self) -> list[PodDisruptionBudget]:
+        """Every PodDisruptionBudget."""

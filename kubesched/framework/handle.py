@@ -1,0 +1,116 @@
+"""Handle: what the framework offers plugins, and the WaitingPod that Permit creates."""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from kubesched.api.pod import Pod
+from kubesched.framework.backend import Clock, ClusterClient
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.nominator import Nominator
+from kubesched.framework.snapshot import Snapshot
+from kubesched.framework.status import Status
+
+# framework.maxTimeout: Permit waits are capped at 15 minutes.
+MAX_PERMIT_TIMEOUT = 15 * 60.0
+
+
+def go_duration(seconds: float) -> str:
+    """Format a duration as Go's time.Duration.String does (``10s``, ``1m30s``, ``1.5s``)."""
+    if seconds == 0:
+        return "0s"
+    sign = "-" if seconds < 0 else ""
+    seconds = abs(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{secs:.9f}".rstrip("0").rstrip(".") + "s"
+    if hours:
+        return f"{sign}{int(hours)}h{int(minutes)}m{text}"
+    if minutes:
+        return f"{sign}{int(minutes)}m{text}"
+    return sign + text
+
+
+class WaitingPod:
+    """A pod that Permit asked to wait: each waiting plugin must allow it before its deadline."""
+
+    def __init__(self, pod: Pod, deadlines: dict[str, float], started: float) -> None:
+        self.pod = pod
+        self._deadlines = dict(deadlines)
+        self._started = started
+        self.outcome: Status | None = None
+
+    def get_pending_plugins(self) -> list[str]:
+        """Plugins that have not allowed the pod yet."""
+        return sorted(self._deadlines)
+
+    def allow(self, plugin: str) -> None:
+        """``plugin`` lets the pod through; with no plugin left waiting, the pod proceeds to binding."""
+        self._deadlines.pop(plugin, None)
+        if not self._deadlines and self.outcome is None:
+            self.outcome = Status.success()
+
+    def reject(self, plugin: str, message: str) -> None:
+        """``plugin`` rejects the pod: it is unreserved and goes back to the queue as unschedulable."""
+        if self.outcome is None:
+            self.outcome = Status.unschedulable(message).with_plugin(plugin)
+
+    def next_deadline(self) -> float | None:
+        """When the earliest waiting plugin times out."""
+        return min(self._deadlines.values()) if self._deadlines and self.outcome is None else None
+
+    def expire(self, now: float) -> None:
+        """Reject on behalf of the first plugin whose deadline has passed."""
+        for plugin, deadline in sorted(self._deadlines.items(), key=lambda kv: (kv[1], kv[0])):
+            if deadline <= now:
+                waited = go_duration(deadline - self._started)
+                self.reject(plugin, f"rejected due to timeout after waiting {waited} at plugin {plugin}")
+                return
+
+
+class Handle(Protocol):
+    """The services a plugin may use; passed to every plugin's constructor."""
+
+    @property
+    def profile_name(self) -> str:
+        """The scheduler name of the profile the plugin runs in."""
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The current cycle's snapshot of every node (read-only for plugins)."""
+
+    @property
+    def client(self) -> ClusterClient:
+        """The cluster backend: bind, delete, patch nominations, record events."""
+
+    @property
+    def nominator(self) -> Nominator:
+        """Pods nominated to nodes."""
+
+    @property
+    def rng(self) -> random.Random:
+        """The run's seeded random generator; use it for every random choice."""
+
+    @property
+    def clock(self) -> Clock:
+        """The scheduler's clock (virtual in simulations)."""
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status | None:
+        """Run the profile's Filter plugins twice, with and without higher-priority nominated pods."""
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
+                                         node_info: NodeInfo) -> Status | None:
+        """Run every PreFilter plugin's AddPod extension."""
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
+                                            node_info: NodeInfo) -> Status | None:
+        """Run every PreFilter plugin's RemovePod extension."""
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        """The waiting pod with this uid, if Permit is holding it."""
+
+    def waiting_pods(self) -> list[WaitingPod]:
+        """Every pod Permit is holding, oldest first."""

@@ -1,0 +1,308 @@
+"""The scheduling queue: activeQ ordered by the QueueSort plugin, backoffQ by expiry, unschedulable pods.
+
+This follows kube-scheduler's PriorityQueue with queueing hints off (the legacy mode): a pod that failed
+goes to the unschedulable pods unless a cluster event arrived while it was being scheduled, and cluster
+events move unschedulable pods to backoffQ (still backing off) or activeQ.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+
+import attrs
+from sortedcontainers import SortedList
+
+from kubesched.api.pod import Pod
+from kubesched.framework.backend import Clock
+from kubesched.framework.node_info import PodInfo
+from kubesched.framework.nominator import Nominator
+from kubesched.framework.status import Status
+
+DEFAULT_POD_INITIAL_BACKOFF = 1.0
+DEFAULT_POD_MAX_BACKOFF = 10.0
+# podMaxInUnschedulablePodsDuration: unschedulable pods are retried at least this often.
+POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 300.0
+
+_sequence = itertools.count()
+
+
+@attrs.define(slots=True, eq=False)
+class QueuedPodInfo:
+    """A pod in the queue with its scheduling history."""
+
+    pod_info: PodInfo
+    #: When the pod was last added or re-added to the queue (the PrioritySort tie-breaker).
+    timestamp: float
+    attempts: int = 0
+    initial_attempt_timestamp: float | None = None
+    unschedulable_plugins: set[str] = attrs.field(factory=set)
+    pending_plugins: set[str] = attrs.field(factory=set)
+    #: The PreEnqueue plugin keeping the pod out of activeQ, if any.
+    gating_plugin: str = ""
+    gating_status: Status | None = None
+    #: Insertion order, the final tie-breaker so equal pods keep a stable order.
+    seq: int = attrs.field(factory=lambda: next(_sequence))
+
+    @property
+    def pod(self) -> Pod:
+        """The queued pod."""
+        return self.pod_info.pod
+
+
+class _Ordered:
+    """Wraps a QueuedPodInfo so SortedList orders it by the QueueSort plugin, then insertion."""
+
+    __slots__ = ("info", "less")
+
+    def __init__(self, info: QueuedPodInfo, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool]) -> None:
+        self.info = info
+        self.less = less
+
+    def __lt__(self, other: _Ordered) -> bool:
+        if self.less(self.info, other.info):
+            return True
+        if self.less(other.info, self.info):
+            return False
+        return self.info.seq < other.info.seq
+
+
+def backoff_duration(attempts: int, initial: float, maximum: float) -> float:
+    """kube-scheduler's backoff: 0 before any attempt, then initial * 2^(attempts-1), capped at max."""
+    if attempts == 0:
+        return 0.0
+    duration = initial
+    for _ in range(1, attempts):
+        if duration > maximum - duration:
+            return maximum
+        duration *= 2
+    return min(duration, maximum)
+
+
+class SchedulingQueue:
+    """activeQ, backoffQ and unschedulable pods, plus the in-flight set."""
+
+    def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool], *, clock: Clock,
+                 nominator: Nominator | None = None,
+                 pre_enqueue: Callable[[Pod], Status | None] | None = None,
+                 initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
+                 max_backoff: float = DEFAULT_POD_MAX_BACKOFF) -> None:
+        self._less = less
+        self._clock = clock
+        self.nominator = nominator if nominator is not None else Nominator()
+        self._pre_enqueue = pre_enqueue
+        self.initial_backoff = initial_backoff
+        self.max_backoff = max_backoff
+        self._active = SortedList()
+        self._active_entries: dict[str, _Ordered] = {}
+        # backoffQ: (expiry, seq) keys in a SortedList; the pods by seq, and each pod's key by uid.
+        self._backoff = SortedList()
+        self._backoff_by_seq: dict[int, QueuedPodInfo] = {}
+        self._backoff_keys: dict[str, tuple[float, int]] = {}
+        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._in_flight: dict[str, QueuedPodInfo] = {}
+        self.scheduling_cycle = 0
+        self.move_request_cycle = -1
+
+    # -- adding ------------------------------------------------------------------------------------
+    def add(self, pod: Pod) -> QueuedPodInfo:
+        """A new unscheduled pod: gated by PreEnqueue, or into activeQ."""
+        info = QueuedPodInfo(PodInfo.of(pod), self._clock.now())
+        self._enqueue(info)
+        self.nominator.add_nominated_pod(info.pod_info)
+        return info
+
+    def _run_pre_enqueue(self, info: QueuedPodInfo) -> bool:
+        status = self._pre_enqueue(info.pod) if self._pre_enqueue else None
+        if status is None or status.is_success():
+            info.gating_plugin = ""
+            info.gating_status = None
+            return True
+        info.gating_plugin = status.plugin
+        info.gating_status = status
+        return False
+
+    def _enqueue(self, info: QueuedPodInfo) -> None:
+        if self._run_pre_enqueue(info):
+            self._push_active(info)
+        else:
+            self._unschedulable[info.pod.uid] = info
+
+    def _push_active(self, info: QueuedPodInfo) -> None:
+        entry = _Ordered(info, self._less)
+        self._active_entries[info.pod.uid] = entry
+        self._active.add(entry)
+
+    def _push_backoff(self, info: QueuedPodInfo) -> None:
+        key = (self.backoff_expiry(info), info.seq)
+        self._backoff_keys[info.pod.uid] = key
+        self._backoff_by_seq[info.seq] = info
+        self._backoff.add(key)
+
+    def _pop_backoff(self, uid: str) -> QueuedPodInfo | None:
+        key = self._backoff_keys.pop(uid, None)
+        if key is None:
+            return None
+        self._backoff.remove(key)
+        info: QueuedPodInfo = self._backoff_by_seq.pop(key[1])
+        return info
+
+    def backoff_expiry(self, info: QueuedPodInfo) -> float:
+        """When the pod's backoff ends."""
+        return info.timestamp + backoff_duration(info.attempts, self.initial_backoff, self.max_backoff)
+
+    # -- popping -----------------------------------------------------------------------------------
+    def pop(self) -> QueuedPodInfo | None:
+        """The next pod to schedule, or None when activeQ is empty. Counts an attempt."""
+        if not self._active:
+            return None
+        entry: _Ordered = self._active.pop(0)
+        info = entry.info
+        del self._active_entries[info.pod.uid]
+        self.scheduling_cycle += 1
+        info.attempts += 1
+        if info.initial_attempt_timestamp is None:
+            info.initial_attempt_timestamp = self._clock.now()
+        info.unschedulable_plugins = set()
+        info.pending_plugins = set()
+        self._in_flight[info.pod.uid] = info
+        return info
+
+    def done(self, uid: str) -> None:
+        """The pod's scheduling attempt is over (bound, requeued or dropped)."""
+        self._in_flight.pop(uid, None)
+
+    # -- failures ----------------------------------------------------------------------------------
+    def add_unschedulable_if_not_present(self, info: QueuedPodInfo, pod_scheduling_cycle: int) -> None:
+        """Requeue a pod whose attempt failed: backoffQ if a move request arrived meanwhile (or it failed
+        with an error), otherwise the unschedulable pods."""
+        uid = info.pod.uid
+        self.done(uid)
+        if uid in self:
+            return
+        info.timestamp = self._clock.now()
+        rejectors = info.unschedulable_plugins | info.pending_plugins
+        if self.move_request_cycle >= pod_scheduling_cycle or not rejectors:
+            self._push_backoff(info)
+        else:
+            self._unschedulable[uid] = info
+
+    # -- moving ------------------------------------------------------------------------------------
+    def _is_backing_off(self, info: QueuedPodInfo) -> bool:
+        return self.backoff_expiry(info) > self._clock.now()
+
+    def move_all_to_active_or_backoff(self, pre_check: Callable[[QueuedPodInfo], bool] | None = None) -> int:
+        """A cluster event that may help: move matching unschedulable pods to backoffQ or activeQ.
+
+        Gated pods stay: only an update of the pod itself re-runs PreEnqueue (as in kube-scheduler).
+
+        Returns how many pods moved. Records a move request so in-flight pods go to backoffQ on failure.
+        """
+        moved = 0
+        for uid, info in list(self._unschedulable.items()):
+            if pre_check is not None and not pre_check(info):
+                continue
+            if info.gating_plugin:
+                continue
+            del self._unschedulable[uid]
+            if self._is_backing_off(info):
+                self._push_backoff(info)
+            else:
+                self._push_active(info)
+            moved += 1
+        self.move_request_cycle = self.scheduling_cycle
+        return moved
+
+    def flush_backoff_completed(self) -> int:
+        """Move pods whose backoff has expired into activeQ; returns how many moved."""
+        now = self._clock.now()
+        moved = 0
+        while self._backoff and self._backoff[0][0] <= now:
+            info = self._backoff_by_seq[self._backoff[0][1]]
+            self._pop_backoff(info.pod.uid)
+            self._enqueue(info)
+            moved += 1
+        return moved
+
+    def flush_unschedulable_leftover(self) -> int:
+        """Retry pods that sat unschedulable longer than podMaxInUnschedulablePodsDuration."""
+        now = self._clock.now()
+        return self.move_all_to_active_or_backoff(
+            lambda info: now - info.timestamp > POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION)
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        """Force pods from the unschedulable pods or backoffQ into activeQ."""
+        for pod in pods:
+            uid = pod.uid
+            info = self._unschedulable.pop(uid, None) or self._pop_backoff(uid)
+            if info is not None:
+                self._enqueue(info)
+
+    # -- updates and deletes -----------------------------------------------------------------------
+    def delete(self, pod: Pod) -> None:
+        """Remove a pod from every queue and from the nominator."""
+        uid = pod.uid
+        entry = self._active_entries.pop(uid, None)
+        if entry is not None:
+            self._active.remove(entry)
+        self._pop_backoff(uid)
+        self._unschedulable.pop(uid, None)
+        self.nominator.delete_nominated_pod_if_exists(pod)
+
+    def update(self, old: Pod, new: Pod) -> None:
+        """A queued pod changed: refresh it in place. An unschedulable pod gets another chance only when
+        more than its status changed (kube-scheduler's isPodUpdated), so status writes cannot loop."""
+        uid = old.uid
+        pod_info = PodInfo.of(new)
+        self.nominator.update_nominated_pod(old, pod_info)
+        entry = self._active_entries.get(uid)
+        if entry is not None:
+            self._active.remove(entry)
+            entry.info.pod_info = pod_info
+            self._active.add(entry)
+            return
+        key = self._backoff_keys.get(uid)
+        if key is not None:
+            self._backoff_by_seq[key[1]].pod_info = pod_info
+            return
+        info = self._unschedulable.get(uid)
+        if info is not None:
+            info.pod_info = pod_info
+            if old.metadata == new.metadata and old.spec == new.spec:
+                return
+            del self._unschedulable[uid]
+            if self._run_pre_enqueue(info):
+                if self._is_backing_off(info):
+                    self._push_backoff(info)
+                else:
+                    self._push_active(info)
+            else:
+                self._unschedulable[uid] = info
+            return
+        in_flight = self._in_flight.get(uid)
+        if in_flight is not None:
+            in_flight.pod_info = pod_info
+
+    # -- inspection --------------------------------------------------------------------------------
+    def next_backoff_expiry(self) -> float | None:
+        """When the earliest backoff ends, or None."""
+        return self._backoff[0][0] if self._backoff else None
+
+    def active_count(self) -> int:
+        """Pods in activeQ."""
+        return len(self._active)
+
+    def backoff_pods(self) -> list[QueuedPodInfo]:
+        """Pods in backoffQ, earliest expiry first."""
+        return [self._backoff_by_seq[seq] for _expiry, seq in self._backoff]
+
+    def unschedulable_pods(self) -> list[QueuedPodInfo]:
+        """Pods waiting for a cluster event (gated pods included)."""
+        return list(self._unschedulable.values())
+
+    def pending_pods(self) -> list[QueuedPodInfo]:
+        """Every queued pod: active, backoff, unschedulable."""
+        return [e.info for e in self._active] + self.backoff_pods() + self.unschedulable_pods()
+
+    def __contains__(self, uid: object) -> bool:
+        return uid in self._active_entries or uid in self._backoff_keys or uid in self._unschedulable

@@ -1,0 +1,154 @@
+"""Plugin discovery through the ``kubesched.plugins`` entry-point group, with contract validation.
+
+Built-in plugins register through the same group as third-party ones; a plugin from the ``kubesched``
+distribution is reported as ``builtin``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import attrs
+import importlib_metadata
+import pluggy
+
+from kubesched.errors import PluginError
+from kubesched.framework import hookspecs
+from kubesched.framework.args import did_you_mean
+from kubesched.framework.hookspecs import PROJECT_NAME
+from kubesched.framework.plugin import EXTENSION_POINTS, ExtensionPoint, extension_points, marked_hooks
+
+ENTRY_POINT_GROUP = "kubesched.plugins"
+BUILTIN_DISTRIBUTION = "kubesched"
+
+
+@attrs.frozen
+class PluginSpec:
+    """A discovered plugin class and where it came from."""
+
+    name: str
+    cls: type[Any]
+    distribution: str | None = None
+    version: str | None = None
+    points: tuple[ExtensionPoint, ...] = ()
+
+    @property
+    def source(self) -> str:
+        """``builtin`` for kubesched's own plugins, else ``<distribution> <version>``."""
+        if self.distribution is None or self.distribution == BUILTIN_DISTRIBUTION:
+            return "builtin"
+        return f"{self.distribution} {self.version}" if self.version else self.distribution
+
+    @property
+    def args_class(self) -> type[Any] | None:
+        """The plugin's attrs ``Args`` class, if it takes args."""
+        return getattr(self.cls, "Args", None)
+
+    def implements(self, point: ExtensionPoint) -> bool:
+        """Whether the plugin implements ``point``."""
+        return point in self.points
+
+
+def new_plugin_manager() -> pluggy.PluginManager:
+    """A pluggy manager that knows kubesched's hookspecs."""
+    manager = pluggy.PluginManager(PROJECT_NAME)
+    manager.add_hookspecs(hookspecs)
+    return manager
+
+
+def validate_plugin_class(cls: Any, name: str, distribution: str | None = None,
+                          version: str | None = None) -> PluginSpec:
+    """Check a plugin class against the contract and describe it; raise :class:`PluginError` if broken."""
+    def fail(message: str) -> PluginError:
+        return PluginError(message, plugin=name, distribution=distribution)
+
+    if not isinstance(cls, type):
+        raise fail(f"the entry point must name a class, got {type(cls).__name__}")
+    declared = getattr(cls, "name", None)
+    if not isinstance(declared, str) or not declared:
+        raise fail(f"class {cls.__qualname__} has no 'name' attribute")
+    if declared != name:
+        raise fail(f"the entry point is named {name!r} but the class says name = {declared!r}")
+    args_class = getattr(cls, "Args", None)
+    if args_class is not None and not attrs.has(args_class):
+        raise fail("Args must be an attrs class")
+    hooks = marked_hooks(cls)
+    if not hooks:
+        raise fail("implements no extension point (no method is marked with kubesched.hookimpl)")
+    for point in EXTENSION_POINTS:
+        for companion in point.companions:
+            if companion in hooks and point.hook not in hooks:
+                raise fail(f"{companion} requires {point.hook}: it extends the {point.name} extension point")
+    manager = new_plugin_manager()
+    try:
+        manager.register(cls, name=name)
+        manager.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise fail(str(exc).replace(repr(cls), cls.__qualname__)) from None
+    return PluginSpec(name, cls, distribution, version, tuple(extension_points(cls)))
+
+
+class PluginRegistry(Mapping[str, PluginSpec]):
+    """Plugins by name."""
+
+    def __init__(self, specs: Iterable[PluginSpec] = ()) -> None:
+        self._specs: dict[str, PluginSpec] = {}
+        for spec in specs:
+            self.add(spec)
+
+    def add(self, spec: PluginSpec) -> None:
+        """Register a plugin; a second plugin with the same name is an error naming both sources."""
+        existing = self._specs.get(spec.name)
+        if existing is not None and existing.cls is not spec.cls:
+            raise PluginError(f"duplicate plugin name: also provided by {existing.source}", plugin=spec.name,
+                              distribution=spec.distribution or BUILTIN_DISTRIBUTION)
+        self._specs[spec.name] = spec
+
+    @classmethod
+    def of(cls, *plugin_classes: type[Any]) -> PluginRegistry:
+        """A registry of plugin classes given directly (tests, embedding)."""
+        return cls(validate_plugin_class(c, getattr(c, "name", c.__name__)) for c in plugin_classes)
+
+    @classmethod
+    def discover(cls, group: str = ENTRY_POINT_GROUP) -> PluginRegistry:
+        """Load and validate every plugin registered in the entry-point group."""
+        return cls(_load_entry_points(group))
+
+    def with_plugins(self, *plugin_classes: type[Any]) -> PluginRegistry:
+        """A copy with extra plugin classes added."""
+        merged = PluginRegistry(self._specs.values())
+        for spec in PluginRegistry.of(*plugin_classes).values():
+            merged.add(spec)
+        return merged
+
+    def suggest(self, name: str) -> str:
+        """A did-you-mean hint for an unknown plugin name."""
+        return did_you_mean(name, self._specs)
+
+    def __getitem__(self, name: str) -> PluginSpec:
+        return self._specs[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._specs))
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+
+def _load_entry_points(group: str) -> Iterator[PluginSpec]:
+    seen: set[tuple[str, str]] = set()
+    for entry_point in importlib_metadata.entry_points(group=group):
+        dist = entry_point.dist
+        dist_name = dist.name if dist is not None else None
+        version = dist.version if dist is not None else None
+        key = (entry_point.name, entry_point.value)
+        if key in seen:  # the same distribution visible twice on sys.path
+            continue
+        seen.add(key)
+        try:
+            loaded = entry_point.load()
+        except Exception as exc:
+            raise PluginError(f"cannot import {entry_point.value}: {type(exc).__name__}: {exc}",
+                              plugin=entry_point.name, distribution=dist_name) from None
+        yield validate_plugin_class(loaded, entry_point.name, dist_name, version)

@@ -1,0 +1,495 @@
+"""Framework: runs one profile's plugins at every extension point, as kube-scheduler's frameworkImpl.
+
+pluggy defines and validates the contract; at construction the framework resolves each extension
+point's ordered hook implementations once and afterwards calls them directly, so the per-node loops
+(Filter, Score) pay one Python call per plugin and node rather than pluggy's dispatch (see
+docs/architecture.md for the measurement).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kubesched.api.pod import Pod
+from kubesched.errors import ProfileError
+from kubesched.framework.backend import Clock, ClusterClient
+from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.handle import MAX_PERMIT_TIMEOUT, WaitingPod
+from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.nominator import Nominator
+from kubesched.framework.plugin import EXTENSION_POINTS
+from kubesched.framework.profile import Profile
+from kubesched.framework.registry import PluginRegistry, new_plugin_manager
+from kubesched.framework.snapshot import Snapshot
+from kubesched.framework.status import Code, Status
+from kubesched.framework.types import (
+    MAX_NODE_SCORE,
+    MAX_TOTAL_SCORE,
+    MIN_NODE_SCORE,
+    NodePluginScores,
+    NodeScore,
+    NodeToStatus,
+    NominatingMode,
+    PluginScore,
+    PostFilterResult,
+    PreFilterResult,
+)
+
+Hook = Callable[..., Any]
+_SUCCESS = Code.SUCCESS
+_REJECTED = (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING)
+# The Filter plugins that run this cycle (the profile's minus those whose PreFilter said Skip).
+_CYCLE_FILTERS = StateKey[list[tuple[str, Hook]]]("kubesched/cycle-filter-plugins")
+
+
+def _error(message: str, plugin: str, cause: BaseException | None = None) -> Status:
+    return Status(Code.ERROR, (message,), plugin, cause)
+
+
+def _cause(status: Status | None, exc: BaseException | None = None) -> str:
+    if exc is not None:
+        text = str(exc)
+        return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return status.message() if status is not None else ""
+
+
+def _go_list(names: Sequence[str]) -> str:
+    return "[" + " ".join(sorted(names)) + "]"
+
+
+class Framework:
+    """The plugins of one profile, wired to the extension points. Also the plugins' :class:`Handle`."""
+
+    def __init__(self, profile: Profile, registry: PluginRegistry, *, client: ClusterClient,
+                 nominator: Nominator | None = None, rng: random.Random | None = None,
+                 clock: Clock | None = None, snapshot: Snapshot | None = None) -> None:
+        self.profile = profile
+        self._client = client
+        self._nominator = nominator if nominator is not None else Nominator()
+        self._rng = rng if rng is not None else random.Random(0)
+        self._clock = clock if clock is not None else _ZeroClock()
+        self.snapshot_ref: Snapshot = snapshot if snapshot is not None else Snapshot()
+        self._waiting: dict[str, WaitingPod] = {}
+        self.plugins: dict[str, Any] = {}
+        self._manager = new_plugin_manager()
+        for name in profile.plugin_names():
+            spec = registry[name]
+            args = profile.plugin_args.get(name)
+            if args is None and spec.args_class is not None:
+                args = spec.args_class()
+            try:
+                instance = spec.cls(self, args)
+            except Exception as exc:
+                raise ProfileError(f'initializing plugin "{name}": {_cause(None, exc)}',
+                                   key=f"profiles.{profile.scheduler_name}") from None
+            self.plugins[name] = instance
+            self._manager.register(instance, name=name)
+        self._hooks: dict[str, list[tuple[str, Hook]]] = {}
+        for point in EXTENSION_POINTS:
+            names = [entry.name for entry in profile.enabled(point.key)]
+            for hook in (point.hook, *point.companions):
+                self._hooks[hook] = [(n, self._resolve(n, hook)) for n in names if self._implements(n, hook)]
+        self._score_weights = {e.name: e.weight or 1 for e in profile.enabled("score")}
+        self._check_score_overflow()
+        self._normalizers = dict(self._hooks["normalize_score"])
+        self._filters = self._hooks["filter"]
+        self._queue_sort = self._hooks["queue_sort_less"][0][1] if self._hooks["queue_sort_less"] else None
+
+    # -- construction helpers ----------------------------------------------------------------------
+    def _implements(self, plugin: str, hook: str) -> bool:
+        return any(impl.plugin_name == plugin for impl in getattr(self._manager.hook, hook).get_hookimpls())
+
+    def _resolve(self, plugin: str, hook: str) -> Hook:
+        """The plugin's bound hook method, adapted when it takes only some of the hook's arguments."""
+        caller = getattr(self._manager.hook, hook)
+        impl = next(i for i in caller.get_hookimpls() if i.plugin_name == plugin)
+        spec_args = tuple(caller.spec.argnames)
+        function: Hook = impl.function
+        if tuple(impl.argnames) == spec_args:
+            return function
+        picks = tuple(spec_args.index(a) for a in impl.argnames)
+
+        def adapted(*args: Any) -> Any:
+            return function(*(args[i] for i in picks))
+
+        return adapted
+
+    def _check_score_overflow(self) -> None:
+        total = 0
+        for name, weight in self._score_weights.items():
+            if weight * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+                raise ProfileError(f"total score of Score plugins could overflow (at plugin {name!r})",
+                                   key=f"profiles.{self.profile.scheduler_name}")
+            total += weight * MAX_NODE_SCORE
+
+    # -- Handle ------------------------------------------------------------------------------------
+    @property
+    def profile_name(self) -> str:
+        """The profile's scheduler name."""
+        return self.profile.scheduler_name
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The snapshot of the current cycle."""
+        return self.snapshot_ref
+
+    @property
+    def client(self) -> ClusterClient:
+        """The cluster backend."""
+        return self._client
+
+    @property
+    def nominator(self) -> Nominator:
+        """The nominator shared with the queue."""
+        return self._nominator
+
+    @property
+    def rng(self) -> random.Random:
+        """The run's seeded random generator."""
+        return self._rng
+
+    @property
+    def clock(self) -> Clock:
+        """The scheduler's clock."""
+        return self._clock
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        """A pod Permit is holding."""
+        return self._waiting.get(uid)
+
+    def waiting_pods(self) -> list[WaitingPod]:
+        """Every pod Permit is holding, in the order they started waiting."""
+        return list(self._waiting.values())
+
+    def remove_waiting_pod(self, uid: str) -> WaitingPod | None:
+        """Stop tracking a waiting pod (its binding cycle resumed or it was rejected)."""
+        return self._waiting.pop(uid, None)
+
+    # -- introspection -----------------------------------------------------------------------------
+    def plugins_at(self, hook: str) -> list[str]:
+        """Names of the plugins that run for a hook, in order."""
+        return [name for name, _ in self._hooks[hook]]
+
+    def has_filter_plugins(self) -> bool:
+        """Whether any Filter plugin is enabled."""
+        return bool(self._filters)
+
+    def has_score_plugins(self) -> bool:
+        """Whether any Score plugin is enabled."""
+        return bool(self._hooks["score"])
+
+    def has_post_filter_plugins(self) -> bool:
+        """Whether any PostFilter plugin is enabled."""
+        return bool(self._hooks["post_filter"])
+
+    def score_weight(self, plugin: str) -> int:
+        """A Score plugin's weight."""
+        return self._score_weights[plugin]
+
+    # -- QueueSort / PreEnqueue --------------------------------------------------------------------
+    def queue_sort_less(self, a: Any, b: Any) -> bool:
+        """The profile's QueueSort order."""
+        assert self._queue_sort is not None, "a profile always has one QueueSort plugin"
+        return bool(self._queue_sort(a, b))
+
+    def run_pre_enqueue_plugins(self, pod: Pod) -> Status | None:
+        """Run PreEnqueue; the first non-success gates the pod."""
+        for name, hook in self._hooks["pre_enqueue"]:
+            try:
+                status: Status | None = hook(pod)
+            except Exception as exc:
+                return _error(f'running PreEnqueue plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and status.code is not _SUCCESS:
+                return status.with_plugin(name)
+        return None
+
+    # -- PreFilter ---------------------------------------------------------------------------------
+    def run_pre_filter_plugins(self, state: CycleState, pod: Pod,
+                               nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        """Run PreFilter; returns (merged node narrowing, status, plugins that narrowed the nodes)."""
+        result: PreFilterResult | None = None
+        with_nodes: set[str] = set()
+        skipped: set[str] = set()
+        returned: Status | None = None
+        for name, hook in self._hooks["pre_filter"]:
+            try:
+                outcome = hook(state, pod, nodes)
+            except Exception as exc:
+                return None, _error(f'running PreFilter plugin "{name}": {_cause(None, exc)}', name, exc), set()
+            if isinstance(outcome, PreFilterResult):
+                plugin_result: PreFilterResult | None = outcome
+                status: Status | None = None
+            else:
+                plugin_result, status = None, outcome
+            if status is not None and status.code is Code.SKIP:
+                skipped.add(name)
+                continue
+            if status is not None and status.code is not _SUCCESS:
+                status = status.with_plugin(name)
+                if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    return None, status, set()
+                if status.code is Code.UNSCHEDULABLE:
+                    returned = status
+                    continue
+                return None, _error(f'running PreFilter plugin "{name}": {_cause(status)}', name), set()
+            if plugin_result is not None and not plugin_result.all_nodes():
+                with_nodes.add(name)
+            result = plugin_result.merge(result) if plugin_result is not None else result
+            if result is not None and result.node_names is not None and not result.node_names:
+                message = (f"node(s) didn't satisfy plugin {next(iter(with_nodes))}" if len(with_nodes) == 1
+                           else f"node(s) didn't satisfy plugin(s) {_go_list(list(with_nodes))} simultaneously")
+                return result, Status.unresolvable(message), with_nodes
+        state.skip_filter_plugins = skipped
+        filters = self._filters if not skipped else [(n, h) for n, h in self._filters if n not in skipped]
+        state.write(_CYCLE_FILTERS, filters)
+        return result, returned, with_nodes
+
+    def _run_extension(self, hook_name: str, label: str, state: CycleState, pod: Pod, pod_info: PodInfo,
+                       node_info: NodeInfo) -> Status | None:
+        skip = state.skip_filter_plugins
+        for name, hook in self._hooks[hook_name]:
+            if name in skip:
+                continue
+            try:
+                status: Status | None = hook(state, pod, pod_info, node_info)
+            except Exception as exc:
+                return _error(f'running {label} on PreFilter plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and status.code is not _SUCCESS:
+                return _error(f'running {label} on PreFilter plugin "{name}": {_cause(status)}', name)
+        return None
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
+                                         node_info: NodeInfo) -> Status | None:
+        """Run every PreFilter plugin's AddPod extension (plugins that skipped PreFilter excluded)."""
+        return self._run_extension("pre_filter_add_pod", "AddPod", state, pod, pod_info_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
+                                            node_info: NodeInfo) -> Status | None:
+        """Run every PreFilter plugin's RemovePod extension (plugins that skipped PreFilter excluded)."""
+        return self._run_extension("pre_filter_remove_pod", "RemovePod", state, pod, pod_info_to_remove,
+                                   node_info)
+
+    # -- Filter (hot path) -------------------------------------------------------------------------
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Run Filter on one node; None when every plugin accepts, else the first rejection or error."""
+        filters = state.get(_CYCLE_FILTERS)
+        if filters is None:
+            filters = [(n, h) for n, h in self._filters if n not in state.skip_filter_plugins]
+        name = ""
+        try:
+            for name, hook in filters:
+                status: Status | None = hook(state, pod, node_info)
+                if status is not None and status.code is not _SUCCESS:
+                    if status.code in _REJECTED:
+                        return status.with_plugin(name)
+                    return _error(f'running "{name}" filter plugin: {_cause(status)}', name)
+        except Exception as exc:
+            return _error(f'running "{name}" filter plugin: {_cause(None, exc)}', name, exc)
+        return None
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status | None:
+        """Filter with nominated pods of equal or higher priority counted on the node, then without.
+
+        A pod fits only if both passes accept it, so it neither takes room promised to a more important
+        pod nor relies on such a pod (for example for inter-pod affinity) being there.
+        """
+        if not self._nominator.has_nominations():
+            return self.run_filter_plugins(state, pod, node_info)
+        added, state_with, info_with, status = self._add_nominated_pods(state, pod, node_info)
+        if status is not None:
+            return status
+        first = self.run_filter_plugins(state_with if added else state, pod, info_with if added else node_info)
+        if first is not None and not first.is_rejected():
+            return first
+        if added and first is None:
+            return self.run_filter_plugins(state, pod, node_info)
+        return first
+
+    def _add_nominated_pods(self, state: CycleState, pod: Pod,
+                            node_info: NodeInfo) -> tuple[bool, CycleState, NodeInfo, Status | None]:
+        nominated = self._nominator.nominated_pods_for_node(node_info.name)
+        priority = pod.priority
+        relevant = [p for p in nominated if p.pod.uid != pod.uid and p.pod.priority >= priority]
+        if not relevant:
+            return False, state, node_info, None
+        state_out = state.clone()
+        info_out = node_info.clone()
+        for pod_info in relevant:
+            info_out.add_pod(pod_info)
+            status = self.run_pre_filter_extension_add_pod(state_out, pod, pod_info, info_out)
+            if status is not None:
+                return False, state, node_info, status
+        return True, state_out, info_out, None
+
+    # -- PostFilter --------------------------------------------------------------------------------
+    def run_post_filter_plugins(self, state: CycleState, pod: Pod,
+                                statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+        """Run PostFilter until one succeeds or gives up for good; reasons of the others accumulate."""
+        result: PostFilterResult | None = None
+        reasons: list[str] = []
+        rejector = ""
+        for name, hook in self._hooks["post_filter"]:
+            try:
+                plugin_result, status = hook(state, pod, statuses)
+            except Exception as exc:
+                return None, _error(f'running PostFilter plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is None or status.code is _SUCCESS:
+                return plugin_result, (status or Status.success()).with_plugin(name)
+            if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return plugin_result, status.with_plugin(name)
+            if not status.is_rejected():
+                return None, _error(f'running PostFilter plugin "{name}": {_cause(status)}', name)
+            if plugin_result is not None and plugin_result.mode is not NominatingMode.NOOP:
+                result = plugin_result
+            reasons.extend(status.reasons)
+            rejector = rejector or name
+        return result, Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
+
+    # -- PreScore / Score (hot path) ---------------------------------------------------------------
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """Run PreScore; Skip removes the plugin's Score for this cycle."""
+        skipped: set[str] = set()
+        for name, hook in self._hooks["pre_score"]:
+            try:
+                status: Status | None = hook(state, pod, nodes)
+            except Exception as exc:
+                return _error(f'running PreScore plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is None or status.code is _SUCCESS:
+                continue
+            if status.code is Code.SKIP:
+                skipped.add(name)
+                continue
+            return _error(f'running PreScore plugin "{name}": {_cause(status)}', name)
+        state.skip_score_plugins = skipped
+        return None
+
+    def run_score_plugins(self, state: CycleState, pod: Pod,
+                          nodes: list[NodeInfo]) -> tuple[list[NodePluginScores], Status | None]:
+        """Score every node with every non-skipped plugin, normalise, check [0, 100], apply weights."""
+        skip = state.skip_score_plugins
+        count = len(nodes)
+        columns: list[tuple[str, list[int]]] = []
+        for name, hook in self._hooks["score"]:
+            if name in skip:
+                continue
+            try:
+                scores = [hook(state, pod, node_info) for node_info in nodes]
+            except Exception as exc:
+                return [], _error(f'running Score plugins: plugin "{name}" failed with: {_cause(None, exc)}',
+                                  name, exc)
+            normalize = self._normalizers.get(name)
+            if normalize is not None:
+                node_scores = [NodeScore(ni.name, s) for ni, s in zip(nodes, scores, strict=True)]
+                try:
+                    status = normalize(state, pod, node_scores)
+                except Exception as exc:
+                    return [], _error(f'running Normalize on Score plugins: plugin "{name}" failed with: '
+                                      f"{_cause(None, exc)}", name, exc)
+                if status is not None and status.code is not _SUCCESS:
+                    return [], _error(f'running Normalize on Score plugins: plugin "{name}" failed with: '
+                                      f"{_cause(status)}", name)
+                scores = [ns.score for ns in node_scores]
+            weight = self._score_weights[name]
+            for i, value in enumerate(scores):
+                if type(value) is not int or not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
+                    return [], _error(f'applying score defaultWeights on Score plugins: plugin "{name}" returns '
+                                      f"an invalid score {value!r}, it should in the range of [{MIN_NODE_SCORE}, "
+                                      f"{MAX_NODE_SCORE}] after normalizing", name)
+                scores[i] = value * weight
+            columns.append((name, scores))
+        result = []
+        for i in range(count):
+            plugin_scores = tuple(PluginScore(name, column[i]) for name, column in columns)
+            result.append(NodePluginScores(nodes[i].name, plugin_scores, sum(ps.score for ps in plugin_scores)))
+        return result, None
+
+    # -- Reserve / Permit / binding ----------------------------------------------------------------
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Run Reserve in order; stop at the first failure."""
+        for name, hook in self._hooks["reserve"]:
+            try:
+                status: Status | None = hook(state, pod, node_name)
+            except Exception as exc:
+                return _error(f'running Reserve plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and status.code is not _SUCCESS:
+                if status.is_rejected():
+                    return status.with_plugin(name)
+                return _error(f'running Reserve plugin "{name}": {_cause(status)}', name)
+        return None
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Run every Reserve plugin's Unreserve in reverse order; exceptions are contained."""
+        for _name, hook in reversed(self._hooks["unreserve"]):
+            try:
+                hook(state, pod, node_name)
+            except Exception:
+                continue
+
+    def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Run Permit; Wait from any plugin parks the pod as a :class:`WaitingPod` unless another rejects."""
+        deadlines: dict[str, float] = {}
+        now = self._clock.now()
+        for name, hook in self._hooks["permit"]:
+            try:
+                outcome: tuple[Status | None, float] = hook(state, pod, node_name)
+                status, timeout = outcome
+            except Exception as exc:
+                return _error(f'running Permit plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is None or status.code is _SUCCESS:
+                continue
+            if status.is_rejected():
+                return status.with_plugin(name)
+            if status.code is Code.WAIT:
+                deadlines[name] = now + max(0.0, min(float(timeout), MAX_PERMIT_TIMEOUT))
+                continue
+            return _error(f'running Permit plugin "{name}": {_cause(status)}', name)
+        if deadlines:
+            self._waiting[pod.uid] = WaitingPod(pod, deadlines, now)
+            return Status(Code.WAIT, (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',))
+        return None
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Run PreBind in order; any failure aborts binding."""
+        for name, hook in self._hooks["pre_bind"]:
+            try:
+                status: Status | None = hook(state, pod, node_name)
+            except Exception as exc:
+                return _error(f'running PreBind plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and status.code is not _SUCCESS:
+                if status.is_rejected():
+                    return status.with_plugin(name)
+                return _error(f'running PreBind plugin "{name}": {_cause(status)}', name)
+        return None
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Run Bind plugins until one does not Skip; if all skip, that is an error."""
+        for name, hook in self._hooks["bind"]:
+            try:
+                status: Status | None = hook(state, pod, node_name)
+            except Exception as exc:
+                return _error(f'running Bind plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and status.code is Code.SKIP:
+                continue
+            if status is not None and status.code is not _SUCCESS:
+                if status.is_rejected():
+                    return status.with_plugin(name)
+                return _error(f'running Bind plugin "{name}": {_cause(status)}', name)
+            return None
+        return _error("no Bind plugin bound the pod (every Bind plugin returned Skip)", "")
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Run PostBind; informational, exceptions are contained."""
+        for _name, hook in self._hooks["post_bind"]:
+            try:
+                hook(state, pod, node_name)
+            except Exception:
+                continue
+
+
+class _ZeroClock:
+    def now(self) -> float:
+        return 0.0
+

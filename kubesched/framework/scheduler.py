@@ -1,0 +1,476 @@
+"""The scheduling loop: kube-scheduler's scheduleOne, its failure handling, and its event handlers.
+
+One pod at a time: pop, pick the profile by spec.schedulerName, snapshot, PreFilter, Filter (round-robin
+start, numFeasibleNodesToFind), PostFilter on failure, PreScore/Score/NormalizeScore, select the host
+(ties broken by the seeded RNG), assume, Reserve, Permit, then PreBind/Bind/PostBind. The binding cycle
+runs right away, or later if Permit made the pod wait.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+import attrs
+
+from kubesched.api.node import Node
+from kubesched.api.pod import Pod
+from kubesched.errors import ProfileError
+from kubesched.framework.backend import Clock, ClusterClient
+from kubesched.framework.cache import Cache
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.nominator import Nominator
+from kubesched.framework.profile import Profile
+from kubesched.framework.queue import (
+    DEFAULT_POD_INITIAL_BACKOFF,
+    DEFAULT_POD_MAX_BACKOFF,
+    QueuedPodInfo,
+    SchedulingQueue,
+)
+from kubesched.framework.registry import PluginRegistry
+from kubesched.framework.runtime import Framework
+from kubesched.framework.snapshot import Snapshot
+from kubesched.framework.status import Code, Status
+from kubesched.framework.types import (
+    Diagnosis,
+    FitError,
+    NodePluginScores,
+    NominatingInfo,
+    NominatingMode,
+    PreFilterResult,
+    fit_error_message,
+)
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+POD_REASON_UNSCHEDULABLE = "Unschedulable"
+POD_REASON_SCHEDULER_ERROR = "SchedulerError"
+# Event notes are truncated like kube-scheduler's (the PodScheduled condition keeps the full text).
+MAX_EVENT_MESSAGE = 1024
+
+CLEAR_NOMINATED_NODE = NominatingInfo("", NominatingMode.OVERRIDE)
+
+
+@attrs.frozen
+class SchedulerSettings:
+    """Scheduler-wide settings from the profile file."""
+
+    percentage_of_nodes_to_score: int = 0
+    pod_initial_backoff_seconds: float = DEFAULT_POD_INITIAL_BACKOFF
+    pod_max_backoff_seconds: float = DEFAULT_POD_MAX_BACKOFF
+
+
+@attrs.define
+class CycleRecord:
+    """What one scheduling attempt saw: per-node Filter statuses and per-plugin scores.
+
+    Nodes absent from ``diagnosis.node_to_status`` passed every Filter plugin (or were never checked
+    once enough feasible nodes were found).
+    """
+
+    pod: Pod
+    profile: str
+    diagnosis: Diagnosis
+    feasible_nodes: list[str] = attrs.field(factory=list)
+    scores: list[NodePluginScores] = attrs.field(factory=list)
+    suggested_host: str = ""
+    status: Status | None = None
+
+
+class _CycleFailed(Exception):  # noqa: N818 - control flow, not an error type
+    """A failed scheduling cycle, carrying the status and the nominating decision."""
+
+    def __init__(self, status: Status, nominating: NominatingInfo | None = None, fit_error: FitError | None = None):
+        super().__init__(status.message())
+        self.status = status
+        self.nominating = nominating
+        self.fit_error = fit_error
+
+
+@attrs.define
+class _Binding:
+    framework: Framework
+    state: CycleState
+    queued: QueuedPodInfo
+    assumed: PodInfo
+    node_name: str
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
+    """How many feasible nodes to look for before scoring (adaptive when ``percentage`` is 0)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+def select_host(scores: Sequence[NodePluginScores], rng: random.Random) -> str:
+    """The highest-scoring node; ties are broken uniformly by reservoir sampling in node order."""
+    best = scores[0]
+    count = 1
+    for candidate in scores[1:]:
+        if candidate.total_score > best.total_score:
+            best, count = candidate, 1
+        elif candidate.total_score == best.total_score:
+            count += 1
+            if rng.randrange(count) == 0:
+                best = candidate
+    return best.name
+
+
+class Scheduler:
+    """Schedules pods with one Framework per profile, against a cluster backend."""
+
+    def __init__(self, profiles: Sequence[Profile], registry: PluginRegistry, *, client: ClusterClient,
+                 clock: Clock, rng: random.Random, settings: SchedulerSettings | None = None) -> None:
+        if not profiles:
+            raise ProfileError("at least one profile is required")
+        self.settings = settings or SchedulerSettings()
+        self.client = client
+        self.clock = clock
+        self.rng = rng
+        self.cache = Cache()
+        self.snapshot = Snapshot()
+        self.nominator = Nominator()
+        self.frameworks: dict[str, Framework] = {
+            p.scheduler_name: Framework(p, registry, client=client, nominator=self.nominator, rng=rng, clock=clock,
+                                        snapshot=self.snapshot)
+            for p in profiles
+        }
+        first = next(iter(self.frameworks.values()))
+        self.queue = SchedulingQueue(first.queue_sort_less, clock=clock, nominator=self.nominator,
+                                     pre_enqueue=self._pre_enqueue,
+                                     initial_backoff=self.settings.pod_initial_backoff_seconds,
+                                     max_backoff=self.settings.pod_max_backoff_seconds)
+        self.next_start_node_index = 0
+        #: Unassigned pods whose schedulerName matches no profile: left alone, as kube-scheduler does.
+        self.ignored: dict[str, Pod] = {}
+        #: Receives a record of every scheduling attempt (for explain output); None keeps nothing.
+        self.cycle_observer: Callable[[CycleRecord], None] | None = None
+        self._parked: dict[str, _Binding] = {}
+        # Counts cluster events; a pod last attempted at the current epoch cannot fare differently now.
+        self.epoch = 0
+        self._attempt_epoch: dict[str, int] = {}
+
+    # -- event handlers (the informers) ------------------------------------------------------------
+    def on_node_add(self, node: Node) -> None:
+        """A node joined."""
+        self.cache.add_node(node)
+        self._cluster_changed()
+        self.queue.move_all_to_active_or_backoff()
+
+    def on_node_update(self, node: Node) -> None:
+        """A node changed."""
+        self.cache.update_node(node)
+        self._cluster_changed()
+        self.queue.move_all_to_active_or_backoff()
+
+    def on_node_delete(self, name: str) -> None:
+        """A node left."""
+        self.cache.remove_node(name)
+        self._cluster_changed()
+
+    def on_pod_add(self, pod: Pod) -> None:
+        """A pod appeared: assigned pods go to the cache, unassigned ones to the queue of their profile."""
+        if pod.spec.node_name:
+            self.cache.add_pod(pod)
+            self._cluster_changed()
+            self.queue.move_all_to_active_or_backoff(lambda info: _has_cross_topology_terms(info, pod))
+        elif pod.spec.scheduler_name in self.frameworks:
+            self.queue.add(pod)
+        else:
+            self.ignored[pod.uid] = pod
+
+    def on_pod_update(self, old: Pod, new: Pod) -> None:
+        """A pod changed (bound, nominated, marked for deletion...)."""
+        if new.spec.node_name:
+            if not old.spec.node_name:
+                self.queue.delete(old)
+                self.on_pod_add(new)
+            else:
+                self.cache.update_pod(new)
+                self._cluster_changed()
+        elif new.spec.scheduler_name in self.frameworks:
+            self.queue.update(old, new)
+
+    def on_pod_delete(self, pod: Pod) -> None:
+        """A pod is gone."""
+        self.ignored.pop(pod.uid, None)
+        if pod.spec.node_name:
+            self.cache.remove_pod(pod)
+            self._cluster_changed()
+            self.queue.move_all_to_active_or_backoff()
+        else:
+            self.queue.delete(pod)
+            waiting = self._parked.get(pod.uid)
+            if waiting is not None:
+                wp = waiting.framework.get_waiting_pod(pod.uid)
+                if wp is not None:
+                    wp.reject("", "pod was deleted")
+
+    def _cluster_changed(self) -> None:
+        self.epoch += 1
+
+    def worth_retrying(self, info: QueuedPodInfo) -> bool:
+        """Whether the cluster changed since the pod's last attempt (otherwise it would fail the same way)."""
+        return self._attempt_epoch.get(info.pod.uid, -1) < self.epoch
+
+    def _pre_enqueue(self, pod: Pod) -> Status | None:
+        framework = self.frameworks.get(pod.spec.scheduler_name)
+        return framework.run_pre_enqueue_plugins(pod) if framework else None
+
+    # -- scheduleOne -------------------------------------------------------------------------------
+    def schedule_one(self) -> bool:
+        """Schedule the next pod in activeQ; return False when activeQ is empty."""
+        queued = self.queue.pop()
+        if queued is None:
+            return False
+        pod = queued.pod
+        self._attempt_epoch[pod.uid] = self.epoch
+        framework = self.frameworks[pod.spec.scheduler_name]
+        if pod.metadata.deletion_timestamp is not None:
+            self.client.record_event(pod, "Warning", "FailedScheduling", f"skip schedule deleting pod: {pod.key}")
+            self.queue.done(pod.uid)
+            return True
+        if self.cache.is_assumed_pod(pod):
+            self.queue.done(pod.uid)
+            return True
+        state = CycleState()
+        record = CycleRecord(pod, framework.profile_name, Diagnosis())
+        try:
+            binding = self._scheduling_cycle(framework, state, queued, record)
+        except _CycleFailed as failure:
+            record.status = failure.status
+            self._observe(record)
+            self._handle_failure(framework, queued, failure)
+            return True
+        self._observe(record)
+        if binding is not None:
+            self._binding_cycle(binding, None)
+        return True
+
+    def _observe(self, record: CycleRecord) -> None:
+        if self.cycle_observer is not None:
+            self.cycle_observer(record)
+
+    def _scheduling_cycle(self, framework: Framework, state: CycleState, queued: QueuedPodInfo,
+                          record: CycleRecord) -> _Binding | None:
+        pod = queued.pod
+        host = self._schedule_pod(framework, state, pod, record)
+        assumed = PodInfo.of(pod.with_node_name(host))
+        self.cache.assume_pod(assumed)
+        self.nominator.delete_nominated_pod_if_exists(pod)
+        status = framework.run_reserve_plugins_reserve(state, assumed.pod, host)
+        if status is not None:
+            framework.run_reserve_plugins_unreserve(state, assumed.pod, host)
+            self.cache.forget_pod(assumed.pod)
+            raise self._single_node_failure(pod, host, status)
+        status = framework.run_permit_plugins(state, assumed.pod, host)
+        if status is not None and not status.is_wait():
+            framework.run_reserve_plugins_unreserve(state, assumed.pod, host)
+            self.cache.forget_pod(assumed.pod)
+            raise self._single_node_failure(pod, host, status)
+        binding = _Binding(framework, state, queued, assumed, host)
+        if status is not None:  # Wait: the binding cycle resumes when the waiting pod is resolved
+            self._parked[pod.uid] = binding
+            return None
+        return binding
+
+    def _single_node_failure(self, pod: Pod, host: str, status: Status) -> _CycleFailed:
+        if not status.is_rejected():
+            return _CycleFailed(status, CLEAR_NOMINATED_NODE)
+        diagnosis = Diagnosis()
+        diagnosis.node_to_status.set(host, status)
+        diagnosis.add_plugin_status(status)
+        fit_error = FitError(pod, 1, diagnosis)
+        return _CycleFailed(Status(status.code, (str(fit_error),), status.plugin), CLEAR_NOMINATED_NODE, fit_error)
+
+    def _schedule_pod(self, framework: Framework, state: CycleState, pod: Pod, record: CycleRecord) -> str:
+        self.cache.update_snapshot(self.snapshot)
+        if self.snapshot.num_nodes() == 0:
+            raise _CycleFailed(Status.unresolvable(NO_NODES_AVAILABLE), CLEAR_NOMINATED_NODE)
+        feasible = self._find_nodes_that_fit(framework, state, pod, record.diagnosis)
+        record.feasible_nodes = [ni.name for ni in feasible]
+        if not feasible:
+            fit_error = FitError(pod, self.snapshot.num_nodes(), record.diagnosis)
+            nominating = None
+            if framework.has_post_filter_plugins():
+                result, status = framework.run_post_filter_plugins(state, pod, record.diagnosis.node_to_status)
+                record.diagnosis.post_filter_msg = status.message()
+                if result is not None:
+                    nominating = result.nominating_info
+            raise _CycleFailed(Status(Code.UNSCHEDULABLE, (str(fit_error),)), nominating, fit_error)
+        if len(feasible) == 1:
+            record.suggested_host = feasible[0].name
+            return record.suggested_host
+        scores = self._prioritize(framework, state, pod, feasible)
+        record.scores = scores
+        record.suggested_host = select_host(scores, self.rng)
+        return record.suggested_host
+
+    def _find_nodes_that_fit(self, framework: Framework, state: CycleState, pod: Pod,
+                             diagnosis: Diagnosis) -> list[NodeInfo]:
+        all_nodes = self.snapshot.list()
+        pre_result, status, narrowing = framework.run_pre_filter_plugins(state, pod, all_nodes)
+        diagnosis.unschedulable_plugins = set(narrowing)
+        if status is not None and status.code is not Code.SUCCESS:
+            if not status.is_rejected():
+                raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
+            diagnosis.node_to_status.absent_nodes_status = status
+            diagnosis.pre_filter_msg = status.message()
+            diagnosis.add_plugin_status(status)
+            return []
+        nominated = pod.status.nominated_node_name
+        if nominated:
+            node_info = self.snapshot.get(nominated)
+            if node_info is not None:
+                feasible = self._find_nodes_that_pass_filters(framework, state, pod, diagnosis, [node_info])
+                if feasible:
+                    return feasible
+        nodes = all_nodes
+        if pre_result is not None and not pre_result.all_nodes():
+            nodes = _narrow(all_nodes, pre_result)
+            diagnosis.node_to_status.absent_nodes_status = Status.unresolvable(
+                "node(s) didn't satisfy plugin(s) [" + " ".join(sorted(narrowing)) + "]")
+        feasible = self._find_nodes_that_pass_filters(framework, state, pod, diagnosis, nodes)
+        processed = len(feasible) + len(diagnosis.node_to_status)
+        self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        return feasible
+
+    def _find_nodes_that_pass_filters(self, framework: Framework, state: CycleState, pod: Pod,
+                                      diagnosis: Diagnosis, nodes: list[NodeInfo]) -> list[NodeInfo]:
+        count = len(nodes)
+        if count == 0:
+            return []
+        percentage = framework.profile.percentage_of_nodes_to_score
+        if percentage is None:
+            percentage = self.settings.percentage_of_nodes_to_score
+        to_find = num_feasible_nodes_to_find(percentage, count) if framework.has_score_plugins() else 1
+        start = self.next_start_node_index
+        if not framework.has_filter_plugins():
+            return [nodes[(start + i) % count] for i in range(min(to_find, count))]
+        feasible: list[NodeInfo] = []
+        run = framework.run_filter_plugins_with_nominated_pods
+        node_to_status = diagnosis.node_to_status
+        for i in range(count):
+            node_info = nodes[(start + i) % count]
+            status = run(state, pod, node_info)
+            if status is None:
+                feasible.append(node_info)
+                if len(feasible) >= to_find:
+                    break
+            elif status.code is Code.ERROR:
+                raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
+            else:
+                node_to_status.set(node_info.name, status)
+                diagnosis.add_plugin_status(status)
+        return feasible
+
+    def _prioritize(self, framework: Framework, state: CycleState, pod: Pod,
+                    nodes: list[NodeInfo]) -> list[NodePluginScores]:
+        if not framework.has_score_plugins():
+            return [NodePluginScores(ni.name, (), 1) for ni in nodes]
+        status = framework.run_pre_score_plugins(state, pod, nodes)
+        if status is not None:
+            raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
+        scores, status = framework.run_score_plugins(state, pod, nodes)
+        if status is not None:
+            raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
+        return scores
+
+    # -- binding cycle -----------------------------------------------------------------------------
+    def process_waiting_pods(self) -> None:
+        """Resume the binding cycles of waiting pods that were allowed, rejected, or timed out."""
+        now = self.clock.now()
+        for uid, binding in list(self._parked.items()):
+            waiting = binding.framework.get_waiting_pod(uid)
+            if waiting is None:
+                continue
+            waiting.expire(now)
+            if waiting.outcome is None:
+                continue
+            del self._parked[uid]
+            binding.framework.remove_waiting_pod(uid)
+            self._binding_cycle(binding, waiting.outcome)
+
+    def next_wakeup(self) -> float | None:
+        """The earliest Permit timeout among waiting pods."""
+        deadlines = [d for b in self._parked.values()
+                     if (wp := b.framework.get_waiting_pod(b.assumed.pod.uid)) is not None
+                     and (d := wp.next_deadline()) is not None]
+        return min(deadlines, default=None)
+
+    def has_waiting_pods(self) -> bool:
+        """Whether any pod is held by Permit."""
+        return bool(self._parked)
+
+    def _binding_cycle(self, binding: _Binding, permit_outcome: Status | None) -> None:
+        framework, state, pod, host = binding.framework, binding.state, binding.assumed.pod, binding.node_name
+        status = permit_outcome if permit_outcome is not None and not permit_outcome.is_success() else None
+        if status is not None and status.is_rejected():
+            diagnosis = Diagnosis(unschedulable_plugins={status.plugin} if status.plugin else set())
+            diagnosis.node_to_status.set(host, status)
+            status = Status(status.code, (fit_error_message(1, diagnosis),), status.plugin)
+        if status is None:
+            self.queue.done(pod.uid)
+            status = framework.run_pre_bind_plugins(state, pod, host)
+        if status is None:
+            status = framework.run_bind_plugins(state, pod, host)
+            self.cache.finish_binding(pod)
+            if status is None:
+                self.client.record_event(pod, "Normal", "Scheduled",
+                                         f"Successfully assigned {pod.key} to {host}")
+                framework.run_post_bind_plugins(state, pod, host)
+                return
+        framework.run_reserve_plugins_unreserve(state, pod, host)
+        if self.cache.is_assumed_pod(pod):
+            self.cache.forget_pod(pod)
+            self._cluster_changed()
+            exclude = pod.uid if status.is_rejected() else None
+            self.queue.move_all_to_active_or_backoff(lambda info: info.pod.uid != exclude)
+        failure = _CycleFailed(status, CLEAR_NOMINATED_NODE)
+        if status.is_rejected() and status.plugin:
+            binding.queued.unschedulable_plugins = {status.plugin}
+        self._handle_failure(framework, binding.queued, failure, restore=binding.queued.pod)
+
+    # -- failures ----------------------------------------------------------------------------------
+    def _handle_failure(self, framework: Framework, queued: QueuedPodInfo, failure: _CycleFailed,
+                        restore: Pod | None = None) -> None:
+        status = failure.status
+        pod = restore or queued.pod
+        reason = POD_REASON_UNSCHEDULABLE if status.is_rejected() else POD_REASON_SCHEDULER_ERROR
+        if failure.fit_error is not None:
+            queued.unschedulable_plugins = set(failure.fit_error.diagnosis.unschedulable_plugins)
+            queued.pending_plugins = set(failure.fit_error.diagnosis.pending_plugins)
+        message = str(failure.fit_error) if failure.fit_error is not None else status.message()
+        current = self.client.get_pod(pod.namespace, pod.name)
+        if current is not None and not current.spec.node_name and current.uid == pod.uid:
+            queued.pod_info = PodInfo.of(current)
+            self.queue.add_unschedulable_if_not_present(queued, self.queue.scheduling_cycle)
+        else:
+            self.queue.done(pod.uid)
+        self.nominator.add_nominated_pod(queued.pod_info, failure.nominating)
+        note = message if len(message) <= MAX_EVENT_MESSAGE else message[: MAX_EVENT_MESSAGE - 4] + " ..."
+        self.client.record_event(pod, "Warning", "FailedScheduling", note)
+        if current is not None:
+            nominating = failure.nominating
+            if nominating is not None and nominating.mode is NominatingMode.OVERRIDE \
+                    and nominating.nominated_node_name != current.status.nominated_node_name:
+                self.client.set_nominated_node_name(current, nominating.nominated_node_name)
+            self.client.set_scheduling_failure(current, reason, message)
+
+
+def _narrow(all_nodes: list[NodeInfo], result: PreFilterResult) -> list[NodeInfo]:
+    names = result.node_names or frozenset()
+    return [ni for ni in all_nodes if ni.name in names]
+
+
+def _has_cross_topology_terms(info: QueuedPodInfo, added: Pod) -> bool:
+    """Whether an assigned pod's arrival may help: affinity-bearing pods, or spread pods in its namespace."""
+    if "PodTopologySpread" in info.unschedulable_plugins and info.pod.namespace == added.namespace:
+        return True
+    affinity = info.pod.spec.affinity
+    return bool(affinity and affinity.pod_affinity and affinity.pod_affinity.required)

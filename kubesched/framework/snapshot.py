@@ -1,0 +1,47 @@
+"""Snapshot: the per-cycle, read-only view of every node that plugins see."""
+
+from __future__ import annotations
+
+import attrs
+
+from kubesched.framework.node_info import NodeInfo
+
+
+@attrs.define(slots=True, eq=False)
+class Snapshot:
+    """NodeInfos by name and in scheduling order (zones interleaved), plus the affinity sub-lists.
+
+    The cache refreshes it incrementally before each cycle (:meth:`Cache.update_snapshot`); plugins must
+    treat it as read-only.
+    """
+
+    node_info_map: dict[str, NodeInfo] = attrs.field(factory=dict)
+    node_info_list: list[NodeInfo] = attrs.field(factory=list)
+    have_pods_with_affinity: list[NodeInfo] = attrs.field(factory=list)
+    have_pods_with_required_anti_affinity: list[NodeInfo] = attrs.field(factory=list)
+    generation: int = 0
+
+    @classmethod
+    def of(cls, node_infos: list[NodeInfo]) -> Snapshot:
+        """A snapshot over the given NodeInfos, in the given order (for tests and tools)."""
+        snapshot = cls({ni.name: ni for ni in node_infos}, list(node_infos))
+        snapshot.rebuild_affinity_lists()
+        return snapshot
+
+    def rebuild_affinity_lists(self) -> None:
+        """Recompute which nodes hold pods with (anti-)affinity."""
+        self.have_pods_with_affinity = [ni for ni in self.node_info_list if ni.pods_with_affinity]
+        self.have_pods_with_required_anti_affinity = [ni for ni in self.node_info_list
+                                                      if ni.pods_with_required_anti_affinity]
+
+    def list(self) -> list[NodeInfo]:
+        """Every node, in scheduling order."""
+        return self.node_info_list
+
+    def get(self, name: str) -> NodeInfo | None:
+        """The NodeInfo of a node, or None."""
+        return self.node_info_map.get(name)
+
+    def num_nodes(self) -> int:
+        """How many nodes the snapshot holds."""
+        return len(self.node_info_list)

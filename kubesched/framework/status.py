@@ -1,0 +1,128 @@
+"""Status: the result of running a plugin, with kube-scheduler's codes and meanings."""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+
+class Code(enum.IntEnum):
+    """Status codes, in kube-scheduler's order."""
+
+    SUCCESS = 0
+    #: An unexpected failure; the pod is retried after backoff.
+    ERROR = 1
+    #: Rejected, but preemption might make room on this node.
+    UNSCHEDULABLE = 2
+    #: Rejected, and preemption cannot help on this node.
+    UNSCHEDULABLE_AND_UNRESOLVABLE = 3
+    #: Permit only: hold the pod until allowed, rejected or timed out.
+    WAIT = 4
+    #: PreFilter/PreScore: skip this plugin's Filter/Score; Bind: let the next binder try.
+    SKIP = 5
+    #: Scheduling should stop for now without counting as unschedulable; retried without backoff.
+    PENDING = 6
+
+    @property
+    def label(self) -> str:
+        """The code's name as kube-scheduler spells it (``UnschedulableAndUnresolvable``)."""
+        return "".join(part.capitalize() for part in self.name.split("_"))
+
+
+_REJECTED = frozenset({Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING})
+
+
+@attrs.frozen(slots=True)
+class Status:
+    """A plugin's verdict: a code, human-readable reasons and the plugin that produced it.
+
+    Plugins may return ``None`` instead of a success Status; the framework treats both alike.
+    """
+
+    code: Code = Code.SUCCESS
+    reasons: tuple[str, ...] = ()
+    plugin: str = ""
+    error: BaseException | None = None
+
+    @classmethod
+    def success(cls) -> Status:
+        """A success status."""
+        return cls(Code.SUCCESS)
+
+    @classmethod
+    def unschedulable(cls, *reasons: str) -> Status:
+        """Rejected; preemption may help."""
+        return cls(Code.UNSCHEDULABLE, reasons)
+
+    @classmethod
+    def unresolvable(cls, *reasons: str) -> Status:
+        """Rejected with UnschedulableAndUnresolvable; preemption cannot help."""
+        return cls(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
+
+    @classmethod
+    def skip(cls) -> Status:
+        """Skip the paired extension point (or, from Bind, let the next binder try)."""
+        return cls(Code.SKIP)
+
+    @classmethod
+    def wait(cls, *reasons: str) -> Status:
+        """Permit asks the pod to wait."""
+        return cls(Code.WAIT, reasons)
+
+    @classmethod
+    def pending(cls, *reasons: str) -> Status:
+        """Stop scheduling this pod for now; it is retried without backoff."""
+        return cls(Code.PENDING, reasons)
+
+    @classmethod
+    def as_error(cls, error: BaseException | str, *, plugin: str = "") -> Status:
+        """An Error status wrapping an exception or a message."""
+        if isinstance(error, BaseException):
+            return cls(Code.ERROR, (_describe(error),), plugin, error)
+        return cls(Code.ERROR, (error,), plugin)
+
+    def is_success(self) -> bool:
+        """Success (a ``None`` status counts too, see :func:`is_success`)."""
+        return self.code is Code.SUCCESS
+
+    def is_rejected(self) -> bool:
+        """Unschedulable, UnschedulableAndUnresolvable or Pending."""
+        return self.code in _REJECTED
+
+    def is_skip(self) -> bool:
+        """The Skip code."""
+        return self.code is Code.SKIP
+
+    def is_wait(self) -> bool:
+        """The Wait code."""
+        return self.code is Code.WAIT
+
+    def message(self) -> str:
+        """The reasons joined with ", "."""
+        return ", ".join(self.reasons)
+
+    def with_plugin(self, plugin: str) -> Status:
+        """This status attributed to ``plugin`` (the framework records who rejected)."""
+        return self if self.plugin == plugin else attrs.evolve(self, plugin=plugin)
+
+    def __str__(self) -> str:
+        text = self.code.label
+        if self.reasons:
+            text += f": {self.message()}"
+        return text
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def is_success(status: Status | None) -> bool:
+    """Whether a plugin result means success (``None`` does)."""
+    return status is None or status.code is Code.SUCCESS
+
+
+def code_of(status: Status | None) -> Code:
+    """The code of a plugin result (``None`` is Success)."""
+    return Code.SUCCESS if status is None else status.code

@@ -1,0 +1,73 @@
+"""PriorityClass admission, as the API server's Priority admission plugin does on pod creation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, Pod
+from kubesched.api.policy import PriorityClass, builtin_priority_classes
+from kubesched.errors import InputError
+
+# scheduling.DefaultPriorityWhenNoDefaultClassExists
+DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS = 0
+
+
+def effective_priority_classes(classes: Sequence[PriorityClass]) -> dict[str, PriorityClass]:
+    """The input's classes plus the built-in system classes the input does not redefine."""
+    by_name = {pc.name: pc for pc in builtin_priority_classes()}
+    by_name.update((pc.name, pc) for pc in classes)
+    return by_name
+
+
+def default_priority_class(classes: dict[str, PriorityClass]) -> PriorityClass | None:
+    """The globalDefault class; with several, the lowest value wins (then the name, for determinism)."""
+    defaults = [pc for pc in classes.values() if pc.global_default]
+    return min(defaults, key=lambda pc: (pc.value, pc.name)) if defaults else None
+
+
+def _forbidden(pod: Pod, message: str, field: str) -> InputError:
+    return InputError(f'pods "{pod.name}" is forbidden: {message}', obj=f"pods/{pod.key}", field=field)
+
+
+def admit_pod(pod: Pod, classes: dict[str, PriorityClass], default: PriorityClass | None) -> Pod:
+    """Resolve the pod's priority class into spec.priority and spec.preemptionPolicy, or raise InputError."""
+    spec = pod.spec
+    class_name = spec.priority_class_name
+    if not class_name:
+        pc = default
+        class_name = pc.name if pc else ""
+    else:
+        pc = classes.get(class_name)
+        if pc is None:
+            raise _forbidden(pod, f"no PriorityClass with name {class_name} was found", "spec.priorityClassName")
+    priority = pc.value if pc else DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS
+    if spec.priority is not None and spec.priority != priority:
+        raise _forbidden(pod, f"the integer value of priority ({spec.priority}) must not be provided in pod spec; "
+                              f"priority admission controller computed {priority} from the given PriorityClass "
+                              "name", "spec.priority")
+    # With no class at all the API server still computes PreemptLowerPriority (getDefaultPriority).
+    computed = pc.preemption_policy if pc is not None else PREEMPT_LOWER_PRIORITY
+    policy = spec.preemption_policy
+    if policy is not None and policy != computed:
+        raise _forbidden(pod, f"the string value of PreemptionPolicy ({policy}) must not be provided in pod spec; "
+                              f"priority admission controller computed {computed} from the given PriorityClass "
+                              "name", "spec.preemptionPolicy")
+    policy = computed
+    return attrs.evolve(pod, spec=attrs.evolve(spec, priority=priority, priority_class_name=class_name,
+                                               preemption_policy=policy))
+
+
+def admit_pods(pods: Sequence[Pod], classes: Sequence[PriorityClass]) -> tuple[list[Pod], list[tuple[Pod, InputError]]]:
+    """Admit every pod; return the admitted pods and, separately, each rejected pod with its error."""
+    by_name = effective_priority_classes(classes)
+    default = default_priority_class(by_name)
+    admitted: list[Pod] = []
+    errors: list[tuple[Pod, InputError]] = []
+    for pod in pods:
+        try:
+            admitted.append(admit_pod(pod, by_name, default))
+        except InputError as exc:
+            errors.append((pod, exc))
+    return admitted, errors

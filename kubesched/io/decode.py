@@ -1,0 +1,443 @@
+"""Decode Kubernetes manifests (already parsed into dicts) into the attrs object model.
+
+Unknown fields are ignored, as kubectl dumps carry many the scheduler never reads. Known fields are
+type-checked and validated the way the API server would, and every failure names its field path.
+API defaulting that changes scheduling is applied here: container requests default to limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubesched.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMeta, OwnerReference
+from kubesched.api.node import TAINT_EFFECTS, ContainerImage, Node, NodeSpec, NodeStatus, Taint
+from kubesched.api.pod import (
+    DEFAULT_SCHEDULER_NAME,
+    PREEMPT_LOWER_PRIORITY,
+    PREEMPT_NEVER,
+    Affinity,
+    Container,
+    ContainerPort,
+    NodeAffinity,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    PodAffinity,
+    PodAffinityTerm,
+    PodCondition,
+    PodSpec,
+    PodStatus,
+    PreferredSchedulingTerm,
+    Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+)
+from kubesched.api.policy import (
+    HIGHEST_USER_DEFINABLE_PRIORITY,
+    SYSTEM_PRIORITY_CLASS_PREFIX,
+    IntOrPercent,
+    PodDisruptionBudget,
+    PodDisruptionBudgetStatus,
+    PriorityClass,
+)
+from kubesched.io import fields as f
+
+Obj = Mapping[str, Any]
+
+PREEMPTION_POLICIES = (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER)
+LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+TOLERATION_OPERATORS = ("Exists", "Equal")
+PROTOCOLS = ("TCP", "UDP", "SCTP")
+WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
+INCLUSION_POLICIES = ("Honor", "Ignore")
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+def object_meta(obj: Obj, path: str = "metadata", *, namespaced: bool) -> ObjectMeta:
+    """metadata; a namespaced object without a namespace is in ``default``."""
+    meta = f.mapping(obj.get("metadata"), path)
+    name = f.string(meta.get("name"), f"{path}.name")
+    if not name:
+        raise f.fail(f"{path}.name", "Required value: name is required")
+    owners = f.items(meta.get("ownerReferences"), f"{path}.ownerReferences", _owner_reference)
+    return ObjectMeta(
+        name=name,
+        namespace=f.string(meta.get("namespace"), f"{path}.namespace", "default") if namespaced else "",
+        uid=f.string(meta.get("uid"), f"{path}.uid"),
+        labels=f.string_map(meta.get("labels"), f"{path}.labels"),
+        annotations=f.string_map(meta.get("annotations"), f"{path}.annotations"),
+        creation_timestamp=f.timestamp(meta.get("creationTimestamp"), f"{path}.creationTimestamp"),
+        deletion_timestamp=f.timestamp(meta.get("deletionTimestamp"), f"{path}.deletionTimestamp"),
+        owner_references=owners,
+    )
+
+
+def _owner_reference(obj: Obj, path: str) -> OwnerReference:
+    return OwnerReference(
+        api_version=f.string(obj.get("apiVersion"), f"{path}.apiVersion"),
+        kind=f.string(obj.get("kind"), f"{path}.kind"),
+        name=f.string(obj.get("name"), f"{path}.name"),
+        uid=f.string(obj.get("uid"), f"{path}.uid"),
+        controller=f.boolean(obj.get("controller"), f"{path}.controller"),
+    )
+
+
+def label_selector(value: object, path: str) -> LabelSelector | None:
+    """A metav1.LabelSelector, or None when absent."""
+    if value is None:
+        return None
+    obj = f.mapping(value, path)
+    return LabelSelector(
+        match_labels=f.string_map(obj.get("matchLabels"), f"{path}.matchLabels"),
+        match_expressions=f.items(obj.get("matchExpressions"), f"{path}.matchExpressions", _label_requirement),
+    )
+
+
+def _label_requirement(obj: Obj, path: str) -> LabelSelectorRequirement:
+    operator = f.one_of(obj.get("operator"), f"{path}.operator", LABEL_OPERATORS)
+    if operator is None:
+        raise f.fail(f"{path}.operator", "Required value")
+    values = f.string_list(obj.get("values"), f"{path}.values")
+    if operator in ("In", "NotIn") and not values:
+        raise f.fail(f"{path}.values", "Required value: must be specified when `operator` is 'In' or 'NotIn'")
+    if operator in ("Exists", "DoesNotExist") and values:
+        raise f.fail(f"{path}.values", "Forbidden: may not be specified when `operator` is 'Exists' or "
+                                       "'DoesNotExist'")
+    return LabelSelectorRequirement(f.string(obj.get("key"), f"{path}.key"), operator, values)
+
+
+def _node_selector_requirement(obj: Obj, path: str) -> NodeSelectorRequirement:
+    operator = f.one_of(obj.get("operator"), f"{path}.operator", NODE_SELECTOR_OPERATORS)
+    if operator is None:
+        raise f.fail(f"{path}.operator", "Required value")
+    values = f.string_list(obj.get("values"), f"{path}.values")
+    if operator in ("In", "NotIn") and not values:
+        raise f.fail(f"{path}.values", "Required value: must be specified when `operator` is 'In' or 'NotIn'")
+    if operator in ("Exists", "DoesNotExist") and values:
+        raise f.fail(f"{path}.values", "Forbidden: may not be specified when `operator` is 'Exists' or "
+                                       "'DoesNotExist'")
+    if operator in ("Gt", "Lt"):
+        if len(values) != 1:
+            raise f.fail(f"{path}.values", "Required value: must be specified single value when `operator` "
+                                           "is 'Lt' or 'Gt'")
+        try:
+            int(values[0])
+        except ValueError:
+            raise f.fail(f"{path}.values[0]", f'Invalid value: "{values[0]}": must be an integer') from None
+    return NodeSelectorRequirement(f.string(obj.get("key"), f"{path}.key"), operator, values)
+
+
+def _node_selector_term(obj: Obj, path: str) -> NodeSelectorTerm:
+    return NodeSelectorTerm(
+        match_expressions=f.items(obj.get("matchExpressions"), f"{path}.matchExpressions",
+                                  _node_selector_requirement),
+        match_fields=f.items(obj.get("matchFields"), f"{path}.matchFields", _node_selector_requirement),
+    )
+
+
+def _preferred_term(obj: Obj, path: str) -> PreferredSchedulingTerm:
+    weight = _weight(obj.get("weight"), f"{path}.weight")
+    preference = _node_selector_term(f.mapping(obj.get("preference"), f"{path}.preference"), f"{path}.preference")
+    return PreferredSchedulingTerm(weight, preference)
+
+
+def _weight(value: object, path: str) -> int:
+    weight = f.integer(value, path)
+    if weight is None or not 1 <= weight <= 100:
+        raise f.fail(path, f"Invalid value: {weight}: must be in the range 1-100")
+    return weight
+
+
+def _node_affinity(value: object, path: str) -> NodeAffinity | None:
+    if value is None:
+        return None
+    obj = f.mapping(value, path)
+    required = None
+    req_path = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
+    if obj.get("requiredDuringSchedulingIgnoredDuringExecution") is not None:
+        req = f.mapping(obj["requiredDuringSchedulingIgnoredDuringExecution"], req_path)
+        terms = f.items(req.get("nodeSelectorTerms"), f"{req_path}.nodeSelectorTerms", _node_selector_term)
+        if not terms:
+            raise f.fail(f"{req_path}.nodeSelectorTerms", "Required value: must have at least one node "
+                                                          "selector term")
+        required = NodeSelector(terms)
+    preferred = f.items(obj.get("preferredDuringSchedulingIgnoredDuringExecution"),
+                        f"{path}.preferredDuringSchedulingIgnoredDuringExecution", _preferred_term)
+    return NodeAffinity(required, preferred)
+
+
+def _pod_affinity_term(obj: Obj, path: str) -> PodAffinityTerm:
+    topology_key = f.string(obj.get("topologyKey"), f"{path}.topologyKey")
+    if not topology_key:
+        raise f.fail(f"{path}.topologyKey", "Required value: can not be empty")
+    return PodAffinityTerm(
+        topology_key=topology_key,
+        label_selector=label_selector(obj.get("labelSelector"), f"{path}.labelSelector"),
+        namespaces=f.string_list(obj.get("namespaces"), f"{path}.namespaces"),
+        namespace_selector=label_selector(obj.get("namespaceSelector"), f"{path}.namespaceSelector"),
+        match_label_keys=f.string_list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
+        mismatch_label_keys=f.string_list(obj.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"),
+    )
+
+
+def _weighted_pod_affinity_term(obj: Obj, path: str) -> WeightedPodAffinityTerm:
+    term_path = f"{path}.podAffinityTerm"
+    term = _pod_affinity_term(f.mapping(obj.get("podAffinityTerm"), term_path), term_path)
+    return WeightedPodAffinityTerm(_weight(obj.get("weight"), f"{path}.weight"), term)
+
+
+def _pod_affinity(value: object, path: str) -> PodAffinity | None:
+    if value is None:
+        return None
+    obj = f.mapping(value, path)
+    return PodAffinity(
+        required=f.items(obj.get("requiredDuringSchedulingIgnoredDuringExecution"),
+                         f"{path}.requiredDuringSchedulingIgnoredDuringExecution", _pod_affinity_term),
+        preferred=f.items(obj.get("preferredDuringSchedulingIgnoredDuringExecution"),
+                          f"{path}.preferredDuringSchedulingIgnoredDuringExecution", _weighted_pod_affinity_term),
+    )
+
+
+def _affinity(value: object, path: str) -> Affinity | None:
+    if value is None:
+        return None
+    obj = f.mapping(value, path)
+    return Affinity(
+        node_affinity=_node_affinity(obj.get("nodeAffinity"), f"{path}.nodeAffinity"),
+        pod_affinity=_pod_affinity(obj.get("podAffinity"), f"{path}.podAffinity"),
+        pod_anti_affinity=_pod_affinity(obj.get("podAntiAffinity"), f"{path}.podAntiAffinity"),
+    )
+
+
+def _toleration(obj: Obj, path: str) -> Toleration:
+    operator = f.one_of(obj.get("operator"), f"{path}.operator", TOLERATION_OPERATORS, "Equal") or "Equal"
+    key = f.string(obj.get("key"), f"{path}.key")
+    value = f.string(obj.get("value"), f"{path}.value")
+    if operator == "Exists" and value:
+        raise f.fail(f"{path}.operator", f'Invalid value: "{value}": value must be empty when `operator` '
+                                         "is 'Exists'")
+    if not key and operator != "Exists":
+        raise f.fail(f"{path}.operator", f'Invalid value: "{operator}": operator must be Exists when `key` '
+                                         "is empty, which means \"match all values and all keys\"")
+    effect = f.one_of(obj.get("effect"), f"{path}.effect", TAINT_EFFECTS) or ""
+    return Toleration(key=key, operator=operator, value=value, effect=effect,
+                      toleration_seconds=f.integer(obj.get("tolerationSeconds"), f"{path}.tolerationSeconds"))
+
+
+def _spread_constraint(obj: Obj, path: str) -> TopologySpreadConstraint:
+    max_skew = f.integer(obj.get("maxSkew"), f"{path}.maxSkew")
+    if max_skew is None or max_skew <= 0:
+        raise f.fail(f"{path}.maxSkew", f"Invalid value: {max_skew}: must be greater than zero")
+    topology_key = f.string(obj.get("topologyKey"), f"{path}.topologyKey")
+    if not topology_key:
+        raise f.fail(f"{path}.topologyKey", "Required value: can not be empty")
+    when = f.one_of(obj.get("whenUnsatisfiable"), f"{path}.whenUnsatisfiable", WHEN_UNSATISFIABLE)
+    if when is None:
+        raise f.fail(f"{path}.whenUnsatisfiable", "Required value")
+    min_domains = f.integer(obj.get("minDomains"), f"{path}.minDomains")
+    if min_domains is not None and min_domains <= 0:
+        raise f.fail(f"{path}.minDomains", f"Invalid value: {min_domains}: must be greater than 0")
+    return TopologySpreadConstraint(
+        max_skew=max_skew,
+        topology_key=topology_key,
+        when_unsatisfiable=when,
+        label_selector=label_selector(obj.get("labelSelector"), f"{path}.labelSelector"),
+        min_domains=min_domains,
+        node_affinity_policy=f.one_of(obj.get("nodeAffinityPolicy"), f"{path}.nodeAffinityPolicy",
+                                      INCLUSION_POLICIES),
+        node_taints_policy=f.one_of(obj.get("nodeTaintsPolicy"), f"{path}.nodeTaintsPolicy", INCLUSION_POLICIES),
+        match_label_keys=f.string_list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
+    )
+
+
+def _container_port(obj: Obj, path: str) -> ContainerPort:
+    container_port = f.integer(obj.get("containerPort"), f"{path}.containerPort")
+    if container_port is None or not 1 <= container_port <= 65535:
+        raise f.fail(f"{path}.containerPort", f"Invalid value: {container_port}: must be between 1 and 65535, "
+                                              "inclusive")
+    host_port = f.integer(obj.get("hostPort"), f"{path}.hostPort", 0) or 0
+    if not 0 <= host_port <= 65535:
+        raise f.fail(f"{path}.hostPort", f"Invalid value: {host_port}: must be between 1 and 65535, inclusive")
+    return ContainerPort(
+        container_port=container_port,
+        host_port=host_port,
+        protocol=f.one_of(obj.get("protocol"), f"{path}.protocol", PROTOCOLS, "TCP") or "TCP",
+        host_ip=f.string(obj.get("hostIP"), f"{path}.hostIP"),
+        name=f.string(obj.get("name"), f"{path}.name"),
+    )
+
+
+def _container(obj: Obj, path: str) -> Container:
+    resources = f.mapping(obj.get("resources"), f"{path}.resources")
+    limits = f.resource_list(resources.get("limits"), f"{path}.resources.limits")
+    requests = f.resource_list(resources.get("requests"), f"{path}.resources.requests")
+    # API defaulting (SetDefaults_Pod): a limit without a request makes the request equal to the limit.
+    for name, limit in limits.items():
+        requests.setdefault(name, limit)
+    return Container(
+        name=f.string(obj.get("name"), f"{path}.name"),
+        image=f.string(obj.get("image"), f"{path}.image"),
+        requests=requests,
+        limits=limits,
+        ports=f.items(obj.get("ports"), f"{path}.ports", _container_port),
+        restart_policy=f.one_of(obj.get("restartPolicy"), f"{path}.restartPolicy", ("Always",)),
+    )
+
+
+def _scheduling_gate(obj: Obj, path: str) -> str:
+    name = f.string(obj.get("name"), f"{path}.name")
+    if not name:
+        raise f.fail(f"{path}.name", "Required value")
+    return name
+
+
+def _pod_spec(obj: Obj, path: str) -> PodSpec:
+    containers = f.items(obj.get("containers"), f"{path}.containers", _container)
+    if not containers:
+        raise f.fail(f"{path}.containers", "Required value: a pod needs at least one container")
+    priority = f.integer(obj.get("priority"), f"{path}.priority")
+    grace = f.integer(obj.get("terminationGracePeriodSeconds"), f"{path}.terminationGracePeriodSeconds", 30)
+    if grace is not None and grace < 0:
+        raise f.fail(f"{path}.terminationGracePeriodSeconds", f"Invalid value: {grace}: must be greater than "
+                                                              "or equal to 0")
+    return PodSpec(
+        containers=containers,
+        init_containers=f.items(obj.get("initContainers"), f"{path}.initContainers", _container),
+        node_name=f.string(obj.get("nodeName"), f"{path}.nodeName"),
+        scheduler_name=f.string(obj.get("schedulerName"), f"{path}.schedulerName") or DEFAULT_SCHEDULER_NAME,
+        priority=priority,
+        priority_class_name=f.string(obj.get("priorityClassName"), f"{path}.priorityClassName"),
+        preemption_policy=f.one_of(obj.get("preemptionPolicy"), f"{path}.preemptionPolicy", PREEMPTION_POLICIES),
+        node_selector=f.string_map(obj.get("nodeSelector"), f"{path}.nodeSelector"),
+        affinity=_affinity(obj.get("affinity"), f"{path}.affinity"),
+        tolerations=f.items(obj.get("tolerations"), f"{path}.tolerations", _toleration),
+        topology_spread_constraints=f.items(obj.get("topologySpreadConstraints"),
+                                            f"{path}.topologySpreadConstraints", _spread_constraint),
+        overhead=f.resource_list(obj.get("overhead"), f"{path}.overhead"),
+        scheduling_gates=f.items(obj.get("schedulingGates"), f"{path}.schedulingGates", _scheduling_gate),
+        termination_grace_period_seconds=30 if grace is None else grace,
+    )
+
+
+def _pod_condition(obj: Obj, path: str) -> PodCondition:
+    return PodCondition(
+        type=f.string(obj.get("type"), f"{path}.type"),
+        status=f.string(obj.get("status"), f"{path}.status"),
+        reason=f.string(obj.get("reason"), f"{path}.reason"),
+        message=f.string(obj.get("message"), f"{path}.message"),
+        last_transition_time=f.timestamp(obj.get("lastTransitionTime"), f"{path}.lastTransitionTime"),
+    )
+
+
+def pod(obj: Obj) -> Pod:
+    """Decode a Pod."""
+    status = f.mapping(obj.get("status"), "status")
+    return Pod(
+        metadata=object_meta(obj, namespaced=True),
+        spec=_pod_spec(f.mapping(obj.get("spec"), "spec"), "spec"),
+        status=PodStatus(
+            phase=f.string(status.get("phase"), "status.phase", "Pending"),
+            nominated_node_name=f.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+            start_time=f.timestamp(status.get("startTime"), "status.startTime"),
+            conditions=f.items(status.get("conditions"), "status.conditions", _pod_condition),
+        ),
+    )
+
+
+def _taint(obj: Obj, path: str) -> Taint:
+    key = f.string(obj.get("key"), f"{path}.key")
+    if not key:
+        raise f.fail(f"{path}.key", "Required value")
+    effect = f.one_of(obj.get("effect"), f"{path}.effect", TAINT_EFFECTS)
+    if effect is None:
+        raise f.fail(f"{path}.effect", "Required value")
+    return Taint(key=key, effect=effect, value=f.string(obj.get("value"), f"{path}.value"))
+
+
+def _image(obj: Obj, path: str) -> ContainerImage:
+    return ContainerImage(names=f.string_list(obj.get("names"), f"{path}.names"),
+                          size_bytes=f.integer(obj.get("sizeBytes"), f"{path}.sizeBytes", 0) or 0)
+
+
+def node(obj: Obj) -> Node:
+    """Decode a Node; allocatable defaults to capacity, as the API server does."""
+    spec = f.mapping(obj.get("spec"), "spec")
+    status = f.mapping(obj.get("status"), "status")
+    capacity = f.resource_list(status.get("capacity"), "status.capacity")
+    allocatable = f.resource_list(status.get("allocatable"), "status.allocatable")
+    if "allocatable" not in status or status.get("allocatable") is None:
+        allocatable = dict(capacity)
+    return Node(
+        metadata=object_meta(obj, namespaced=False),
+        spec=NodeSpec(taints=f.items(spec.get("taints"), "spec.taints", _taint),
+                      unschedulable=f.boolean(spec.get("unschedulable"), "spec.unschedulable")),
+        status=NodeStatus(capacity=capacity, allocatable=allocatable,
+                          images=f.items(status.get("images"), "status.images", _image)),
+    )
+
+
+def priority_class(obj: Obj) -> PriorityClass:
+    """Decode a PriorityClass, with the API server's limits on user-defined values and names."""
+    meta = object_meta(obj, namespaced=False)
+    value = f.integer(obj.get("value"), "value")
+    if value is None:
+        raise f.fail("value", "Required value")
+    if not _INT32_MIN <= value <= _INT32_MAX:
+        raise f.fail("value", f"Invalid value: {value}: must be a 32-bit integer")
+    if not meta.name.startswith(SYSTEM_PRIORITY_CLASS_PREFIX) and value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        raise f.fail("value", f"Forbidden: maximum allowed value of a user defined priority is "
+                              f"{HIGHEST_USER_DEFINABLE_PRIORITY}")
+    return PriorityClass(
+        metadata=meta,
+        value=value,
+        global_default=f.boolean(obj.get("globalDefault"), "globalDefault"),
+        preemption_policy=f.one_of(obj.get("preemptionPolicy"), "preemptionPolicy", PREEMPTION_POLICIES,
+                                   PREEMPT_LOWER_PRIORITY) or PREEMPT_LOWER_PRIORITY,
+        description=f.string(obj.get("description"), "description"),
+    )
+
+
+def _int_or_percent(value: object, path: str) -> IntOrPercent | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise f.fail(path, f"Invalid value: {value}: must be greater than or equal to 0")
+        return IntOrPercent(value)
+    text = f.string(value, path)
+    if text.endswith("%") and text[:-1].isdigit():
+        percent = int(text[:-1])
+        if percent > 100:
+            raise f.fail(path, f'Invalid value: "{text}": must be no greater than 100%')
+        return IntOrPercent(percent, is_percent=True)
+    if text.isdigit():
+        return IntOrPercent(int(text))
+    raise f.fail(path, f'Invalid value: "{text}": a valid percent string must be a numeric string followed by '
+                       "an ending '%' (e.g. '1%',  or '93%')")
+
+
+def pod_disruption_budget(obj: Obj) -> PodDisruptionBudget:
+    """Decode a PodDisruptionBudget (minAvailable xor maxUnavailable)."""
+    spec = f.mapping(obj.get("spec"), "spec")
+    status = f.mapping(obj.get("status"), "status")
+    min_available = _int_or_percent(spec.get("minAvailable"), "spec.minAvailable")
+    max_unavailable = _int_or_percent(spec.get("maxUnavailable"), "spec.maxUnavailable")
+    if min_available is not None and max_unavailable is not None:
+        raise f.fail("spec", "Invalid value: minAvailable and maxUnavailable cannot be both set")
+    disrupted = f.mapping(status.get("disruptedPods"), "status.disruptedPods")
+    return PodDisruptionBudget(
+        metadata=object_meta(obj, namespaced=True),
+        selector=label_selector(spec.get("selector"), "spec.selector"),
+        min_available=min_available,
+        max_unavailable=max_unavailable,
+        status=PodDisruptionBudgetStatus(
+            disruptions_allowed=f.integer(status.get("disruptionsAllowed"), "status.disruptionsAllowed"),
+            current_healthy=f.integer(status.get("currentHealthy"), "status.currentHealthy"),
+            desired_healthy=f.integer(status.get("desiredHealthy"), "status.desiredHealthy"),
+            expected_pods=f.integer(status.get("expectedPods"), "status.expectedPods"),
+            disrupted_pods={str(k): str(v) for k, v in disrupted.items()},
+        ),
+    )

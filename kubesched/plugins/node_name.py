@@ -1,0 +1,26 @@
+"""NodeName (Filter): a pod that names a node in spec.nodeName fits only there."""
+
+from __future__ import annotations
+
+from kubesched.api.pod import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.status import Status
+
+ERR_REASON = "node(s) didn't match the requested node name"
+_REJECTED = Status.unresolvable(ERR_REASON).with_plugin("NodeName")
+
+
+class NodeName(Plugin):
+    """Rejects every node but the one in spec.nodeName, if the pod names one."""
+
+    name = "NodeName"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """UnschedulableAndUnresolvable on any other node."""
+        wanted = pod.spec.node_name
+        if not wanted or node_info.node is None or wanted == node_info.node.name:
+            return None
+        return _REJECTED

@@ -1,0 +1,202 @@
+"""NodeResourcesFit: Filter on free cpu, memory, ephemeral storage, pod count and extended resources;
+Score with LeastAllocated, MostAllocated or RequestedToCapacityRatio."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+import attrs
+
+from kubesched.api.pod import Pod
+from kubesched.api.resources import is_extended_resource_name, pod_requests
+from kubesched.framework.args import ArgsError, in_range
+from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.resource import Resource
+from kubesched.framework.status import Code, Status
+from kubesched.plugins.resource_allocation import (
+    DEFAULT_RESOURCES,
+    ResourceAllocationScorer,
+    ResourceSpec,
+    Scorer,
+    default_if_empty,
+    least_requested_score,
+    most_requested_score,
+    requested_to_capacity_ratio_scorer,
+    unique_names,
+    weighted_scorer,
+)
+
+NAME = "NodeResourcesFit"
+LEAST_ALLOCATED: Final = "LeastAllocated"
+MOST_ALLOCATED: Final = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO: Final = "RequestedToCapacityRatio"
+
+_PRE_FILTER_KEY = StateKey[Resource]("PreFilterNodeResourcesFit")
+_PRE_SCORE_KEY = StateKey[list[int]]("PreScoreNodeResourcesFit")
+
+
+@attrs.frozen
+class UtilizationShapePoint:
+    """A point of the RequestedToCapacityRatio shape: utilisation (0-100) maps to score (0-10)."""
+
+    utilization: int = attrs.field(validator=in_range(0, 100))
+    score: int = attrs.field(validator=in_range(0, 10))
+
+
+def _increasing(_instance: object, attribute: attrs.Attribute[tuple[UtilizationShapePoint, ...]],
+                value: tuple[UtilizationShapePoint, ...]) -> None:
+    if not value:
+        raise ArgsError("Required value: at least one point must be specified", attribute.name)
+    for i in range(1, len(value)):
+        if value[i - 1].utilization >= value[i].utilization:
+            raise ArgsError(f"Invalid value: {value[i].utilization}: values must be sorted in increasing order",
+                            f"{attribute.name}[{i}].utilization")
+
+
+@attrs.frozen
+class RequestedToCapacityRatioParam:
+    """The shape of the RequestedToCapacityRatio scoring function."""
+
+    shape: tuple[UtilizationShapePoint, ...] = attrs.field(default=(), validator=_increasing)
+
+
+@attrs.frozen
+class ScoringStrategy:
+    """How NodeResourcesFit scores nodes."""
+
+    type: Literal["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"] = LEAST_ALLOCATED
+    resources: tuple[ResourceSpec, ...] = attrs.field(default=DEFAULT_RESOURCES, converter=default_if_empty,
+                                                      validator=unique_names)
+    requested_to_capacity_ratio: RequestedToCapacityRatioParam | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.type == REQUESTED_TO_CAPACITY_RATIO and self.requested_to_capacity_ratio is None:
+            raise ArgsError("Required value: must be specified when type is RequestedToCapacityRatio",
+                            "requested-to-capacity-ratio")
+        if self.type != REQUESTED_TO_CAPACITY_RATIO and self.requested_to_capacity_ratio is not None:
+            raise ArgsError("Forbidden: must be nil when type is not RequestedToCapacityRatio",
+                            "requested-to-capacity-ratio")
+
+
+def _groups_without_slash(_instance: object, attribute: attrs.Attribute[tuple[str, ...]],
+                          value: tuple[str, ...]) -> None:
+    for i, group in enumerate(value):
+        if "/" in group:
+            raise ArgsError(f"Invalid value: \"{group}\": resource group name can't contain '/'",
+                            f"{attribute.name.replace('_', '-')}[{i}]")
+
+
+@attrs.frozen
+class NodeResourcesFitArgs:
+    """Args of NodeResourcesFit."""
+
+    #: Extended resources Filter ignores (for example ones a device plugin manages elsewhere).
+    ignored_resources: tuple[str, ...] = ()
+    #: Extended-resource domains (``example.com``) Filter ignores.
+    ignored_resource_groups: tuple[str, ...] = attrs.field(default=(), validator=_groups_without_slash)
+    scoring_strategy: ScoringStrategy = ScoringStrategy()
+
+
+@attrs.frozen
+class InsufficientResource:
+    """A resource the node lacks for the pod."""
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+
+
+def fits_request(request: Resource, node_info: NodeInfo, ignored: frozenset[str] = frozenset(),
+                 ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+    """What the node lacks for a pod requesting ``request``, in kube-scheduler's order."""
+    out: list[InsufficientResource] = []
+    allocatable = node_info.allocatable
+    requested = node_info.requested
+    pod_count = len(node_info.pods)
+    if pod_count + 1 > allocatable.allowed_pod_number:
+        out.append(InsufficientResource("pods", "Too many pods", 1, pod_count, allocatable.allowed_pod_number))
+    if request.is_zero():
+        return out
+    if request.milli_cpu > 0 and request.milli_cpu > allocatable.milli_cpu - requested.milli_cpu:
+        out.append(InsufficientResource("cpu", "Insufficient cpu", request.milli_cpu, requested.milli_cpu,
+                                        allocatable.milli_cpu))
+    if request.memory > 0 and request.memory > allocatable.memory - requested.memory:
+        out.append(InsufficientResource("memory", "Insufficient memory", request.memory, requested.memory,
+                                        allocatable.memory))
+    if request.ephemeral_storage > 0 and \
+            request.ephemeral_storage > allocatable.ephemeral_storage - requested.ephemeral_storage:
+        out.append(InsufficientResource("ephemeral-storage", "Insufficient ephemeral-storage",
+                                        request.ephemeral_storage, requested.ephemeral_storage,
+                                        allocatable.ephemeral_storage))
+    # Go iterates a map here (random order); sorting by name makes the reasons deterministic.
+    for name in sorted(request.scalar_resources):
+        quantity = request.scalar_resources[name]
+        if quantity == 0:
+            continue
+        if is_extended_resource_name(name) and (name in ignored or name.split("/")[0] in ignored_groups):
+            continue
+        used = requested.scalar_resources.get(name, 0)
+        capacity = allocatable.scalar_resources.get(name, 0)
+        if quantity > capacity - used:
+            out.append(InsufficientResource(name, f"Insufficient {name}", quantity, used, capacity))
+    return out
+
+
+def _strategy_scorer(strategy: ScoringStrategy) -> Scorer:
+    if strategy.type == MOST_ALLOCATED:
+        return weighted_scorer(strategy.resources, most_requested_score)
+    if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+        assert strategy.requested_to_capacity_ratio is not None
+        shape = [(p.utilization, p.score) for p in strategy.requested_to_capacity_ratio.shape]
+        return requested_to_capacity_ratio_scorer(strategy.resources, shape)
+    return weighted_scorer(strategy.resources, least_requested_score)
+
+
+class NodeResourcesFit(Plugin):
+    """Checks that the node has room for the pod's requests, and scores by the configured strategy."""
+
+    name = NAME
+    Args = NodeResourcesFitArgs
+
+    def __init__(self, handle: object, args: NodeResourcesFitArgs | None = None) -> None:
+        super().__init__(handle, args or NodeResourcesFitArgs())  # type: ignore[arg-type]
+        config: NodeResourcesFitArgs = self.args
+        self._ignored = frozenset(config.ignored_resources)
+        self._ignored_groups = frozenset(config.ignored_resource_groups)
+        strategy = config.scoring_strategy
+        self._scorer = ResourceAllocationScorer(strategy.resources, _strategy_scorer(strategy))
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """Compute the pod's effective request once per cycle."""
+        state.write(_PRE_FILTER_KEY, Resource.from_amounts(pod_requests(pod)))
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Unschedulable with one reason per insufficient resource."""
+        request = state.get(_PRE_FILTER_KEY)
+        if request is None:
+            request = Resource.from_amounts(pod_requests(pod))
+        insufficient = fits_request(request, node_info, self._ignored, self._ignored_groups)
+        if not insufficient:
+            return None
+        return Status(Code.UNSCHEDULABLE, tuple(r.reason for r in insufficient), NAME)
+
+    @hookimpl
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """Compute the pod's per-resource request for scoring (non-zero defaults for cpu and memory)."""
+        state.write(_PRE_SCORE_KEY, self._scorer.pod_requests(pod))
+        return None
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        """The configured strategy's score for the node with the pod added."""
+        requests = state.get(_PRE_SCORE_KEY)
+        if requests is None:
+            requests = self._scorer.pod_requests(pod)
+        return self._scorer.score(node_info, requests)

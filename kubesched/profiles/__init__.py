@@ -1,0 +1,82 @@
+"""Scheduling profiles: shipped TOML profiles selectable by name, user profile files, and their display."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from kubesched.errors import ProfileError
+from kubesched.framework.args import did_you_mean, unstructure
+from kubesched.framework.plugin import EXTENSION_POINTS
+from kubesched.framework.registry import PluginRegistry
+from kubesched.profiles import toml_writer
+from kubesched.profiles.config import SchedulerConfiguration, load_config_file, parse_config
+
+__all__ = ["SchedulerConfiguration", "load_config", "parse_config", "render_config", "shipped_profiles"]
+
+DEFAULT_PROFILE = "default"
+
+
+def shipped_profiles() -> list[str]:
+    """Names of the profiles shipped in ``kubesched/profiles/``."""
+    folder = resources.files(__name__)
+    return sorted(p.name[: -len(".toml")] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def _looks_like_path(spec: str) -> bool:
+    return "/" in spec or "\\" in spec or spec.endswith(".toml") or Path(spec).exists()
+
+
+def load_config(spec: str, registry: PluginRegistry) -> SchedulerConfiguration:
+    """Load a profile by shipped name (``default``) or by path to a TOML file."""
+    if _looks_like_path(spec):
+        return load_config_file(spec, registry)
+    names = shipped_profiles()
+    if spec not in names:
+        hint = did_you_mean(spec, names)
+        raise ProfileError(f"no shipped profile named {spec!r}{hint}; shipped profiles: {', '.join(names)} "
+                           "(or give a path to a .toml file)")
+    resource = resources.files(__name__) / f"{spec}.toml"
+    with resources.as_file(resource) as path:
+        return load_config_file(path, registry, source=f"{spec} (shipped profile)")
+
+
+def config_document(config: SchedulerConfiguration) -> dict[str, Any]:
+    """The effective configuration as a TOML-ready document.
+
+    Every extension point lists its complete plugin list after ``disabled = [{ name = "*" }]``, so the
+    document, loaded as a profile, yields exactly the same effective configuration.
+    """
+    settings = config.settings
+    document: dict[str, Any] = {
+        "percentage-of-nodes-to-score": settings.percentage_of_nodes_to_score,
+        "pod-initial-backoff-seconds": int(settings.pod_initial_backoff_seconds),
+        "pod-max-backoff-seconds": int(settings.pod_max_backoff_seconds),
+    }
+    profiles = []
+    for profile in config.profiles:
+        table: dict[str, Any] = {"scheduler-name": profile.scheduler_name}
+        if profile.percentage_of_nodes_to_score is not None:
+            table["percentage-of-nodes-to-score"] = profile.percentage_of_nodes_to_score
+        plugins: dict[str, Any] = {}
+        for point in EXTENSION_POINTS:
+            entries = []
+            for entry in profile.enabled(point.key):
+                item: dict[str, Any] = {"name": entry.name}
+                if point.key == "score":
+                    item["weight"] = entry.weight
+                entries.append(item)
+            plugins[point.key] = {"disabled": [{"name": "*"}], "enabled": entries}
+        table["plugins"] = plugins
+        table["plugin-config"] = {name: unstructure(args) for name, args in sorted(profile.plugin_args.items())}
+        profiles.append(table)
+    document["profiles"] = profiles
+    return document
+
+
+def render_config(config: SchedulerConfiguration) -> str:
+    """The effective configuration as TOML (``kubesched profile show``)."""
+    header = ("# Effective configuration" + (f" of {config.source}" if config.source else "") + ":\n"
+              "# every extension point lists its complete plugin list, in the order plugins run.\n")
+    return header + toml_writer.dumps(config_document(config), table_arrays=frozenset({"profiles"}))

@@ -1,0 +1,21 @@
+"""kube-scheduler's default plugin set (the v1 multiPoint list), for the plugins kubesched ships.
+
+The order and weights are kube-scheduler's; plugins kubesched does not have yet are left out and arrive
+here as they are implemented.
+"""
+
+from __future__ import annotations
+
+from kubesched.framework.profile import PluginEntry
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+DEFAULT_MULTI_POINT: tuple[PluginEntry, ...] = (
+    PluginEntry("PrioritySort"),
+    PluginEntry("NodeUnschedulable"),
+    PluginEntry("NodeName"),
+    PluginEntry("TaintToleration", 3),
+    PluginEntry("NodeResourcesFit", 1),
+    PluginEntry("NodeResourcesBalancedAllocation", 1),
+    PluginEntry("DefaultBinder"),
+)

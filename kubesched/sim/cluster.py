@@ -1,0 +1,202 @@
+"""An in-memory cluster with a virtual clock: the embedded backend behind ``kubesched simulate``.
+
+It holds the objects, applies the scheduler's writes (bind, delete, status patches), records events,
+and tells its listener (the scheduler's event handlers) about every change, synchronously.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+import attrs
+from sortedcontainers import SortedList
+
+from kubesched.api.node import Node
+from kubesched.api.pod import Pod, PodCondition
+from kubesched.api.policy import PodDisruptionBudget
+from kubesched.framework.backend import BindingError
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class VirtualClock:
+    """Simulated seconds since the start of the run; only the simulator moves it.
+
+    ``base`` is the wall-clock instant of simulated time 0, used for timestamps the run writes (pod start
+    times, deletion times) so they compare sensibly with the input's own timestamps.
+    """
+
+    def __init__(self, base: datetime = EPOCH) -> None:
+        self._now = 0.0
+        self.base = base
+
+    def now(self) -> float:
+        """The current simulated time."""
+        return self._now
+
+    def timestamp(self) -> datetime:
+        """The current simulated time as a wall-clock instant."""
+        return self.base + timedelta(seconds=self._now)
+
+    def advance_to(self, when: float) -> None:
+        """Move time forward (never backward)."""
+        self._now = max(self._now, when)
+
+
+class ClusterListener(Protocol):
+    """Receives cluster changes (the scheduler's informer handlers)."""
+
+    def on_node_add(self, node: Node) -> None: ...
+    def on_pod_add(self, pod: Pod) -> None: ...
+    def on_pod_update(self, old: Pod, new: Pod) -> None: ...
+    def on_pod_delete(self, pod: Pod) -> None: ...
+
+
+@attrs.frozen
+class Event:
+    """A recorded event: when, Normal/Warning, reason, the object (``ns/name``) and the message."""
+
+    time: float
+    type: str
+    reason: str
+    object: str
+    message: str
+
+
+class InMemoryCluster:
+    """Nodes, pods and PDBs in memory, implementing :class:`~kubesched.framework.backend.ClusterClient`."""
+
+    def __init__(self, clock: VirtualClock) -> None:
+        self.clock = clock
+        self.nodes: dict[str, Node] = {}
+        self.pods: dict[str, Pod] = {}
+        self.pdbs: list[PodDisruptionBudget] = []
+        self.events: list[Event] = []
+        self.deleted: dict[str, Pod] = {}
+        self._by_key: dict[str, str] = {}
+        self._listeners: list[ClusterListener] = []
+        self._timers = SortedList()
+        self._timer_actions: dict[int, Callable[[], None]] = {}
+        self._timer_seq = itertools.count()
+
+    def subscribe(self, listener: ClusterListener) -> None:
+        """Send every later change to ``listener``."""
+        self._listeners.append(listener)
+
+    # -- object lifecycle ----------------------------------------------------------------------------
+    def add_node(self, node: Node) -> None:
+        """Create a node."""
+        self.nodes[node.name] = node
+        for listener in self._listeners:
+            listener.on_node_add(node)
+
+    def add_pod(self, pod: Pod) -> None:
+        """Create a pod."""
+        self.pods[pod.uid] = pod
+        self._by_key[pod.key] = pod.uid
+        for listener in self._listeners:
+            listener.on_pod_add(pod)
+
+    def _update_pod(self, new: Pod) -> None:
+        old = self.pods[new.uid]
+        self.pods[new.uid] = new
+        for listener in self._listeners:
+            listener.on_pod_update(old, new)
+
+    def _remove_pod(self, uid: str) -> None:
+        pod = self.pods.pop(uid, None)
+        if pod is None:
+            return
+        self._by_key.pop(pod.key, None)
+        self.deleted[uid] = pod
+        for listener in self._listeners:
+            listener.on_pod_delete(pod)
+
+    # -- timers --------------------------------------------------------------------------------------
+    def after(self, delay: float, action: Callable[[], None]) -> None:
+        """Run ``action`` when the clock reaches now + ``delay``."""
+        seq = next(self._timer_seq)
+        self._timers.add((self.clock.now() + delay, seq))
+        self._timer_actions[seq] = action
+
+    def next_timer(self) -> float | None:
+        """When the next timer fires."""
+        return self._timers[0][0] if self._timers else None
+
+    def fire_due_timers(self) -> int:
+        """Run every timer due at the current time, in order; returns how many ran."""
+        fired = 0
+        while self._timers and self._timers[0][0] <= self.clock.now():
+            _when, seq = self._timers.pop(0)
+            self._timer_actions.pop(seq)()
+            fired += 1
+        return fired
+
+    # -- ClusterClient -------------------------------------------------------------------------------
+    def bind(self, pod: Pod, node_name: str) -> None:
+        """Bind a pod: it must still exist, be unassigned, and the node must exist."""
+        current = self.pods.get(pod.uid)
+        if current is None:
+            raise BindingError(f'pods "{pod.name}" not found')
+        if current.spec.node_name:
+            raise BindingError(f'pod {pod.key} is already assigned to node "{current.spec.node_name}"')
+        if node_name not in self.nodes:
+            raise BindingError(f'nodes "{node_name}" not found')
+        bound = current.with_node_name(node_name).with_status(
+            nominated_node_name="", conditions=_set_condition(
+                current.status.conditions, PodCondition("PodScheduled", "True")),
+            start_time=current.status.start_time or self.clock.timestamp())
+        self._update_pod(bound)
+
+    def delete_pod(self, pod: Pod, *, condition: PodCondition | None = None) -> None:
+        """Gracefully delete: mark it terminating now, remove it after its grace period."""
+        current = self.pods.get(pod.uid)
+        if current is None or current.metadata.deletion_timestamp is not None:
+            return
+        conditions = current.status.conditions
+        if condition is not None:
+            conditions = _set_condition(conditions, condition)
+        meta = attrs.evolve(current.metadata, deletion_timestamp=self.clock.timestamp())
+        self._update_pod(attrs.evolve(current, metadata=meta).with_status(conditions=conditions))
+        grace = float(current.spec.termination_grace_period_seconds)
+        self.after(grace, lambda: self._remove_pod(current.uid))
+
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
+        """Patch status.nominatedNodeName."""
+        current = self.pods.get(pod.uid)
+        if current is not None and current.status.nominated_node_name != node_name:
+            self._update_pod(current.with_status(nominated_node_name=node_name))
+
+    def set_scheduling_failure(self, pod: Pod, reason: str, message: str) -> None:
+        """Patch the PodScheduled=False condition."""
+        current = self.pods.get(pod.uid)
+        if current is None:
+            return
+        condition = PodCondition("PodScheduled", "False", reason, message)
+        self._update_pod(current.with_status(conditions=_set_condition(current.status.conditions, condition)))
+
+    def record_event(self, regarding: Pod, event_type: str, reason: str, message: str) -> None:
+        """Append an event at the current simulated time."""
+        self.events.append(Event(self.clock.now(), event_type, reason, regarding.key, message))
+
+    def get_pod(self, namespace: str, name: str) -> Pod | None:
+        """The live pod ``namespace/name``."""
+        uid = self._by_key.get(f"{namespace}/{name}")
+        return self.pods.get(uid) if uid is not None else None
+
+    def list_pdbs(self) -> list[PodDisruptionBudget]:
+        """Every PDB."""
+        return list(self.pdbs)
+
+    def list_pods(self) -> list[Pod]:
+        """Every live pod."""
+        return list(self.pods.values())
+
+
+def _set_condition(conditions: tuple[PodCondition, ...], condition: PodCondition) -> tuple[PodCondition, ...]:
+    kept = tuple(c for c in conditions if c.type != condition.type)
+    return (*kept, condition)
+

@@ -1,0 +1,230 @@
+"""Run a cluster through the scheduler on a virtual clock until nothing more can happen.
+
+Pods with spec.nodeName are running at time 0; every other pod is queued at time 0 in creation order
+(input order for pods without a creationTimestamp, after the timestamped ones). The run ends when no
+pod can be attempted with a chance of a different outcome: the queue holds only pods that already
+failed since the cluster last changed, and no timer (backoff, grace period, Permit timeout) is pending.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from datetime import datetime
+
+import attrs
+
+from kubesched.api.pod import Pod
+from kubesched.errors import KubeschedError
+from kubesched.framework.registry import PluginRegistry
+from kubesched.framework.scheduler import Scheduler
+from kubesched.io.load import ClusterInput
+from kubesched.profiles.config import SchedulerConfiguration
+from kubesched.sim.cluster import EPOCH, Event, InMemoryCluster, VirtualClock
+
+TERMINATED_PHASES = ("Succeeded", "Failed")
+# kube-scheduler flushes unschedulable pods older than 5 minutes every 30 seconds.
+LEFTOVER_AGE = 300.0
+LEFTOVER_PERIOD = 30.0
+
+PHASE_BOUND = "Bound"
+PHASE_PENDING = "Pending"
+PHASE_EVICTED = "Evicted"
+
+
+class SimulationError(KubeschedError):
+    """The simulation could not finish (a safety bound was hit)."""
+
+
+@attrs.frozen
+class PodResult:
+    """Where a pod ended up."""
+
+    namespace: str
+    name: str
+    phase: str
+    node: str | None
+    nominated_node: str | None
+    priority: int
+    message: str
+
+
+@attrs.frozen
+class Preemption:
+    """One preemption: the preemptor, the node, and its victims in kube-scheduler's order."""
+
+    preemptor: str
+    node: str
+    victims: tuple[str, ...]
+
+
+@attrs.frozen
+class NodeUsage:
+    """A node's requests against its allocatable at the end of the run."""
+
+    name: str
+    pods: int
+    max_pods: int
+    cpu_requested: int
+    cpu_allocatable: int
+    memory_requested: int
+    memory_allocatable: int
+
+
+@attrs.frozen
+class SimulationResult:
+    """The outcome of a simulation."""
+
+    seed: int
+    pods: tuple[PodResult, ...]
+    preemptions: tuple[Preemption, ...]
+    events: tuple[Event, ...]
+    nodes: tuple[NodeUsage, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        """The documented JSON shape (``SimulationResult``)."""
+        return {
+            "kind": "SimulationResult",
+            "seed": self.seed,
+            "pods": [
+                {"namespace": p.namespace, "name": p.name, "phase": p.phase, "node": p.node,
+                 "nominatedNode": p.nominated_node, "priority": p.priority, "message": p.message}
+                for p in self.pods
+            ],
+            "preemptions": [
+                {"preemptor": p.preemptor, "node": p.node, "victims": list(p.victims)} for p in self.preemptions
+            ],
+            "events": [
+                {"time": e.time, "type": e.type, "reason": e.reason, "object": e.object, "message": e.message}
+                for e in self.events
+            ],
+        }
+
+
+def _base_time(cluster_input: ClusterInput) -> datetime:
+    """Simulated time 0: the latest timestamp in the input (so "now" is after everything it saw)."""
+    stamps = [n.metadata.creation_timestamp for n in cluster_input.nodes]
+    stamps += [p.metadata.creation_timestamp for p in cluster_input.pods]
+    stamps += [p.status.start_time for p in cluster_input.pods]
+    present = [s for s in stamps if s is not None]
+    return max(present) if present else EPOCH
+
+
+def queue_order(pods: list[Pod]) -> list[Pod]:
+    """Creation order: by creationTimestamp, pods without one after, each group in input order."""
+    indexed = list(enumerate(pods))
+    indexed.sort(key=lambda ip: (ip[1].metadata.creation_timestamp is None,
+                                 ip[1].metadata.creation_timestamp or EPOCH, ip[0]))
+    return [p for _, p in indexed]
+
+
+class Simulation:
+    """A scheduler wired to an in-memory cluster; :meth:`run` drives it to the end."""
+
+    def __init__(self, cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry,
+                 *, seed: int = 0) -> None:
+        self.input = cluster_input
+        self.seed = seed
+        self.clock = VirtualClock(_base_time(cluster_input))
+        self.cluster = InMemoryCluster(self.clock)
+        self.cluster.pdbs = list(cluster_input.pdbs)
+        self.scheduler = Scheduler(config.profiles, registry, client=self.cluster, clock=self.clock,
+                                   rng=random.Random(seed), settings=config.settings)
+        self.cluster.subscribe(self.scheduler)
+        self.pods = [p for p in cluster_input.pods if p.status.phase not in TERMINATED_PHASES]
+        self.warnings = list(cluster_input.warnings)
+        skipped = len(cluster_input.pods) - len(self.pods)
+        if skipped:
+            self.warnings.append(f"skipped {skipped} terminated pod(s) (phase Succeeded or Failed): "
+                                 "they hold no resources and are not scheduled")
+
+    def _next_retry(self) -> float | None:
+        queue = self.scheduler.queue
+        times = [queue.backoff_expiry(info) for info in queue.backoff_pods() if self.scheduler.worth_retrying(info)]
+        for info in queue.unschedulable_pods():
+            if not info.gating_plugin and self.scheduler.worth_retrying(info):
+                due = info.timestamp + LEFTOVER_AGE
+                times.append((math.floor(due / LEFTOVER_PERIOD) + 1) * LEFTOVER_PERIOD)
+        return min(times, default=None)
+
+    def run(self, max_attempts: int | None = None) -> SimulationResult:
+        """Schedule until nothing more can happen, then report."""
+        limit = max_attempts if max_attempts is not None else 200 * (len(self.pods) + 10)
+        for node in self.input.nodes:
+            self.cluster.add_node(node)
+        for pod in self.pods:
+            if pod.spec.node_name:
+                self.cluster.add_pod(pod)
+        for pod in queue_order([p for p in self.pods if not p.spec.node_name]):
+            self.cluster.add_pod(pod)
+        attempts = 0
+        scheduler, cluster, queue = self.scheduler, self.cluster, self.scheduler.queue
+        while True:
+            while scheduler.schedule_one():
+                scheduler.process_waiting_pods()
+                attempts += 1
+                if attempts > limit:
+                    raise SimulationError(f"the simulation did not settle after {limit} scheduling attempts")
+            upcoming = [t for t in (cluster.next_timer(), scheduler.next_wakeup(), self._next_retry())
+                        if t is not None]
+            if not upcoming:
+                break
+            self.clock.advance_to(min(upcoming))
+            cluster.fire_due_timers()
+            scheduler.process_waiting_pods()
+            queue.flush_backoff_completed()
+            queue.flush_unschedulable_leftover()
+        return self._result()
+
+    def _pending_message(self, pod: Pod) -> str:
+        scheduler = self.scheduler
+        if pod.uid in scheduler.ignored:
+            return (f'no profile has scheduler name "{pod.spec.scheduler_name}": '
+                    "kubesched leaves the pod alone")
+        for info in scheduler.queue.unschedulable_pods():
+            if info.pod.uid == pod.uid and info.gating_status is not None:
+                return info.gating_status.message()
+        for condition in pod.status.conditions:
+            if condition.type == "PodScheduled" and condition.status == "False":
+                return condition.message
+        if scheduler.has_waiting_pods() and any(f.get_waiting_pod(pod.uid) for f in scheduler.frameworks.values()):
+            return "waiting on Permit"
+        return ""
+
+    def _result(self) -> SimulationResult:
+        results = []
+        for original in self.pods:
+            uid = original.uid
+            live = self.cluster.pods.get(uid)
+            if live is None:
+                gone = self.cluster.deleted[uid]
+                message = next((c.message for c in gone.status.conditions if c.type == "DisruptionTarget"), "")
+                results.append(PodResult(gone.namespace, gone.name, PHASE_EVICTED, gone.spec.node_name or None,
+                                         None, gone.priority, message))
+            elif live.spec.node_name:
+                results.append(PodResult(live.namespace, live.name, PHASE_BOUND, live.spec.node_name, None,
+                                         live.priority, ""))
+            else:
+                results.append(PodResult(live.namespace, live.name, PHASE_PENDING, None,
+                                         live.status.nominated_node_name or None, live.priority,
+                                         self._pending_message(live)))
+        return SimulationResult(self.seed, tuple(results), (), tuple(self.cluster.events), self._usage(),
+                                tuple(self.warnings))
+
+    def _usage(self) -> tuple[NodeUsage, ...]:
+        usage = []
+        for node in self.input.nodes:
+            info = self.scheduler.cache.node_info(node.name)
+            if info is None:
+                continue
+            usage.append(NodeUsage(node.name, len(info.pods), info.allocatable.allowed_pod_number,
+                                   info.requested.milli_cpu, info.allocatable.milli_cpu, info.requested.memory,
+                                   info.allocatable.memory))
+        return tuple(usage)
+
+
+def simulate(cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry, *,
+             seed: int = 0) -> SimulationResult:
+    """Simulate scheduling ``cluster_input`` with ``config``; the same input and seed give the same result."""
+    return Simulation(cluster_input, config, registry, seed=seed).run()
