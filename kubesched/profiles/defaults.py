@@ -15,6 +15,7 @@ DEFAULT_MULTI_POINT: tuple[PluginEntry, ...] = (
     PluginEntry("NodeUnschedulable"),
     PluginEntry("NodeName"),
     PluginEntry("TaintToleration", 3),
+    PluginEntry("NodeAffinity", 2),
     PluginEntry("NodeResourcesFit", 1),
     PluginEntry("NodeResourcesBalancedAllocation", 1),
     PluginEntry("DefaultBinder"),

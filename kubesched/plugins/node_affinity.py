@@ -1,0 +1,188 @@
+"""NodeAffinity: spec.nodeSelector and required node affinity as a Filter; preferred terms as a Score.
+
+Args ``added-affinity`` is ANDed with every pod's required affinity (rejections then read "scheduler-
+enforced") and its preferred terms add to every pod's score.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+from kubesched.api.node_selector import OBJECT_NAME_FIELD, RequiredNodeAffinity, node_selector_matches, preferred_score
+from kubesched.api.pod import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm
+from kubesched.framework.args import in_range
+from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.status import Status
+from kubesched.framework.types import NodeScore, PreFilterResult
+from kubesched.plugins.helpers import default_normalize_score
+
+NAME = "NodeAffinity"
+ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+
+_PRE_FILTER_KEY = StateKey[RequiredNodeAffinity]("PreFilterNodeAffinity")
+_PRE_SCORE_KEY = StateKey[tuple[PreferredSchedulingTerm, ...]]("PreScoreNodeAffinity")
+
+
+@attrs.frozen
+class SelectorRequirementArg:
+    """A node selector requirement in plugin config."""
+
+    key: str
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    values: tuple[str, ...] = ()
+
+    def to_api(self) -> NodeSelectorRequirement:
+        """As the object-model requirement."""
+        return NodeSelectorRequirement(self.key, self.operator, self.values)
+
+
+@attrs.frozen
+class NodeSelectorTermArg:
+    """A node selector term in plugin config."""
+
+    match_expressions: tuple[SelectorRequirementArg, ...] = ()
+    match_fields: tuple[SelectorRequirementArg, ...] = ()
+
+    def to_api(self) -> NodeSelectorTerm:
+        """As the object-model term."""
+        return NodeSelectorTerm(tuple(r.to_api() for r in self.match_expressions),
+                                tuple(r.to_api() for r in self.match_fields))
+
+
+@attrs.frozen
+class RequiredNodeSelectorArg:
+    """``required-during-scheduling-ignored-during-execution``: terms ORed."""
+
+    node_selector_terms: tuple[NodeSelectorTermArg, ...] = ()
+
+
+@attrs.frozen
+class PreferredTermArg:
+    """A weighted preferred term."""
+
+    preference: NodeSelectorTermArg
+    weight: int = attrs.field(validator=in_range(1, 100))
+
+
+@attrs.frozen
+class AddedAffinity:
+    """Node affinity the scheduler enforces on every pod of the profile."""
+
+    required_during_scheduling_ignored_during_execution: RequiredNodeSelectorArg | None = None
+    preferred_during_scheduling_ignored_during_execution: tuple[PreferredTermArg, ...] = ()
+
+
+@attrs.frozen
+class NodeAffinityArgs:
+    """Args of NodeAffinity."""
+
+    added_affinity: AddedAffinity | None = None
+
+
+def _pod_preferred(pod: Pod) -> tuple[PreferredSchedulingTerm, ...]:
+    affinity = pod.spec.affinity
+    if affinity is None or affinity.node_affinity is None:
+        return ()
+    return affinity.node_affinity.preferred
+
+
+def _pod_required(pod: Pod) -> NodeSelector | None:
+    affinity = pod.spec.affinity
+    if affinity is None or affinity.node_affinity is None:
+        return None
+    return affinity.node_affinity.required
+
+
+def _named_nodes(required: NodeSelector) -> frozenset[str] | None:
+    """Nodes named through ``metadata.name In`` in every term, or None when some term allows all nodes."""
+    names: set[str] = set()
+    for term in required.node_selector_terms:
+        term_names: set[str] | None = None
+        for req in term.match_fields:
+            if req.key == OBJECT_NAME_FIELD and req.operator == "In":
+                term_names = set(req.values) if term_names is None else term_names & set(req.values)
+        if term_names is None:
+            return None
+        names |= term_names
+    return frozenset(names)
+
+
+class NodeAffinity(Plugin):
+    """Filters by nodeSelector and required node affinity; scores preferred node affinity terms."""
+
+    name = NAME
+    Args = NodeAffinityArgs
+
+    def __init__(self, handle: object, args: NodeAffinityArgs | None = None) -> None:
+        super().__init__(handle, args or NodeAffinityArgs())  # type: ignore[arg-type]
+        added = self.args.added_affinity
+        self._added_required: NodeSelector | None = None
+        self._added_preferred: tuple[PreferredSchedulingTerm, ...] = ()
+        if added is not None:
+            required = added.required_during_scheduling_ignored_during_execution
+            if required is not None:
+                self._added_required = NodeSelector(tuple(t.to_api() for t in required.node_selector_terms))
+            self._added_preferred = tuple(
+                PreferredSchedulingTerm(t.weight, t.preference.to_api())
+                for t in added.preferred_during_scheduling_ignored_during_execution)
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> PreFilterResult | Status | None:
+        """Skip pods without node constraints; narrow to nodes named by ``metadata.name`` fields."""
+        required = _pod_required(pod)
+        if required is None and self._added_required is None and not pod.spec.node_selector:
+            return Status.skip()
+        state.write(_PRE_FILTER_KEY, RequiredNodeAffinity.of(pod))
+        if required is None or not required.node_selector_terms:
+            return None
+        names = _named_nodes(required)
+        if names is None:
+            return None
+        if not names:
+            return Status.unresolvable(ERR_REASON_CONFLICT)
+        return PreFilterResult(names)
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """UnschedulableAndUnresolvable when the node misses the enforced or the pod's own affinity."""
+        node = node_info.node
+        if node is None:
+            return Status.as_error("node not found")
+        if self._added_required is not None and not node_selector_matches(self._added_required, node):
+            return Status.unresolvable(ERR_REASON_ENFORCED)
+        required = state.get(_PRE_FILTER_KEY) or RequiredNodeAffinity.of(pod)
+        if not required.matches(node):
+            return Status.unresolvable(ERR_REASON_POD)
+        return None
+
+    @hookimpl
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """Skip when neither the pod nor the args have preferred terms."""
+        preferred = _pod_preferred(pod)
+        if not preferred and not self._added_preferred:
+            return Status.skip()
+        state.write(_PRE_SCORE_KEY, preferred)
+        return None
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        """The summed weights of the matching preferred terms (added and the pod's own)."""
+        node = node_info.node
+        if node is None:
+            return 0
+        preferred = state.get(_PRE_SCORE_KEY)
+        if preferred is None:
+            preferred = _pod_preferred(pod)
+        return preferred_score(self._added_preferred, node) + preferred_score(preferred, node)
+
+    @hookimpl
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """Scale so the best node scores 100."""
+        default_normalize_score(scores)
+        return None
