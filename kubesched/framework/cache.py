@@ -95,7 +95,8 @@ class Cache:
         self._tree = NodeTree()
         self._pods: dict[str, _PodState] = {}
         self._images: dict[str, ImageStateSummary] = {}
-        self._node_set_changed = False
+        # Bumped whenever the set of nodes or their zone order changes; snapshots rebuild their lists then.
+        self._tree_version = 0
 
     # -- nodes -------------------------------------------------------------------------------------
     def add_node(self, node: Node) -> None:
@@ -110,7 +111,7 @@ class Cache:
         self._add_images(node, info)
         self._tree.add(node)
         self._nodes.move_to_end(node.name)
-        self._node_set_changed = True
+        self._tree_version += 1
 
     def update_node(self, node: Node) -> None:
         """Replace a node object (labels, taints, allocatable may change)."""
@@ -124,7 +125,7 @@ class Cache:
         self._add_images(node, info)
         self._tree.update(old, node)
         self._nodes.move_to_end(node.name)
-        self._node_set_changed = True
+        self._tree_version += 1
 
     def remove_node(self, name: str) -> None:
         """Remove a node; its NodeInfo lingers as a ghost while pods remain on it."""
@@ -138,7 +139,7 @@ class Cache:
             self._nodes.move_to_end(name)
         else:
             del self._nodes[name]
-        self._node_set_changed = True
+        self._tree_version += 1
 
     def _add_images(self, node: Node, info: NodeInfo) -> None:
         states: dict[str, ImageStateSummary] = {}
@@ -248,7 +249,7 @@ class Cache:
     # -- snapshot ----------------------------------------------------------------------------------
     def update_snapshot(self, snapshot: Snapshot) -> None:
         """Bring ``snapshot`` up to date, copying only NodeInfos changed since its generation."""
-        update_all = self._node_set_changed
+        update_all = snapshot.tree_version != self._tree_version
         update_affinity = False
         newest = snapshot.generation
         for name in reversed(self._nodes):
@@ -275,7 +276,7 @@ class Cache:
             for gone in [n for n in snapshot.node_info_map if n not in live]:
                 del snapshot.node_info_map[gone]
             snapshot.node_info_list = [snapshot.node_info_map[n] for n in self._tree.list()]
-            self._node_set_changed = False
+            snapshot.tree_version = self._tree_version
             update_affinity = True
         if update_affinity:
             snapshot.rebuild_affinity_lists()

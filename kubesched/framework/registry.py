@@ -17,7 +17,7 @@ from kubesched.errors import PluginError
 from kubesched.framework import hookspecs
 from kubesched.framework.args import did_you_mean
 from kubesched.framework.hookspecs import PROJECT_NAME
-from kubesched.framework.plugin import EXTENSION_POINTS, ExtensionPoint, extension_points, marked_hooks
+from kubesched.framework.plugin import EXTENSION_POINTS, HOOK_NAMES, ExtensionPoint, extension_points, marked_hooks
 
 ENTRY_POINT_GROUP = "kubesched.plugins"
 BUILTIN_DISTRIBUTION = "kubesched"
@@ -80,12 +80,20 @@ def validate_plugin_class(cls: Any, name: str, distribution: str | None = None,
         for companion in point.companions:
             if companion in hooks and point.hook not in hooks:
                 raise fail(f"{companion} requires {point.hook}: it extends the {point.name} extension point")
+    for hook in sorted(hooks - HOOK_NAMES):
+        raise fail(f"unknown hook {hook!r}{did_you_mean(hook, HOOK_NAMES)}")
     manager = new_plugin_manager()
     try:
         manager.register(cls, name=name)
         manager.check_pending()
     except pluggy.PluginValidationError as exc:
-        raise fail(str(exc).replace(repr(cls), cls.__qualname__)) from None
+        # pluggy explains over several lines; keep its last line (the reason) and name the hook.
+        reason = str(exc).strip().splitlines()[-1]
+        hook = next((h for h in sorted(hooks) if f"hook '{h}'" in str(exc)), "")
+        spec_args = ", ".join(getattr(manager.hook, hook).spec.argnames) if hook else ""
+        where = f"hook {hook!r}: " if hook else ""
+        expected = f" (the hookspec takes: {spec_args})" if spec_args else ""
+        raise fail(f"{where}{reason}{expected}") from None
     return PluginSpec(name, cls, distribution, version, tuple(extension_points(cls)))
 
 

@@ -20,6 +20,8 @@ class Snapshot:
     have_pods_with_affinity: list[NodeInfo] = attrs.field(factory=list)
     have_pods_with_required_anti_affinity: list[NodeInfo] = attrs.field(factory=list)
     generation: int = 0
+    #: The cache's node-set version the lists were built from (-1: never built).
+    tree_version: int = -1
 
     @classmethod
     def of(cls, node_infos: list[NodeInfo]) -> Snapshot:

@@ -1,0 +1,57 @@
+"""Shared fixtures: paths, the installed CLI, and the plugin registry."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from kubesched.framework.registry import PluginRegistry
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+SHARED = REPO.parent / "shared"
+REAL_DUMP = SHARED / "testdata" / "real-cluster-dump.yaml"
+
+
+def kubesched_command() -> list[str]:
+    """The installed ``kubesched`` console script (next to this interpreter), as a user runs it."""
+    script = Path(sys.executable).with_name("kubesched")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "kubesched"]
+
+
+RunCli = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def run_cli() -> RunCli:
+    """Run the CLI in a subprocess; returns the completed process (text mode)."""
+    def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
+            check: bool = False) -> subprocess.CompletedProcess[str]:
+        full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+        return subprocess.run([*kubesched_command(), *args], capture_output=True, text=True, env=full_env,
+                              cwd=cwd or REPO, check=check, timeout=120)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def registry() -> PluginRegistry:
+    """Every installed plugin (the built-ins at least)."""
+    return PluginRegistry.discover()
+
+
+def write(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` (creating folders) and return the path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def lines(text: str) -> Sequence[str]:
+    """Non-empty lines."""
+    return [line for line in text.splitlines() if line.strip()]

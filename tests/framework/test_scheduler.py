@@ -1,0 +1,336 @@
+"""Specification of the scheduling loop (scheduleOne), its messages and its host selection."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from kubesched.api.pod import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.registry import PluginRegistry
+from kubesched.framework.scheduler import (
+    CycleRecord,
+    Scheduler,
+    SchedulerSettings,
+    num_feasible_nodes_to_find,
+    select_host,
+)
+from kubesched.framework.status import Code, Status
+from kubesched.framework.types import Diagnosis, NodePluginScores, NodeToStatus, fit_error_message
+from kubesched.sim.cluster import InMemoryCluster, VirtualClock
+from kubesched.testing import make_node, make_pod
+from tests.framework.fakes import profile_of
+
+
+class TestFitErrorMessage:
+    """Tests for the FitError message (kube-scheduler's reason histogram)."""
+
+    def test_reasons_are_counted_and_sorted_as_strings(self) -> None:
+        """Each reason is counted per node and the "<count> <reason>" entries are sorted as strings."""
+        statuses = NodeToStatus({
+            "n1": Status.unschedulable("Insufficient cpu"),
+            "n2": Status.unresolvable("node(s) had untolerated taint {dedicated: gpu}"),
+            "n3": Status.unresolvable("node(s) had untolerated taint {dedicated: gpu}"),
+        })
+        message = fit_error_message(3, Diagnosis(statuses))
+        assert message == ("0/3 nodes are available: 1 Insufficient cpu, "
+                           "2 node(s) had untolerated taint {dedicated: gpu}.")
+
+    def test_string_sort_puts_10_before_9(self) -> None:
+        """The sort is on the whole string, so "10 ..." comes before "9 ..." (as in Go's sort.Strings)."""
+        statuses = {f"a{i}": Status.unschedulable("Insufficient cpu") for i in range(10)}
+        statuses |= {f"b{i}": Status.unschedulable("Insufficient memory") for i in range(9)}
+        message = fit_error_message(19, Diagnosis(NodeToStatus(statuses)))
+        assert message == "0/19 nodes are available: 10 Insufficient cpu, 9 Insufficient memory."
+
+    def test_every_reason_of_a_status_counts(self) -> None:
+        """A status with two reasons counts each reason once for the node."""
+        statuses = NodeToStatus({"n1": Status.unschedulable("Insufficient cpu", "Insufficient memory")})
+        assert fit_error_message(1, Diagnosis(statuses)) == (
+            "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory.")
+
+    def test_absent_nodes_count_with_the_absent_status(self) -> None:
+        """Nodes without an explicit status count under the absent-nodes status."""
+        statuses = NodeToStatus({"n1": Status.unschedulable("Too many pods")},
+                                absent=Status.unresolvable("node(s) didn't satisfy plugin(s) [NodeAffinity]"))
+        assert fit_error_message(4, Diagnosis(statuses)) == (
+            "0/4 nodes are available: 1 Too many pods, 3 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+
+    def test_pre_filter_message_replaces_the_histogram(self) -> None:
+        """A PreFilter rejection is reported once, not per node."""
+        diagnosis = Diagnosis(NodeToStatus(absent=Status.unresolvable("pod affinity terms conflict")),
+                              pre_filter_msg="pod affinity terms conflict")
+        assert fit_error_message(5, diagnosis) == "0/5 nodes are available: pod affinity terms conflict."
+
+    def test_post_filter_message_is_appended_without_a_dot(self) -> None:
+        """The PostFilter (preemption) message follows after a space, with no extra dot."""
+        statuses = NodeToStatus({"n1": Status.unschedulable("Insufficient cpu")})
+        diagnosis = Diagnosis(statuses, post_filter_msg="preemption: 0/1 nodes are available: 1 No preemption "
+                                                        "victims found for incoming pod.")
+        assert fit_error_message(1, diagnosis) == (
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+            "1 No preemption victims found for incoming pod.")
+
+
+@pytest.mark.parametrize(("percentage", "nodes", "expected"), [
+    (0, 10, 10), (0, 99, 99), (0, 100, 100), (0, 1000, 420), (0, 5000, 500), (0, 6000, 300),
+    (0, 100_000, 5000), (50, 1000, 500), (1, 1000, 100), (100, 1000, 1000),
+], ids=lambda v: str(v))
+def test_num_feasible_nodes_to_find(percentage: int, nodes: int, expected: int) -> None:
+    """Small clusters check every node; large ones stop early (adaptive when the percentage is 0)."""
+    assert num_feasible_nodes_to_find(percentage, nodes) == expected
+
+
+class TestSelectHost:
+    """Tests for select_host."""
+
+    @staticmethod
+    def scores(*totals: int) -> list[NodePluginScores]:
+        return [NodePluginScores(f"n{i}", (), t) for i, t in enumerate(totals)]
+
+    def test_highest_total_wins(self) -> None:
+        """The node with the highest total score is chosen."""
+        assert select_host(self.scores(10, 30, 20), random.Random(0)) == "n1"
+
+    def test_ties_are_broken_by_the_seeded_rng(self) -> None:
+        """Equal scores are decided by the RNG: the same seed always picks the same node."""
+        picks = {select_host(self.scores(5, 5, 5, 1), random.Random(seed)) for seed in range(40)}
+        assert picks == {"n0", "n1", "n2"}
+        assert select_host(self.scores(5, 5, 5), random.Random(7)) == select_host(self.scores(5, 5, 5),
+                                                                                  random.Random(7))
+
+    def test_ties_are_uniform(self) -> None:
+        """Reservoir sampling gives each tied node the same chance."""
+        rng = random.Random(1)
+        counts = Counter(select_host(self.scores(9, 9, 9), rng) for _ in range(3000))
+        assert all(900 < counts[n] < 1100 for n in ("n0", "n1", "n2"))
+
+
+def scheduler_on(cluster: InMemoryCluster, *extra: type[Plugin], points: dict[str, list[str]] | None = None,
+                 settings: SchedulerSettings | None = None) -> Scheduler:
+    """A Scheduler with NodeResourcesFit (plus ``extra`` plugins) subscribed to ``cluster``."""
+    from kubesched.plugins.default_binder import DefaultBinder
+    from kubesched.plugins.node_resources_fit import NodeResourcesFit
+    from kubesched.plugins.priority_sort import PrioritySort
+
+    registry = PluginRegistry.of(PrioritySort, DefaultBinder, NodeResourcesFit, *extra)
+    base: dict[str, list[str]] = {"pre-filter": ["NodeResourcesFit"], "filter": ["NodeResourcesFit"],
+                                  "pre-score": ["NodeResourcesFit"], "score": ["NodeResourcesFit"]}
+    base.update(points or {})
+    scheduler = Scheduler([profile_of(base)], registry, client=cluster, clock=cluster.clock,
+                          rng=random.Random(0), settings=settings)
+    cluster.subscribe(scheduler)
+    return scheduler
+
+
+def run(scheduler: Scheduler) -> int:
+    attempts = 0
+    while scheduler.schedule_one():
+        attempts += 1
+    return attempts
+
+
+class TestScheduleOne:
+    """Tests for Scheduler.schedule_one against an in-memory cluster."""
+
+    def test_binds_to_the_feasible_node_and_records_the_event(self) -> None:
+        """A pod that fits one node is bound there, with kube-scheduler's Scheduled event."""
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster)
+        cluster.add_node(make_node("small").capacity(cpu="1").obj())
+        cluster.add_node(make_node("big").capacity(cpu="8").obj())
+        cluster.add_pod(make_pod("p").req(cpu="2").obj())
+        assert run(scheduler) == 1
+        assert cluster.pods["default/p-uid"].spec.node_name == "big"
+        assert [(e.reason, e.message) for e in cluster.events] == [
+            ("Scheduled", "Successfully assigned default/p to big")]
+
+    def test_failure_sets_condition_event_and_requeues_as_unschedulable(self) -> None:
+        """A pod that fits nowhere gets FailedScheduling, PodScheduled=False/Unschedulable, and waits."""
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster)
+        cluster.add_node(make_node("n1").capacity(cpu="1").obj())
+        cluster.add_pod(make_pod("p").req(cpu="2").obj())
+        run(scheduler)
+        pod = cluster.pods["default/p-uid"]
+        condition = next(c for c in pod.status.conditions if c.type == "PodScheduled")
+        assert (condition.status, condition.reason) == ("False", "Unschedulable")
+        assert condition.message == "0/1 nodes are available: 1 Insufficient cpu."
+        assert cluster.events[-1].reason == "FailedScheduling"
+        assert [i.pod.name for i in scheduler.queue.unschedulable_pods()] == ["p"]
+        assert scheduler.queue.unschedulable_pods()[0].unschedulable_plugins == {"NodeResourcesFit"}
+
+    def test_pod_with_unknown_scheduler_name_is_left_alone(self) -> None:
+        """Pods naming no profile are never queued; the scheduler reports them as ignored."""
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster)
+        cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+        cluster.add_pod(make_pod("other").scheduler_name("my-scheduler").obj())
+        assert run(scheduler) == 0
+        assert list(scheduler.ignored) == ["default/other-uid"]
+
+    def test_terminating_pod_is_skipped_with_an_event(self) -> None:
+        """A pod being deleted is not scheduled; kube-scheduler's event says so."""
+        from datetime import UTC, datetime
+
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster)
+        cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+        cluster.add_pod(make_pod("p").terminating(datetime(2026, 1, 1, tzinfo=UTC)).obj())
+        run(scheduler)
+        assert cluster.pods["default/p-uid"].spec.node_name == ""
+        assert cluster.events[-1].message == "skip schedule deleting pod: default/p"
+
+    def test_no_nodes_is_unresolvable(self) -> None:
+        """With no nodes at all the pod fails with "no nodes available to schedule pods"."""
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster)
+        cluster.add_pod(make_pod("p").obj())
+        run(scheduler)
+        assert cluster.events[-1].message == "no nodes available to schedule pods"
+
+    def test_reserve_failure_unreserves_and_forgets_the_assumed_pod(self) -> None:
+        """A Reserve rejection rolls back: Unreserve runs and the node's resources are free again."""
+        log: list[str] = []
+
+        class Gate(Plugin):
+            name = "Gate"
+
+            @hookimpl
+            def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+                log.append("reserve")
+                return Status.unschedulable("quota exceeded")
+
+            @hookimpl
+            def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+                log.append("unreserve")
+
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster, Gate, points={"reserve": ["Gate"]})
+        cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+        cluster.add_pod(make_pod("p").req(cpu="1").obj())
+        run(scheduler)
+        assert log == ["reserve", "unreserve"]
+        assert scheduler.cache.node_info("n1") is not None
+        assert scheduler.cache.node_info("n1").requested.milli_cpu == 0  # type: ignore[union-attr]
+        assert cluster.events[-1].message == "0/1 nodes are available: 1 quota exceeded."
+
+    def test_plugin_error_is_reported_and_the_scheduler_keeps_going(self) -> None:
+        """A Filter that raises fails only that pod (SchedulerError); the next pod is scheduled."""
+        class Picky(Plugin):
+            name = "Picky"
+
+            @hookimpl
+            def filter(self, state: CycleState, pod: Pod, node_info: object) -> Status | None:
+                if pod.name == "bad":
+                    raise RuntimeError("cannot parse annotation")
+                return None
+
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster, Picky, points={"filter": ["NodeResourcesFit", "Picky"]})
+        cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+        cluster.add_pod(make_pod("bad").obj())
+        cluster.add_pod(make_pod("good").obj())
+        run(scheduler)
+        bad = cluster.pods["default/bad-uid"]
+        condition = next(c for c in bad.status.conditions if c.type == "PodScheduled")
+        assert condition.reason == "SchedulerError"
+        assert condition.message == 'running "Picky" filter plugin: RuntimeError: cannot parse annotation'
+        assert cluster.pods["default/good-uid"].spec.node_name == "n1"
+        assert [i.pod.name for i in scheduler.queue.backoff_pods()] == ["bad"]
+
+    def test_permit_wait_binds_once_allowed(self) -> None:
+        """A pod held by Permit binds after the waiting plugin allows it."""
+        class Hold(Plugin):
+            name = "Hold"
+
+            @hookimpl
+            def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+                return Status.wait(), 30.0
+
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster, Hold, points={"permit": ["Hold"]})
+        cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+        cluster.add_pod(make_pod("p").obj())
+        run(scheduler)
+        assert cluster.pods["default/p-uid"].spec.node_name == ""
+        framework = scheduler.frameworks["default-scheduler"]
+        waiting = framework.get_waiting_pod("default/p-uid")
+        assert waiting is not None
+        waiting.allow("Hold")
+        scheduler.process_waiting_pods()
+        assert cluster.pods["default/p-uid"].spec.node_name == "n1"
+
+    def test_permit_timeout_unreserves_and_fails_the_pod(self) -> None:
+        """A Permit wait that times out frees the node and reports the timeout."""
+        class Hold(Plugin):
+            name = "Hold"
+
+            @hookimpl
+            def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+                return Status.wait(), 30.0
+
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster, Hold, points={"permit": ["Hold"]})
+        cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+        cluster.add_pod(make_pod("p").req(cpu="1").obj())
+        run(scheduler)
+        assert scheduler.next_wakeup() == 30.0
+        cluster.clock.advance_to(30.0)
+        scheduler.process_waiting_pods()
+        assert cluster.events[-1].message == (
+            "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin Hold.")
+        assert scheduler.cache.node_info("n1").requested.milli_cpu == 0  # type: ignore[union-attr]
+
+    def test_round_robin_start_moves_past_checked_nodes(self) -> None:
+        """Filtering starts where the previous cycle stopped (nextStartNodeIndex)."""
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster, points={"score": []})  # no scoring: stop at the first feasible node
+        for name in ("n0", "n1", "n2"):
+            cluster.add_node(make_node(name).capacity(cpu="4").obj())
+        for i in range(4):
+            cluster.add_pod(make_pod(f"p{i}").obj())
+        run(scheduler)
+        placed = [cluster.pods[f"default/p{i}-uid"].spec.node_name for i in range(4)]
+        assert placed == ["n0", "n1", "n2", "n0"]
+
+    def test_cycle_observer_sees_filter_statuses_and_scores(self) -> None:
+        """The cycle record holds each node's Filter status and each plugin's weighted score."""
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster)
+        records: list[CycleRecord] = []
+        scheduler.cycle_observer = records.append
+        cluster.add_node(make_node("tiny").capacity(cpu="1").obj())
+        cluster.add_node(make_node("a").capacity(cpu="4").obj())
+        cluster.add_node(make_node("b").capacity(cpu="8").obj())
+        cluster.add_pod(make_pod("p").req(cpu="2").obj())
+        run(scheduler)
+        (record,) = records
+        assert record.diagnosis.node_to_status.get("tiny").reasons == ("Insufficient cpu",)
+        assert record.feasible_nodes == ["a", "b"]
+        assert {s.name: s.scores[0].score for s in record.scores} == {"a": 50, "b": 75}
+        assert record.suggested_host == "b"
+
+
+def test_pre_filter_rejection_is_one_message_for_all_nodes() -> None:
+    """A PreFilter rejection becomes the absent status of every node and the FitError's only reason."""
+    class Reject(Plugin):
+        name = "Reject"
+
+        @hookimpl
+        def pre_filter(self, state: CycleState, pod: Pod, nodes: object) -> Status | None:
+            return Status.unresolvable("pod affinity terms conflict")
+
+    cluster = InMemoryCluster(VirtualClock())
+    scheduler = scheduler_on(cluster, Reject, points={"pre-filter": ["Reject"]})
+    cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+    cluster.add_node(make_node("n2").capacity(cpu="4").obj())
+    cluster.add_pod(make_pod("p").obj())
+    run(scheduler)
+    assert cluster.events[-1].message == "0/2 nodes are available: pod affinity terms conflict."
+    unschedulable = scheduler.queue.unschedulable_pods()[0]
+    assert unschedulable.unschedulable_plugins == {"Reject"}
+    assert Code.UNSCHEDULABLE_AND_UNRESOLVABLE.label == "UnschedulableAndUnresolvable"
