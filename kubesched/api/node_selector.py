@@ -6,6 +6,7 @@ requirement (unknown field key, non-integer Gt/Lt value) makes its term match no
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import attrs
@@ -16,11 +17,15 @@ from kubesched.api.pod import NodeSelector, NodeSelectorRequirement, NodeSelecto
 OBJECT_NAME_FIELD = "metadata.name"
 
 
+_INT64 = re.compile(r"^[+-]?[0-9]+$")
+
+
 def _as_int(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
+    """strconv.ParseInt(text, 10, 64): optional sign, decimal digits, within int64."""
+    if not _INT64.match(text):
         return None
+    value = int(text)
+    return value if -(2**63) <= value < 2**63 else None
 
 
 def requirement_matches(req: NodeSelectorRequirement, labels: Mapping[str, str]) -> bool:
@@ -44,9 +49,9 @@ def requirement_matches(req: NodeSelectorRequirement, labels: Mapping[str, str])
 
 
 def _field_matches(req: NodeSelectorRequirement, node_name: str) -> bool:
-    if req.key != OBJECT_NAME_FIELD or req.operator not in ("In", "NotIn"):
-        return False  # only metadata.name with In/NotIn is a valid field selector
-    return (node_name in req.values) == (req.operator == "In")
+    if req.key != OBJECT_NAME_FIELD or req.operator not in ("In", "NotIn") or len(req.values) != 1:
+        return False  # only metadata.name, In/NotIn, exactly one value is a valid node field selector
+    return (node_name == req.values[0]) == (req.operator == "In")
 
 
 def term_matches(term: NodeSelectorTerm, labels: Mapping[str, str], node_name: str) -> bool:

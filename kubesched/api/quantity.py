@@ -57,12 +57,12 @@ class Quantity:
         return cls(amount, str(milli // 1000) if milli % 1000 == 0 else f"{milli}m")
 
     def milli_value(self) -> int:
-        """The amount in thousandths, rounded up (``MilliValue()``)."""
-        return _ceil(self.amount * 1000)
+        """The amount in thousandths, rounded away from zero (``MilliValue()``)."""
+        return _away_from_zero(self.amount * 1000)
 
     def value(self) -> int:
-        """The amount in whole units, rounded up (``Value()``)."""
-        return _ceil(self.amount)
+        """The amount in whole units, rounded away from zero (``Value()``)."""
+        return _away_from_zero(self.amount)
 
     def __str__(self) -> str:
         return self.text
@@ -88,8 +88,9 @@ def _number_text(value: int | float) -> str:
     return repr(value)
 
 
-def _ceil(value: Fraction) -> int:
-    return -((-value.numerator) // value.denominator)
+def _away_from_zero(value: Fraction) -> int:
+    magnitude = -((-abs(value.numerator)) // value.denominator)
+    return magnitude if value >= 0 else -magnitude
 
 
 def _parse_amount(text: str, raw: object) -> Fraction:
@@ -165,7 +166,10 @@ def _suffix_multiplier(suffix: str) -> Fraction | None:
             digits = digits[1:]
         if not digits or not digits.isdigit():
             return None
-        exponent = sign * (int(digits) if len(digits) < 6 else _MAX_EXPONENT + 1)
+        digits = digits.lstrip("0") or "0"
+        if len(digits) > 19 or int(digits) > _MAX_INT64 + (sign < 0):
+            return None  # strconv.ParseInt would overflow: apimachinery rejects the suffix
+        exponent = sign * int(digits)
         # Clamp absurd exponents before computing 10**n: the result saturates or rounds to 1n anyway.
         exponent = max(-_MAX_EXPONENT, min(_MAX_EXPONENT, exponent))
         return Fraction(10) ** exponent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
@@ -29,9 +30,23 @@ def is_native_resource(name: str) -> bool:
     return "/" not in name or _NATIVE_PREFIX in name
 
 
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+
+
+def is_qualified_name(name: str) -> bool:
+    """apimachinery's IsQualifiedName: an optional DNS-subdomain prefix and a name of at most 63 characters."""
+    prefix, _, base = name.rpartition("/")
+    if "/" in name and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+        return False
+    return 0 < len(base) <= 63 and bool(_QUALIFIED_NAME_PART.match(base))
+
+
 def is_extended_resource_name(name: str) -> bool:
-    """A domain-prefixed, non-native resource such as ``nvidia.com/gpu``."""
-    return not is_native_resource(name) and not name.startswith("requests.")
+    """A domain-prefixed, non-native resource such as ``nvidia.com/gpu`` (v1helper.IsExtendedResourceName)."""
+    if is_native_resource(name) or name.startswith("requests."):
+        return False
+    return is_qualified_name("requests." + name)
 
 
 def is_scalar_resource_name(name: str) -> bool:

@@ -8,6 +8,7 @@ docs/architecture.md for the measurement).
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -28,13 +29,12 @@ from kubesched.framework.types import (
     MAX_NODE_SCORE,
     MAX_TOTAL_SCORE,
     MIN_NODE_SCORE,
-    NodePluginScores,
     NodeScore,
     NodeToStatus,
     NominatingMode,
-    PluginScore,
     PostFilterResult,
     PreFilterResult,
+    ScoreTable,
 )
 
 Hook = Callable[..., Any]
@@ -367,44 +367,42 @@ class Framework:
         return None
 
     def run_score_plugins(self, state: CycleState, pod: Pod,
-                          nodes: list[NodeInfo]) -> tuple[list[NodePluginScores], Status | None]:
+                          nodes: list[NodeInfo]) -> tuple[ScoreTable, Status | None]:
         """Score every node with every non-skipped plugin, normalise, check [0, 100], apply weights."""
         skip = state.skip_score_plugins
-        count = len(nodes)
-        columns: list[tuple[str, list[int]]] = []
+        table = ScoreTable([ni.name for ni in nodes], totals=[0] * len(nodes))
         for name, hook in self._hooks["score"]:
             if name in skip:
                 continue
             try:
                 scores = [hook(state, pod, node_info) for node_info in nodes]
             except Exception as exc:
-                return [], _error(f'running Score plugins: plugin "{name}" failed with: {_cause(None, exc)}',
-                                  name, exc)
+                return table, _error(f'running Score plugins: plugin "{name}" failed with: {_cause(None, exc)}',
+                                     name, exc)
             normalize = self._normalizers.get(name)
             if normalize is not None:
-                node_scores = [NodeScore(ni.name, s) for ni, s in zip(nodes, scores, strict=True)]
+                node_scores = [NodeScore(n, s) for n, s in zip(table.nodes, scores, strict=True)]
                 try:
                     status = normalize(state, pod, node_scores)
                 except Exception as exc:
-                    return [], _error(f'running Normalize on Score plugins: plugin "{name}" failed with: '
-                                      f"{_cause(None, exc)}", name, exc)
+                    return table, _error(f'running Normalize on Score plugins: plugin "{name}" failed with: '
+                                         f"{_cause(None, exc)}", name, exc)
                 if status is not None and status.code is not _SUCCESS:
-                    return [], _error(f'running Normalize on Score plugins: plugin "{name}" failed with: '
-                                      f"{_cause(status)}", name)
+                    return table, _error(f'running Normalize on Score plugins: plugin "{name}" failed with: '
+                                         f"{_cause(status)}", name)
                 scores = [ns.score for ns in node_scores]
-            weight = self._score_weights[name]
-            for i, value in enumerate(scores):
+            for value in scores:
                 if type(value) is not int or not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
-                    return [], _error(f'applying score defaultWeights on Score plugins: plugin "{name}" returns '
-                                      f"an invalid score {value!r}, it should in the range of [{MIN_NODE_SCORE}, "
-                                      f"{MAX_NODE_SCORE}] after normalizing", name)
-                scores[i] = value * weight
-            columns.append((name, scores))
-        result = []
-        for i in range(count):
-            plugin_scores = tuple(PluginScore(name, column[i]) for name, column in columns)
-            result.append(NodePluginScores(nodes[i].name, plugin_scores, sum(ps.score for ps in plugin_scores)))
-        return result, None
+                    return table, _error(f'applying score defaultWeights on Score plugins: plugin "{name}" returns '
+                                         f"an invalid score {value!r}, it should in the range of [{MIN_NODE_SCORE}, "
+                                         f"{MAX_NODE_SCORE}] after normalizing", name)
+            weight = self._score_weights[name]
+            if weight != 1:
+                scores = [value * weight for value in scores]
+            table.plugins.append(name)
+            table.columns.append(scores)
+            table.totals = list(map(operator.add, table.totals, scores))
+        return table, None
 
     # -- Reserve / Permit / binding ----------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:

@@ -35,10 +35,10 @@ from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
     Diagnosis,
     FitError,
-    NodePluginScores,
     NominatingInfo,
     NominatingMode,
     PreFilterResult,
+    ScoreTable,
     fit_error_message,
 )
 
@@ -74,7 +74,7 @@ class CycleRecord:
     profile: str
     diagnosis: Diagnosis
     feasible_nodes: list[str] = attrs.field(factory=list)
-    scores: list[NodePluginScores] = attrs.field(factory=list)
+    scores: ScoreTable | None = None
     suggested_host: str = ""
     status: Status | None = None
 
@@ -107,18 +107,18 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
     return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
-def select_host(scores: Sequence[NodePluginScores], rng: random.Random) -> str:
+def select_host(table: ScoreTable, rng: random.Random) -> str:
     """The highest-scoring node; ties are broken uniformly by reservoir sampling in node order."""
-    best = scores[0]
-    count = 1
-    for candidate in scores[1:]:
-        if candidate.total_score > best.total_score:
-            best, count = candidate, 1
-        elif candidate.total_score == best.total_score:
+    totals = table.totals
+    best = max(totals)
+    chosen = -1
+    count = 0
+    for i, total in enumerate(totals):
+        if total == best:
             count += 1
-            if rng.randrange(count) == 0:
-                best = candidate
-    return best.name
+            if count == 1 or rng.randrange(count) == 0:
+                chosen = i
+    return table.nodes[chosen]
 
 
 class Scheduler:
@@ -369,10 +369,9 @@ class Scheduler:
                 diagnosis.add_plugin_status(status)
         return feasible
 
-    def _prioritize(self, framework: Framework, state: CycleState, pod: Pod,
-                    nodes: list[NodeInfo]) -> list[NodePluginScores]:
+    def _prioritize(self, framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> ScoreTable:
         if not framework.has_score_plugins():
-            return [NodePluginScores(ni.name, (), 1) for ni in nodes]
+            return ScoreTable([ni.name for ni in nodes], totals=[1] * len(nodes))
         status = framework.run_pre_score_plugins(state, pod, nodes)
         if status is not None:
             raise _CycleFailed(status, CLEAR_NOMINATED_NODE)

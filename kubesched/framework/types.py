@@ -188,3 +188,23 @@ class NodePluginScores:
     scores: tuple[PluginScore, ...]
     total_score: int
 
+
+@attrs.define(slots=True)
+class ScoreTable:
+    """The result of scoring: one column of weighted scores per plugin over the scored nodes, and totals.
+
+    Kept column-wise so scoring allocates nothing per node; :meth:`node_scores` gives the per-node view.
+    """
+
+    nodes: list[str]
+    plugins: list[str] = attrs.field(factory=list)
+    columns: list[list[int]] = attrs.field(factory=list)
+    totals: list[int] = attrs.field(factory=list)
+
+    def node_scores(self) -> list[NodePluginScores]:
+        """Each node's per-plugin weighted scores and total, in node order."""
+        return [NodePluginScores(name, tuple(PluginScore(p, col[i]) for p, col in zip(self.plugins, self.columns,
+                                                                                      strict=True)),
+                                 self.totals[i])
+                for i, name in enumerate(self.nodes)]
+

@@ -41,6 +41,7 @@ from kubesched.api.policy import (
     PodDisruptionBudget,
     PodDisruptionBudgetStatus,
     PriorityClass,
+    builtin_priority_classes,
 )
 from kubesched.io import fields as f
 
@@ -130,11 +131,24 @@ def _node_selector_requirement(obj: Obj, path: str) -> NodeSelectorRequirement:
     return NodeSelectorRequirement(f.string(obj.get("key"), f"{path}.key"), operator, values)
 
 
+def _node_field_requirement(obj: Obj, path: str) -> NodeSelectorRequirement:
+    """A matchFields entry: only metadata.name, In or NotIn, exactly one value (ValidateNodeFieldSelector)."""
+    req = _node_selector_requirement(obj, path)
+    if req.key != "metadata.name":
+        raise f.fail(f"{path}.key", f'Unsupported value: "{req.key}": supported values: "metadata.name"')
+    if req.operator not in ("In", "NotIn"):
+        raise f.fail(f"{path}.operator", f'Unsupported value: "{req.operator}": supported values: "In", "NotIn"')
+    if len(req.values) != 1:
+        raise f.fail(f"{path}.values", "Required value: must be only one value when `operator` is 'In' or 'NotIn' "
+                                       "for node field selector")
+    return req
+
+
 def _node_selector_term(obj: Obj, path: str) -> NodeSelectorTerm:
     return NodeSelectorTerm(
         match_expressions=f.items(obj.get("matchExpressions"), f"{path}.matchExpressions",
                                   _node_selector_requirement),
-        match_fields=f.items(obj.get("matchFields"), f"{path}.matchFields", _node_selector_requirement),
+        match_fields=f.items(obj.get("matchFields"), f"{path}.matchFields", _node_field_requirement),
     )
 
 
@@ -387,17 +401,35 @@ def priority_class(obj: Obj) -> PriorityClass:
         raise f.fail("value", "Required value")
     if not _INT32_MIN <= value <= _INT32_MAX:
         raise f.fail("value", f"Invalid value: {value}: must be a 32-bit integer")
-    if not meta.name.startswith(SYSTEM_PRIORITY_CLASS_PREFIX) and value > HIGHEST_USER_DEFINABLE_PRIORITY:
+    global_default = f.boolean(obj.get("globalDefault"), "globalDefault")
+    if meta.name.startswith(SYSTEM_PRIORITY_CLASS_PREFIX):
+        problem = _system_class_problem(meta.name, value, global_default)
+        if problem:
+            raise f.fail("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved for "
+                                          f"system use only. error: {problem}")
+    elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
         raise f.fail("value", f"Forbidden: maximum allowed value of a user defined priority is "
                               f"{HIGHEST_USER_DEFINABLE_PRIORITY}")
     return PriorityClass(
         metadata=meta,
         value=value,
-        global_default=f.boolean(obj.get("globalDefault"), "globalDefault"),
+        global_default=global_default,
         preemption_policy=f.one_of(obj.get("preemptionPolicy"), "preemptionPolicy", PREEMPTION_POLICIES,
                                    PREEMPT_LOWER_PRIORITY) or PREEMPT_LOWER_PRIORITY,
         description=f.string(obj.get("description"), "description"),
     )
+
+
+def _system_class_problem(name: str, value: int, global_default: bool) -> str:
+    """Why a ``system-`` class is not one of the API server's own (scheduling.IsKnownSystemPriorityClass)."""
+    known = {pc.name: pc for pc in builtin_priority_classes()}.get(name)
+    if known is None:
+        return f"{name} is not a known system priority class"
+    if known.value != value:
+        return f"value of {name} PriorityClass must be {known.value}"
+    if known.global_default != global_default:
+        return f"globalDefault of {name} PriorityClass must be {str(known.global_default).lower()}"
+    return ""
 
 
 def _int_or_percent(value: object, path: str) -> IntOrPercent | None:

@@ -112,7 +112,7 @@ def quantity(value: object, path: str) -> Quantity:
     except QuantityError as exc:
         raise fail(path, str(exc)) from None
     if parsed.amount < 0:
-        raise fail(path, f'"{parsed.text}": must be greater than or equal to 0')
+        raise fail(path, f'Invalid value: "{parsed.text}": must be greater than or equal to 0')
     return parsed
 
 

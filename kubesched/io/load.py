@@ -21,6 +21,7 @@ from kubesched.api.policy import PodDisruptionBudget, PriorityClass
 from kubesched.errors import InputError, KubeschedError
 from kubesched.io import decode
 from kubesched.io.admission import admit_pods
+from kubesched.io.fields import describe
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -34,7 +35,7 @@ _KINDS: dict[str, tuple[str, bool]] = {
 
 
 class InputErrorList(KubeschedError):  # noqa: N818 - a list of InputError
-    """Every error found in the input, in file order."""
+    """Every error found in the input, grouped by file in input order."""
 
     def __init__(self, errors: Sequence[InputError]) -> None:
         self.errors = list(errors)
@@ -100,7 +101,7 @@ def _expand(doc: _Document) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """Yield (position, object) for a document, flattening ``List`` and ``<Kind>List`` wrappers."""
     position = f"document {doc.index + 1}"
     if not isinstance(doc.data, Mapping):
-        raise InputError(f"{position}: expected a Kubernetes object, got {type(doc.data).__name__}", file=doc.file)
+        raise InputError(f"{position}: expected a Kubernetes object, got {describe(doc.data)}", file=doc.file)
     kind = doc.data.get("kind")
     if isinstance(kind, str) and kind.endswith("List") and "items" in doc.data:
         items = doc.data.get("items") or []
@@ -143,7 +144,8 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
     decoded: dict[str, list[Any]] = {kind: [] for kind in _KINDS}
     # Objects are remembered with their file so later checks (admission, node references) can cite it.
     origin: dict[int, str] = {}
-    for file in manifest_files(paths):
+    files = manifest_files(paths)
+    for file in files:
         try:
             documents = list(_documents(file))
         except InputError as exc:
@@ -164,6 +166,9 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
     admitted, admission_errors = admit_pods(pods, classes)
     errors.extend(e.located(file=origin.get(id(p))) for p, e in admission_errors)
     if errors:
+        # Report in file order; within a file, problems found while reading come first.
+        order = {str(path): i for i, path in enumerate(files)}
+        errors.sort(key=lambda e: order.get(e.file or "", len(order)))
         raise InputErrorList(errors)
     warnings = tuple(
         f"skipped {count} object(s) of kind {kind}: kubesched does not read this kind"

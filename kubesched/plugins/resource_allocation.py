@@ -20,7 +20,7 @@ from kubesched.api.resources import (
     is_scalar_resource_name,
     pod_requests,
 )
-from kubesched.framework.args import ArgsError, in_range
+from kubesched.framework.args import ArgsError
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.types import MAX_NODE_SCORE
 
@@ -31,13 +31,22 @@ MAX_UTILIZATION = 100
 Scorer = Callable[[Sequence[int], Sequence[int]], int]
 
 
+def _weight_or_default(weight: int) -> int:
+    """kube-scheduler's defaulting: a weight of 0 (unset) means 1."""
+    return 1 if weight == 0 else weight
+
+
 @attrs.frozen
 class ResourceSpec:
-    """A resource to score and its weight."""
+    """A resource to score and its weight (0 means the default, 1; valid weights are in (0, 100])."""
 
     name: str
-    weight: int = attrs.field(default=1, validator=in_range(
-        0, 100, low_open=True, message="resource weight of {value} not in valid range (0, 100]"))
+    weight: int = attrs.field(default=1, converter=_weight_or_default)
+
+    def __attrs_post_init__(self) -> None:
+        if not 0 < self.weight <= 100:
+            raise ArgsError(f"Invalid value: {self.weight}: resource weight of {self.name} not in valid range "
+                            "(0, 100]", "weight")
 
 
 DEFAULT_RESOURCES = (ResourceSpec(CPU), ResourceSpec(MEMORY))

@@ -158,11 +158,13 @@ class PodBuilder:
         return self
 
     def node_affinity_names(self, *names: str) -> PodBuilder:
-        """Add a required term selecting nodes by metadata.name."""
-        term = NodeSelectorTerm(match_fields=(NodeSelectorRequirement("metadata.name", "In", names),))
+        """Add required terms selecting nodes by metadata.name: one term per name (ORed), as the API
+        allows a single value per node field requirement."""
         current = self._node_affinity()
         terms = current.required.node_selector_terms if current.required else ()
-        self._set_node_affinity(attrs.evolve(current, required=NodeSelector((*terms, term))))
+        new_terms = tuple(NodeSelectorTerm(match_fields=(NodeSelectorRequirement("metadata.name", "In", (name,)),))
+                          for name in names)
+        self._set_node_affinity(attrs.evolve(current, required=NodeSelector((*terms, *new_terms))))
         return self
 
     def preferred_node_affinity(self, weight: int, key: str, *values: str, operator: str = "In") -> PodBuilder:

@@ -26,10 +26,12 @@ class TestSimulate:
         done = run_cli("simulate", QUICKSTART)
         assert done.returncode == 0, done.stderr
         out = done.stdout
-        assert "default/db" in out and "worker-a" in out
+        assert "default/db" in out
+        assert "worker-a" in out
         assert ("0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu."
                 in out)
-        assert "CPU REQUESTED" in out and "gpu-1" in out
+        assert "CPU REQUESTED" in out
+        assert "gpu-1" in out
         assert "6 bound, 1 pending, 0 evicted; seed 0" in out
 
     def test_json_has_exactly_the_documented_shape(self, run_cli: RunCli) -> None:
@@ -51,7 +53,8 @@ class TestSimulate:
         assert {p["name"]: p["priority"] for p in pods}["web-1"] == 1000
         event = result["events"][0]
         assert list(event) == ["time", "type", "reason", "object", "message"]
-        assert event["type"] == "Normal" and event["reason"] == "Scheduled"
+        assert event["type"] == "Normal"
+        assert event["reason"] == "Scheduled"
 
     def test_same_input_and_seed_give_identical_bytes(self, run_cli: RunCli) -> None:
         """Two runs with the same input and seed print byte-identical JSON and tables."""

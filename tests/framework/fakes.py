@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kubesched.api.pod import Pod
@@ -72,10 +72,12 @@ def make_score(name: str, scores: dict[str, int], normalize: Callable[[list[Node
             return scores[node_info.name]
 
     if normalize is not None:
+        normalizer = normalize
+
         class _Normalized(_Score):
             @hookimpl
             def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-                normalize(scores)
+                normalizer(scores)
                 return None
 
         _Normalized.name = name
@@ -85,7 +87,7 @@ def make_score(name: str, scores: dict[str, int], normalize: Callable[[list[Node
     return _Score
 
 
-def profile_of(points: dict[str, Sequence[str | tuple[str, int]]], name: str = "default-scheduler") -> Profile:
+def profile_of(points: Mapping[str, Sequence[str | tuple[str, int]]], name: str = "default-scheduler") -> Profile:
     """A Profile from ``{point key: [plugin name or (name, weight)]}``, with PrioritySort and DefaultBinder."""
     plugins: dict[str, tuple[PluginEntry, ...]] = {"queue-sort": (PluginEntry("PrioritySort"),),
                                                    "bind": (PluginEntry("DefaultBinder"),)}
@@ -94,7 +96,7 @@ def profile_of(points: dict[str, Sequence[str | tuple[str, int]]], name: str = "
     return Profile(name, plugins)
 
 
-def framework_of(points: dict[str, Sequence[str | tuple[str, int]]], *plugins: type[Any],
+def framework_of(points: Mapping[str, Sequence[str | tuple[str, int]]], *plugins: type[Any],
                  cluster: InMemoryCluster | None = None) -> Framework:
     """A Framework running ``plugins`` at the given points, on an in-memory cluster."""
     registry = PluginRegistry.of(PrioritySort, DefaultBinder, *plugins)

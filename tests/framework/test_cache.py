@@ -168,7 +168,8 @@ class TestCache:
         untouched_generation = second.generation
         cache.add_pod(make_pod("p").req(cpu="1").node("n1").obj())
         cache.update_snapshot(snapshot)
-        assert snapshot.list()[0] is first and snapshot.list()[1] is second
+        assert snapshot.list()[0] is first
+        assert snapshot.list()[1] is second
         assert first.requested.milli_cpu == 1000
         assert second.generation == untouched_generation
 

@@ -59,7 +59,8 @@ class TestOrdering:
         queue, _ = new_queue()
         queue.add(make_pod("p").obj())
         info = queue.pop()
-        assert info is not None and info.attempts == 1
+        assert info is not None
+        assert info.attempts == 1
         assert queue.scheduling_cycle == 1
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 from kubesched.api.pod import Pod
@@ -101,7 +103,8 @@ class TestPreFilter:
                            make_pre_filter("A", Status.unresolvable("nope"), calls),
                            make_pre_filter("B", None, calls))
         _, status, _ = fwk.run_pre_filter_plugins(CycleState(), POD, nodes("n1"))
-        assert status is not None and (status.code, status.plugin) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "A")
+        assert status is not None
+        assert (status.code, status.plugin) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "A")
         assert calls == ["A:pre_filter"]
 
     def test_unschedulable_lets_the_remaining_plugins_run(self) -> None:
@@ -111,7 +114,8 @@ class TestPreFilter:
                            make_pre_filter("A", Status.unschedulable("later"), calls),
                            make_pre_filter("B", None, calls))
         _, status, _ = fwk.run_pre_filter_plugins(CycleState(), POD, nodes("n1"))
-        assert status is not None and (status.code, status.plugin) == (Code.UNSCHEDULABLE, "A")
+        assert status is not None
+        assert (status.code, status.plugin) == (Code.UNSCHEDULABLE, "A")
         assert calls == ["A:pre_filter", "B:pre_filter"]
 
     def test_results_are_intersected(self) -> None:
@@ -133,7 +137,8 @@ class TestPreFilter:
         plugins = [make_pre_filter(n, PreFilterResult(o)) for n, o in zip("AB", outcomes, strict=False)]
         fwk = framework_of({"pre-filter": [p.name for p in plugins]}, *plugins)
         _, status, _ = fwk.run_pre_filter_plugins(CycleState(), POD, nodes("n1", "n2"))
-        assert status is not None and status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        assert status is not None
+        assert status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         assert status.message() == message
 
 
@@ -144,8 +149,9 @@ class TestScore:
         """A node's total is the sum of each plugin's score times its weight."""
         fwk = framework_of({"score": [("A", 2), ("B", 1)]},
                            make_score("A", {"n1": 10, "n2": 50}), make_score("B", {"n1": 100, "n2": 0}))
-        result, status = fwk.run_score_plugins(CycleState(), POD, nodes("n1", "n2"))
+        table, status = fwk.run_score_plugins(CycleState(), POD, nodes("n1", "n2"))
         assert status is None
+        result = table.node_scores()
         assert [(r.name, r.total_score) for r in result] == [("n1", 120), ("n2", 100)]
         assert [(s.name, s.score) for s in result[0].scores] == [("A", 20), ("B", 100)]
 
@@ -156,16 +162,17 @@ class TestScore:
                 ns.score //= 2
 
         fwk = framework_of({"score": ["A"]}, make_score("A", {"n1": 200, "n2": 100}, normalize=halve))
-        result, status = fwk.run_score_plugins(CycleState(), POD, nodes("n1", "n2"))
+        table, status = fwk.run_score_plugins(CycleState(), POD, nodes("n1", "n2"))
         assert status is None
-        assert [r.total_score for r in result] == [100, 50]
+        assert table.totals == [100, 50]
 
     @pytest.mark.parametrize("bad", [101, -1], ids=["above-100", "negative"])
     def test_score_outside_0_100_after_normalising_is_an_error(self, bad: int) -> None:
         """Scores must be in [0, 100] after NormalizeScore; otherwise the cycle fails with an Error."""
         fwk = framework_of({"score": ["A"]}, make_score("A", {"n1": bad}))
         _, status = fwk.run_score_plugins(CycleState(), POD, nodes("n1"))
-        assert status is not None and status.code is Code.ERROR
+        assert status is not None
+        assert status.code is Code.ERROR
         assert status.message() == (f'applying score defaultWeights on Score plugins: plugin "A" returns an invalid '
                                     f"score {bad}, it should in the range of [0, 100] after normalizing")
 
@@ -175,15 +182,16 @@ class TestScore:
                            make_score("A", {"n1": 100}, pre_score=Status.skip()), make_score("B", {"n1": 7}))
         state = CycleState()
         assert fwk.run_pre_score_plugins(state, POD, nodes("n1")) is None
-        result, _ = fwk.run_score_plugins(state, POD, nodes("n1"))
-        assert result[0].total_score == 7
-        assert [s.name for s in result[0].scores] == ["B"]
+        table, _ = fwk.run_score_plugins(state, POD, nodes("n1"))
+        assert table.totals == [7]
+        assert table.plugins == ["B"]
 
     def test_score_exception_is_an_error_naming_the_plugin(self) -> None:
         """A Score plugin that raises fails the cycle with an Error naming it."""
         fwk = framework_of({"score": ["A"]}, make_score("A", {}))
         _, status = fwk.run_score_plugins(CycleState(), POD, nodes("n1"))
-        assert status is not None and (status.code, status.plugin) == (Code.ERROR, "A")
+        assert status is not None
+        assert (status.code, status.plugin) == (Code.ERROR, "A")
         assert status.message() == "running Score plugins: plugin \"A\" failed with: KeyError: 'n1'"
 
 
@@ -191,9 +199,9 @@ class Recorder(Plugin):
     """Reserve/Permit/Bind plugin whose outcomes are set per test."""
 
     name = "Recorder"
-    log: list[str] = []
-    reserve_status: Status | None = None
-    permit_outcome: tuple[Status | None, float] = (None, 0.0)
+    log: ClassVar[list[str]] = []
+    reserve_status: ClassVar[Status | None] = None
+    permit_outcome: ClassVar[tuple[Status | None, float]] = (None, 0.0)
 
     @hookimpl
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
@@ -229,7 +237,8 @@ class TestReservePermitBind:
         second = type("Second", (Recorder,), {"name": "Second", "log": log})
         fwk = framework_of({"reserve": ["First", "Second"]}, first, second)
         status = fwk.run_reserve_plugins_reserve(CycleState(), POD, "n1")
-        assert status is not None and (status.code, status.plugin) == (Code.UNSCHEDULABLE, "First")
+        assert status is not None
+        assert (status.code, status.plugin) == (Code.UNSCHEDULABLE, "First")
         assert log == ["First:reserve"]
 
     def test_permit_wait_parks_a_waiting_pod_with_a_capped_timeout(self) -> None:
@@ -237,7 +246,8 @@ class TestReservePermitBind:
         waiter = type("Waiter", (Recorder,), {"name": "Waiter", "permit_outcome": (Status.wait(), 3600.0)})
         fwk = framework_of({"permit": ["Waiter"]}, waiter)
         status = fwk.run_permit_plugins(CycleState(), POD, "n1")
-        assert status is not None and status.code is Code.WAIT
+        assert status is not None
+        assert status.code is Code.WAIT
         assert status.message() == 'one or more plugins asked to wait and no plugin rejected pod "p"'
         waiting = fwk.get_waiting_pod(POD.uid)
         assert waiting is not None
@@ -328,7 +338,8 @@ class TestNominatedPods:
         state = CycleState()
         fwk.run_pre_filter_plugins(state, pod, [node])
         status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node)
-        assert status is not None and status.reasons == ("Insufficient cpu",)
+        assert status is not None
+        assert status.reasons == ("Insufficient cpu",)
 
     def test_lower_priority_nominated_pod_is_ignored(self) -> None:
         """A nominated pod of lower priority does not hold room against a more important pod."""

@@ -19,7 +19,7 @@ from kubesched.framework.scheduler import (
     select_host,
 )
 from kubesched.framework.status import Code, Status
-from kubesched.framework.types import Diagnosis, NodePluginScores, NodeToStatus, fit_error_message
+from kubesched.framework.types import Diagnosis, NodeToStatus, ScoreTable, fit_error_message
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
 from tests.framework.fakes import profile_of
@@ -88,8 +88,8 @@ class TestSelectHost:
     """Tests for select_host."""
 
     @staticmethod
-    def scores(*totals: int) -> list[NodePluginScores]:
-        return [NodePluginScores(f"n{i}", (), t) for i, t in enumerate(totals)]
+    def scores(*totals: int) -> ScoreTable:
+        return ScoreTable([f"n{i}" for i in range(len(totals))], totals=list(totals))
 
     def test_highest_total_wins(self) -> None:
         """The node with the highest total score is chosen."""
@@ -311,7 +311,8 @@ class TestScheduleOne:
         (record,) = records
         assert record.diagnosis.node_to_status.get("tiny").reasons == ("Insufficient cpu",)
         assert record.feasible_nodes == ["a", "b"]
-        assert {s.name: s.scores[0].score for s in record.scores} == {"a": 50, "b": 75}
+        assert record.scores is not None
+        assert {s.name: s.scores[0].score for s in record.scores.node_scores()} == {"a": 50, "b": 75}
         assert record.suggested_host == "b"
 
 
