@@ -170,7 +170,7 @@ class Cache:
     def _node_info_for(self, name: str) -> NodeInfo:
         info = self._nodes.get(name)
         if info is None:  # a pod on a node the cache has not seen yet: a ghost until the node arrives
-            info = self._nodes[name] = NodeInfo(node=None)
+            info = self._nodes[name] = NodeInfo(node=None, name=name)
         return info
 
     def _add_to_node(self, pod_info: PodInfo, node_name: str) -> None:

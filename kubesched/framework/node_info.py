@@ -118,6 +118,8 @@ class NodeInfo:
     """A node and the aggregate of the pods on it. ``generation`` changes on every update."""
 
     node: Node | None = None
+    #: The node's name, kept as a plain attribute because the per-node loops read it constantly.
+    name: str = ""
     pods: list[PodInfo] = attrs.field(factory=list)
     pods_with_affinity: list[PodInfo] = attrs.field(factory=list)
     pods_with_required_anti_affinity: list[PodInfo] = attrs.field(factory=list)
@@ -137,14 +139,10 @@ class NodeInfo:
             info.add_pod(pod_info)
         return info
 
-    @property
-    def name(self) -> str:
-        """The node's name ("" for a NodeInfo whose node was removed)."""
-        return self.node.name if self.node is not None else ""
-
     def set_node(self, node: Node) -> None:
         """Set or replace the node object; allocatable is recomputed."""
         self.node = node
+        self.name = node.name
         self.allocatable = Resource.from_amounts(node.status.allocatable)
         self.generation = next_generation()
 
@@ -194,6 +192,7 @@ class NodeInfo:
         """A copy whose pod lists and sums can change independently (pods themselves are immutable)."""
         return NodeInfo(
             node=self.node,
+            name=self.name,
             pods=list(self.pods),
             pods_with_affinity=list(self.pods_with_affinity),
             pods_with_required_anti_affinity=list(self.pods_with_required_anti_affinity),

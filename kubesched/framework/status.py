@@ -104,7 +104,7 @@ class Status:
 
     def with_plugin(self, plugin: str) -> Status:
         """This status attributed to ``plugin`` (the framework records who rejected)."""
-        return self if self.plugin == plugin else attrs.evolve(self, plugin=plugin)
+        return self if self.plugin == plugin else Status(self.code, self.reasons, plugin, self.error)
 
     def __str__(self) -> str:
         text = self.code.label

@@ -25,6 +25,8 @@ ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
 
+_REJECT_ENFORCED = Status.unresolvable(ERR_REASON_ENFORCED).with_plugin(NAME)
+_REJECT_POD = Status.unresolvable(ERR_REASON_POD).with_plugin(NAME)
 _PRE_FILTER_KEY = StateKey[RequiredNodeAffinity]("PreFilterNodeAffinity")
 _PRE_SCORE_KEY = StateKey[tuple[PreferredSchedulingTerm, ...]]("PreScoreNodeAffinity")
 
@@ -155,10 +157,10 @@ class NodeAffinity(Plugin):
         if node is None:
             return Status.as_error("node not found")
         if self._added_required is not None and not node_selector_matches(self._added_required, node):
-            return Status.unresolvable(ERR_REASON_ENFORCED)
+            return _REJECT_ENFORCED
         required = state.get(_PRE_FILTER_KEY) or RequiredNodeAffinity.of(pod)
         if not required.matches(node):
-            return Status.unresolvable(ERR_REASON_POD)
+            return _REJECT_POD
         return None
 
     @hookimpl

@@ -161,6 +161,19 @@ def balanced_scorer(requested: Sequence[int], allocatable: Sequence[int]) -> int
     return int((1 - std) * MAX_NODE_SCORE)
 
 
+_CPU, _MEMORY, _EPHEMERAL, _SCALAR, _UNKNOWN = range(5)
+
+
+def _kind(name: str) -> int:
+    if name == CPU:
+        return _CPU
+    if name == MEMORY:
+        return _MEMORY
+    if name == EPHEMERAL_STORAGE:
+        return _EPHEMERAL
+    return _SCALAR if is_scalar_resource_name(name) else _UNKNOWN
+
+
 @attrs.define
 class ResourceAllocationScorer:
     """Applies a scorer to (requested with the pod, allocatable) per configured resource."""
@@ -169,6 +182,10 @@ class ResourceAllocationScorer:
     scorer: Scorer
     #: Use real requests (BalancedAllocation) instead of the non-zero defaults (Fit's strategies).
     use_requested: bool = False
+    _kinds: tuple[int, ...] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._kinds = tuple(_kind(spec.name) for spec in self.resources)
 
     def pod_requests(self, pod: Pod) -> list[int]:
         """The pod's request per configured resource (millicores for cpu)."""
@@ -181,29 +198,23 @@ class ResourceAllocationScorer:
         return out
 
     def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
-        """The node's score with the pod added."""
-        requested_sums = node_info.requested if self.use_requested else node_info.non_zero_requested
+        """The node's score with the pod added (calculateResourceAllocatableRequest per resource)."""
+        sums = node_info.requested if self.use_requested else node_info.non_zero_requested
         allocatable = node_info.allocatable
-        node_requested = node_info.requested
         req_list: list[int] = []
         alloc_list: list[int] = []
-        for spec, pod_request in zip(self.resources, pod_requests, strict=True):
-            name = spec.name
-            if name == CPU:
-                alloc, req = allocatable.milli_cpu, requested_sums.milli_cpu + pod_request
-            elif name == MEMORY:
-                alloc, req = allocatable.memory, requested_sums.memory + pod_request
-            elif pod_request == 0 and is_scalar_resource_name(name):
+        for kind, spec, pod_request in zip(self._kinds, self.resources, pod_requests, strict=True):
+            if kind == _CPU:
+                alloc, req = allocatable.milli_cpu, sums.milli_cpu + pod_request
+            elif kind == _MEMORY:
+                alloc, req = allocatable.memory, sums.memory + pod_request
+            elif kind == _EPHEMERAL:
+                alloc, req = allocatable.ephemeral_storage, node_info.requested.ephemeral_storage + pod_request
+            elif kind == _SCALAR and pod_request and spec.name in allocatable.scalar_resources:
+                alloc = allocatable.scalar_resources[spec.name]
+                req = node_info.requested.scalar_resources.get(spec.name, 0) + pod_request
+            else:  # unknown resource, or an extended resource the pod does not request: not scored
                 alloc = req = 0
-            elif name == EPHEMERAL_STORAGE:
-                alloc, req = allocatable.ephemeral_storage, node_requested.ephemeral_storage + pod_request
-            elif name in allocatable.scalar_resources:
-                alloc = allocatable.scalar_resources[name]
-                req = node_requested.scalar_resources.get(name, 0) + pod_request
-            else:
-                alloc = req = 0
-            if alloc == 0:
-                req = 0
-            req_list.append(req)
+            req_list.append(req if alloc else 0)
             alloc_list.append(alloc)
         return self.scorer(req_list, alloc_list)
