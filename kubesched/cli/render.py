@@ -39,14 +39,15 @@ def _percent(used: int, total: int) -> str:
 
 def print_simulation(result: SimulationResult, out: Console) -> None:
     """One row per pod, then the per-node utilisation summary."""
-    pods = Table(title="Pods", title_justify="left", show_lines=False)
+    pods = Table()
     for column in ("POD", "NODE", "PHASE", "MESSAGE"):
         pods.add_column(column, overflow="fold")
     for pod in result.pods:
         node = pod.node or (f"(nominated {pod.nominated_node})" if pod.nominated_node else "")
         pods.add_row(f"{pod.namespace}/{pod.name}", node, pod.phase, pod.message)
+    out.print("Pods", style="bold")
     out.print(pods)
-    nodes = Table(title="Nodes", title_justify="left")
+    nodes = Table()
     for column in ("NODE", "PODS", "CPU REQUESTED", "MEMORY REQUESTED"):
         nodes.add_column(column)
     for usage in result.nodes:
@@ -58,6 +59,7 @@ def print_simulation(result: SimulationResult, out: Console) -> None:
             f"{_memory(usage.memory_requested)}/{_memory(usage.memory_allocatable)} "
             f"({_percent(usage.memory_requested, usage.memory_allocatable)})",
         )
+    out.print("Nodes", style="bold")
     out.print(nodes)
     bound = sum(1 for p in result.pods if p.phase == "Bound")
     pending = sum(1 for p in result.pods if p.phase == "Pending")
@@ -67,7 +69,7 @@ def print_simulation(result: SimulationResult, out: Console) -> None:
 
 def print_plugins(specs: Sequence[PluginSpec], out: Console) -> None:
     """The plugin list: name, extension points, source."""
-    table = Table(title="Plugins", title_justify="left")
+    table = Table()
     for column in ("NAME", "EXTENSION POINTS", "SOURCE"):
         table.add_column(column)
     for spec in specs:
