@@ -43,6 +43,8 @@ from kubesched.framework.types import (
 )
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
+# How often a pod that keeps failing with an Error is retried while nothing else changes.
+MAX_ERROR_RETRIES = 5
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 POD_REASON_UNSCHEDULABLE = "Unschedulable"
@@ -154,6 +156,9 @@ class Scheduler:
         # Counts cluster events; a pod last attempted at the current epoch cannot fare differently now.
         self.epoch = 0
         self._attempt_epoch: dict[str, int] = {}
+        # Consecutive Error failures per pod: errors may be transient, so they are retried a few times
+        # even when the cluster did not change.
+        self._error_streak: dict[str, int] = {}
 
     # -- event handlers (the informers) ------------------------------------------------------------
     def on_node_add(self, node: Node) -> None:
@@ -215,8 +220,12 @@ class Scheduler:
         self.epoch += 1
 
     def worth_retrying(self, info: QueuedPodInfo) -> bool:
-        """Whether the cluster changed since the pod's last attempt (otherwise it would fail the same way)."""
-        return self._attempt_epoch.get(info.pod.uid, -1) < self.epoch
+        """Whether another attempt could end differently: the cluster changed since the pod's last attempt,
+        or its last failures were errors (possibly transient), fewer than MAX_ERROR_RETRIES in a row."""
+        uid = info.pod.uid
+        if self._attempt_epoch.get(uid, -1) < self.epoch:
+            return True
+        return 0 < self._error_streak.get(uid, 0) < MAX_ERROR_RETRIES
 
     def _pre_enqueue(self, pod: Pod) -> Status | None:
         framework = self.frameworks.get(pod.spec.scheduler_name)
@@ -433,14 +442,14 @@ class Scheduler:
         failure = _CycleFailed(status, CLEAR_NOMINATED_NODE)
         if status.is_rejected() and status.plugin:
             binding.queued.unschedulable_plugins = {status.plugin}
-        self._handle_failure(framework, binding.queued, failure, restore=binding.queued.pod)
+        self._handle_failure(framework, binding.queued, failure)
 
     # -- failures ----------------------------------------------------------------------------------
-    def _handle_failure(self, framework: Framework, queued: QueuedPodInfo, failure: _CycleFailed,
-                        restore: Pod | None = None) -> None:
+    def _handle_failure(self, framework: Framework, queued: QueuedPodInfo, failure: _CycleFailed) -> None:
         status = failure.status
-        pod = restore or queued.pod
+        pod = queued.pod
         reason = POD_REASON_UNSCHEDULABLE if status.is_rejected() else POD_REASON_SCHEDULER_ERROR
+        self._error_streak[pod.uid] = 0 if status.is_rejected() else self._error_streak.get(pod.uid, 0) + 1
         if failure.fit_error is not None:
             queued.unschedulable_plugins = set(failure.fit_error.diagnosis.unschedulable_plugins)
             queued.pending_plugins = set(failure.fit_error.diagnosis.pending_plugins)

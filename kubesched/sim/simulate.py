@@ -149,8 +149,13 @@ class Simulation:
         return min(times, default=None)
 
     def run(self, max_attempts: int | None = None) -> SimulationResult:
-        """Schedule until nothing more can happen, then report."""
-        limit = max_attempts if max_attempts is not None else 200 * (len(self.pods) + 10)
+        """Start the cluster, schedule until nothing more can happen, then report."""
+        self.start()
+        self.settle(max_attempts)
+        return self.result()
+
+    def start(self) -> None:
+        """Create the input's objects at time 0: nodes, running pods, then queued pods in creation order."""
         for node in self.input.nodes:
             self.cluster.add_node(node)
         for pod in self.pods:
@@ -158,6 +163,10 @@ class Simulation:
                 self.cluster.add_pod(pod)
         for pod in queue_order([p for p in self.pods if not p.spec.node_name]):
             self.cluster.add_pod(pod)
+
+    def settle(self, max_attempts: int | None = None) -> None:
+        """Schedule, advancing the virtual clock, until nothing more can happen."""
+        limit = max_attempts if max_attempts is not None else 200 * (len(self.pods) + 10)
         attempts = 0
         scheduler, cluster, queue = self.scheduler, self.cluster, self.scheduler.queue
         while True:
@@ -175,7 +184,6 @@ class Simulation:
             scheduler.process_waiting_pods()
             queue.flush_backoff_completed()
             queue.flush_unschedulable_leftover()
-        return self._result()
 
     def _pending_message(self, pod: Pod) -> str:
         scheduler = self.scheduler
@@ -192,7 +200,8 @@ class Simulation:
             return "waiting on Permit"
         return ""
 
-    def _result(self) -> SimulationResult:
+    def result(self) -> SimulationResult:
+        """Where every input pod ended up, with the events so far."""
         results = []
         for original in self.pods:
             uid = original.uid

@@ -1,0 +1,176 @@
+"""Specification of a simulation run: queueing order, retries, reporting, determinism."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from kubesched.api.node import Node
+from kubesched.api.pod import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.registry import PluginRegistry
+from kubesched.framework.status import Status
+from kubesched.io.load import ClusterInput, load
+from kubesched.profiles import load_config
+from kubesched.sim.simulate import PodResult, Simulation, SimulationResult, queue_order, simulate
+from kubesched.testing import make_node, make_pod
+from tests.conftest import EXAMPLES, REAL_DUMP, write
+
+T0 = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def run(nodes: list[Node], pods: list[Pod], registry: PluginRegistry, profile: str = "default",
+        seed: int = 0) -> SimulationResult:
+    cluster = ClusterInput(nodes=tuple(nodes), pods=tuple(pods))
+    return simulate(cluster, load_config(profile, registry), registry, seed=seed)
+
+
+def by_name(result: SimulationResult) -> dict[str, PodResult]:
+    return {p.name: p for p in result.pods}
+
+
+def test_quickstart_placements(registry: PluginRegistry) -> None:
+    """The quickstart example lands as the README describes."""
+    result = simulate(load([EXAMPLES / "quickstart.yaml"]), load_config("default", registry), registry)
+    placed = {p.name: (p.phase, p.node) for p in result.pods}
+    assert placed == {
+        "metrics-agent": ("Bound", "worker-a"), "web-1": ("Bound", "worker-b"), "web-2": ("Bound", "worker-a"),
+        "web-3": ("Bound", "worker-b"), "db": ("Bound", "worker-a"), "trainer": ("Bound", "gpu-1"),
+        "analytics": ("Pending", None),
+    }
+
+
+def test_earlier_created_pod_wins_the_last_slot(registry: PluginRegistry) -> None:
+    """Pods queue by creationTimestamp, not input order: the earlier one takes the only room."""
+    node = make_node("n1").capacity(cpu="1").obj()
+    late = make_pod("late").req(cpu="1").created(T0 + timedelta(minutes=5)).obj()
+    early = make_pod("early").req(cpu="1").created(T0).obj()
+    result = by_name(run([node], [late, early], registry))
+    assert (result["early"].phase, result["late"].phase) == ("Bound", "Pending")
+    assert result["late"].message == "0/1 nodes are available: 1 Insufficient cpu."
+
+
+def test_pods_without_timestamp_queue_after_timestamped_ones() -> None:
+    """Pods without creationTimestamp follow the timestamped ones, each group in input order."""
+    pods = [make_pod("a").obj(), make_pod("b").created(T0 + timedelta(1)).obj(), make_pod("c").obj(),
+            make_pod("d").created(T0).obj()]
+    assert [p.name for p in queue_order(pods)] == ["d", "b", "a", "c"]
+
+
+def test_higher_priority_goes_first(registry: PluginRegistry) -> None:
+    """Priority beats creation order for the last slot."""
+    node = make_node("n1").capacity(cpu="1").obj()
+    low = make_pod("low").req(cpu="1").created(T0).obj()
+    high = make_pod("high").req(cpu="1").priority(100).created(T0 + timedelta(hours=1)).obj()
+    result = by_name(run([node], [low, high], registry))
+    assert (result["high"].phase, result["low"].phase) == ("Bound", "Pending")
+
+
+def test_pod_without_profile_is_reported_and_left_alone(registry: PluginRegistry) -> None:
+    """A pod whose schedulerName matches no profile stays Pending with a message saying why."""
+    result = by_name(run([make_node("n1").capacity(cpu="4").obj()],
+                         [make_pod("p").scheduler_name("gpu-scheduler").obj()], registry))
+    assert result["p"].phase == "Pending"
+    assert result["p"].message == 'no profile has scheduler name "gpu-scheduler": kubesched leaves the pod alone'
+
+
+def test_terminated_pods_are_skipped_with_a_warning(registry: PluginRegistry) -> None:
+    """Succeeded and Failed pods hold no resources; they are left out of the run and the report."""
+    node = make_node("n1").capacity(cpu="1").obj()
+    done = make_pod("done").req(cpu="1").node("n1").phase("Succeeded").obj()
+    result = run([node], [done, make_pod("new").req(cpu="1").obj()], registry)
+    assert [(p.name, p.phase) for p in result.pods] == [("new", "Bound")]
+    assert result.warnings == ("skipped 1 terminated pod(s) (phase Succeeded or Failed): they hold no resources "
+                               "and are not scheduled",)
+
+
+def test_pending_pod_binds_when_a_running_pod_leaves(registry: PluginRegistry) -> None:
+    """A pod waiting for room is retried when a pod on the node is deleted, after its grace period."""
+    node = make_node("n1").capacity(cpu="1").obj()
+    old = make_pod("old").req(cpu="1").node("n1").grace_period(20).obj()
+    new = make_pod("new").req(cpu="1").obj()
+    simulation = Simulation(ClusterInput(nodes=(node,), pods=(old, new)), load_config("default", registry),
+                            registry)
+    simulation.start()
+    simulation.settle()
+    assert by_name(simulation.result())["new"].phase == "Pending"
+    simulation.cluster.delete_pod(simulation.cluster.pods[old.uid])
+    simulation.settle()
+    result = simulation.result()
+    assert by_name(result)["new"].node == "n1"
+    assert result.events[-1].time == 20.0
+    assert result.events[-1].message == "Successfully assigned default/new to n1"
+
+
+class Flaky(Plugin):
+    """Fails with an error twice, then accepts."""
+
+    name = "Flaky"
+    failures: ClassVar[int] = 0
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        if Flaky.failures < 2:
+            Flaky.failures += 1
+            raise ConnectionError("inventory service unavailable")
+        return None
+
+
+def test_errors_are_retried_with_backoff(registry: PluginRegistry, tmp_path: Path) -> None:
+    """A pod failing with an Error is retried after 1s, then 2s of backoff, and binds when it succeeds."""
+    Flaky.failures = 0
+    with_flaky = registry.with_plugins(Flaky)
+    profile = write(tmp_path / "p.toml", '[[profiles]]\n[profiles.plugins.filter]\n'
+                                                     'enabled = [{ name = "Flaky" }]\n')
+    cluster = ClusterInput(nodes=(make_node("n1").capacity(cpu="1").obj(),), pods=(make_pod("p").obj(),))
+    result = simulate(cluster, load_config(str(profile), with_flaky), with_flaky)
+    assert [(e.time, e.reason) for e in result.events] == [(0.0, "FailedScheduling"), (1.0, "FailedScheduling"),
+                                                           (3.0, "Scheduled")]
+    assert result.events[0].message == ('running "Flaky" filter plugin: ConnectionError: inventory service '
+                                        "unavailable")
+
+
+def test_permanent_errors_stop_after_a_few_retries(registry: PluginRegistry, tmp_path: Path) -> None:
+    """A plugin that always raises does not keep a simulation running forever."""
+    Flaky.failures = -1000
+    with_flaky = registry.with_plugins(Flaky)
+    profile = write(tmp_path / "p.toml", '[[profiles]]\n[profiles.plugins.filter]\n'
+                                                     'enabled = [{ name = "Flaky" }]\n')
+    cluster = ClusterInput(nodes=(make_node("n1").capacity(cpu="1").obj(),), pods=(make_pod("p").obj(),))
+    result = simulate(cluster, load_config(str(profile), with_flaky), with_flaky)
+    assert [e.reason for e in result.events] == ["FailedScheduling"] * 5
+    assert by_name(result)["p"].message.startswith('running "Flaky" filter plugin: ConnectionError')
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_same_seed_same_result(registry: PluginRegistry, seed: int) -> None:
+    """Equal inputs and seeds give equal results, ties included."""
+    nodes = [make_node(f"n{i}").capacity(cpu="8").obj() for i in range(6)]
+    pods = [make_pod(f"p{i}").req(cpu="1").obj() for i in range(12)]
+    assert run(nodes, pods, registry, seed=seed).to_json() == run(nodes, pods, registry, seed=seed).to_json()
+
+
+def test_seed_decides_ties(registry: PluginRegistry) -> None:
+    """With identical nodes the seed decides which one a pod gets; different seeds spread differently."""
+    nodes = [make_node(f"n{i}").capacity(cpu="8").obj() for i in range(6)]
+    pods = [make_pod("p").req(cpu="1").obj()]
+    chosen = {by_name(run(nodes, pods, registry, seed=s))["p"].node for s in range(20)}
+    assert len(chosen) > 1
+
+
+def test_real_cluster_dump(registry: PluginRegistry) -> None:
+    """The real dump: pending pods get kube-scheduler's messages; running pods stay where they are."""
+    result = by_name(simulate(load([REAL_DUMP]), load_config("default", registry), registry))
+    assert result["etl-0"].node == "worker-2"
+    assert result["train-1"].message == (
+        "0/7 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
+        "5 Insufficient cpu, 5 Insufficient memory, 6 Insufficient nvidia.com/gpu.")
+    assert result["report"].message == (
+        "0/7 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
+        "{node-role.kubernetes.io/control-plane: }, 1 node(s) had untolerated taint {nvidia.com/gpu: present}, "
+        "4 node(s) didn't match Pod's node affinity/selector.")
