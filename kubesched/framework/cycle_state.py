@@ -59,7 +59,7 @@ class CycleState:
 
     def get(self, key: StateKey[T]) -> T | None:
         """The value under ``key``, or None."""
-        return self._data.get(key)  # type: ignore[no-any-return]
+        return self._data.get(key)
 
     def write(self, key: StateKey[T], value: T) -> None:
         """Store ``value`` under ``key``, replacing any previous value."""
