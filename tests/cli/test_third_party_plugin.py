@@ -123,19 +123,17 @@ def test_plugin_args_come_from_the_profile(run_cli: RunCli, acme_site: Path, tmp
                            "(did you mean 'allowed'?)\n")
 
 
-def test_broken_plugin_is_an_error_naming_plugin_and_distribution(run_cli: RunCli, tmp_path: Path) -> None:
-    """A plugin whose hooks do not match the hookspecs stops the CLI with a clear error."""
-    site = install(tmp_path, 'Broken = "acme_placement:Broken"')
+@pytest.mark.parametrize(("entry_point", "message"), [
+    ('Broken = "acme_placement:Broken"', "unknown hook 'filtr' (did you mean 'filter'?)"),
+    ('Ghost = "acme_missing_module:Ghost"', "cannot import acme_missing_module:Ghost: ModuleNotFoundError: No module "
+                                            "named 'acme_missing_module'"),
+], ids=["hooks-do-not-match", "fails-to-import"])
+def test_broken_plugin_is_an_error_naming_plugin_and_distribution(entry_point: str, message: str, run_cli: RunCli,
+                                                                  tmp_path: Path) -> None:
+    """A plugin whose hooks do not match the hookspecs, or that fails to import, stops the CLI with an error
+    naming the plugin and its distribution."""
+    site = install(tmp_path, entry_point)
     done = run_cli("plugins", env={"PYTHONPATH": str(site)})
-    assert done.returncode == 1
-    assert done.stderr == ("error: plugin 'Broken' (from acme-placement): unknown hook 'filtr' "
-                           "(did you mean 'filter'?)\n")
-
-
-def test_entry_point_that_fails_to_import(run_cli: RunCli, tmp_path: Path) -> None:
-    """An entry point naming a missing module is an error naming plugin and distribution."""
-    site = install(tmp_path, 'Ghost = "acme_missing_module:Ghost"')
-    done = run_cli("plugins", env={"PYTHONPATH": str(site)})
-    assert done.returncode == 1
-    assert done.stderr == ("error: plugin 'Ghost' (from acme-placement): cannot import acme_missing_module:Ghost: "
-                           "ModuleNotFoundError: No module named 'acme_missing_module'\n")
+    name = entry_point.split(" ")[0]
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == f"error: plugin '{name}' (from acme-placement): {message}\n"

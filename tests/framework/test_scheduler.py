@@ -109,6 +109,16 @@ class TestSelectHost:
         assert all(900 < counts[n] < 1100 for n in ("n0", "n1", "n2"))
 
 
+class Hold(Plugin):
+    """Permit: every pod waits up to 30 seconds."""
+
+    name = "Hold"
+
+    @hookimpl
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        return Status.wait(), 30.0
+
+
 def scheduler_on(cluster: InMemoryCluster, *extra: type[Plugin], points: dict[str, list[str]] | None = None,
                  settings: SchedulerSettings | None = None) -> Scheduler:
     """A Scheduler with NodeResourcesFit (plus ``extra`` plugins) subscribed to ``cluster``."""
@@ -244,13 +254,6 @@ class TestScheduleOne:
 
     def test_permit_wait_binds_once_allowed(self) -> None:
         """A pod held by Permit binds after the waiting plugin allows it."""
-        class Hold(Plugin):
-            name = "Hold"
-
-            @hookimpl
-            def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
-                return Status.wait(), 30.0
-
         cluster = InMemoryCluster(VirtualClock())
         scheduler = scheduler_on(cluster, Hold, points={"permit": ["Hold"]})
         cluster.add_node(make_node("n1").capacity(cpu="4").obj())
@@ -266,13 +269,6 @@ class TestScheduleOne:
 
     def test_permit_timeout_unreserves_and_fails_the_pod(self) -> None:
         """A Permit wait that times out frees the node and reports the timeout."""
-        class Hold(Plugin):
-            name = "Hold"
-
-            @hookimpl
-            def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
-                return Status.wait(), 30.0
-
         cluster = InMemoryCluster(VirtualClock())
         scheduler = scheduler_on(cluster, Hold, points={"permit": ["Hold"]})
         cluster.add_node(make_node("n1").capacity(cpu="4").obj())
