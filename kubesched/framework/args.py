@@ -80,6 +80,9 @@ def structure(cls: type[T], data: Mapping[str, Any] | None) -> T:
             kwargs[field.name] = _convert(hints[field.name], value)
         except ArgsError as exc:
             raise exc.under(key) from None
+    for key, field in fields.items():
+        if field.default is attrs.NOTHING and field.name not in kwargs:
+            raise ArgsError("Required value", key)
     try:
         return cls(**kwargs)
     except ArgsError:

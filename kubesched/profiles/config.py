@@ -147,19 +147,21 @@ def _parse_settings(document: Mapping[str, Any]) -> SchedulerSettings:
 def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
     """kube-scheduler's mergePluginSet: defaults minus disabled, re-enabled defaults replaced in place."""
     disabled = set(custom.disabled) | set(default.disabled)
-    custom_by_name = {e.name: e for e in custom.enabled}
-    replaced: set[str] = set()
+    # The last occurrence of a name replaces the default; earlier duplicates are appended (and rejected later).
+    custom_by_name = {e.name: (i, e) for i, e in enumerate(custom.enabled)}
+    replaced: set[int] = set()
     enabled: list[PluginEntry] = []
     if "*" not in custom.disabled:
         for entry in default.enabled:
             if entry.name in disabled:
                 continue
             if entry.name in custom_by_name:
-                enabled.append(custom_by_name[entry.name])
-                replaced.add(entry.name)
+                index, custom_entry = custom_by_name[entry.name]
+                enabled.append(custom_entry)
+                replaced.add(index)
             else:
                 enabled.append(entry)
-    enabled.extend(e for e in custom.enabled if e.name not in replaced)
+    enabled.extend(e for i, e in enumerate(custom.enabled) if i not in replaced)
     return PluginSet(tuple(enabled), tuple(custom.disabled) + tuple(default.disabled))
 
 
