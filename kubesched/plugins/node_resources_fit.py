@@ -182,6 +182,13 @@ class NodeResourcesFit(Plugin):
         request = state.get(_PRE_FILTER_KEY)
         if request is None:
             request = Resource.from_amounts(pod_requests(pod))
+        # Fast path for the common case: room for everything and no extended resources to check.
+        allocatable, used = node_info.allocatable, node_info.requested
+        if (not request.scalar_resources and len(node_info.pods) < allocatable.allowed_pod_number
+                and request.milli_cpu <= allocatable.milli_cpu - used.milli_cpu
+                and request.memory <= allocatable.memory - used.memory
+                and request.ephemeral_storage <= allocatable.ephemeral_storage - used.ephemeral_storage):
+            return None
         insufficient = fits_request(request, node_info, self._ignored, self._ignored_groups)
         if not insufficient:
             return None

@@ -152,6 +152,8 @@ def _round_half_away(numerator: int, denominator: int) -> int:
 def balanced_scorer(requested: Sequence[int], allocatable: Sequence[int]) -> int:
     """100 * (1 - standard deviation of the requested fractions): higher when resources are even."""
     fractions = [min(req / alloc, 1.0) for req, alloc in zip(requested, allocatable, strict=True) if alloc]
+    if len(fractions) == 2:
+        return int((1 - abs((fractions[0] - fractions[1]) / 2)) * MAX_NODE_SCORE)
     std = 0.0
     if len(fractions) == 2:
         std = abs((fractions[0] - fractions[1]) / 2)
@@ -183,9 +185,12 @@ class ResourceAllocationScorer:
     #: Use real requests (BalancedAllocation) instead of the non-zero defaults (Fit's strategies).
     use_requested: bool = False
     _kinds: tuple[int, ...] = attrs.field(init=False)
+    _cpu_memory: bool = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
         self._kinds = tuple(_kind(spec.name) for spec in self.resources)
+        # The default (and by far the most common) configuration gets a loop-free path.
+        self._cpu_memory = self._kinds == (_CPU, _MEMORY)
 
     def pod_requests(self, pod: Pod) -> list[int]:
         """The pod's request per configured resource (millicores for cpu)."""
@@ -201,6 +206,10 @@ class ResourceAllocationScorer:
         """The node's score with the pod added (calculateResourceAllocatableRequest per resource)."""
         sums = node_info.requested if self.use_requested else node_info.non_zero_requested
         allocatable = node_info.allocatable
+        if self._cpu_memory:
+            cpu, memory = allocatable.milli_cpu, allocatable.memory
+            return self.scorer((sums.milli_cpu + pod_requests[0] if cpu else 0,
+                                sums.memory + pod_requests[1] if memory else 0), (cpu, memory))
         req_list: list[int] = []
         alloc_list: list[int] = []
         for kind, spec, pod_request in zip(self._kinds, self.resources, pod_requests, strict=True):
