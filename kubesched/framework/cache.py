@@ -105,11 +105,13 @@ class Cache:
         if info is None:
             info = NodeInfo()
             self._nodes[node.name] = info
-        elif info.node is not None:
+        if info.node is not None:
             self._remove_images(info.node)
+            self._tree.update(info.node, node)
+        else:
+            self._tree.add(node)
         info.set_node(node)
         self._add_images(node, info)
-        self._tree.add(node)
         self._nodes.move_to_end(node.name)
         self._tree_version += 1
 

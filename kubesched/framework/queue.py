@@ -208,7 +208,7 @@ class SchedulingQueue:
             if self._is_backing_off(info):
                 self._push_backoff(info)
             else:
-                self._push_active(info)
+                self._enqueue(info)  # PreEnqueue runs again before activeQ; a gated pod stays aside
             moved += 1
         self.move_request_cycle = self.scheduling_cycle
         return moved

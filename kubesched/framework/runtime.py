@@ -55,6 +55,10 @@ def _cause(status: Status | None, exc: BaseException | None = None) -> str:
     return status.message() if status is not None else ""
 
 
+def _returned(value: object, expected: str = "a Status or None") -> str:
+    return f"returned {type(value).__name__}, expected {expected}"
+
+
 def _go_list(names: Sequence[str]) -> str:
     return "[" + " ".join(sorted(names)) + "]"
 
@@ -201,6 +205,8 @@ class Framework:
                 status: Status | None = hook(pod)
             except Exception as exc:
                 return _error(f'running PreEnqueue plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and not isinstance(status, Status):
+                return _error(f'running PreEnqueue plugin "{name}": {_returned(status)}', name)
             if status is not None and status.code is not _SUCCESS:
                 return status.with_plugin(name)
         return None
@@ -221,8 +227,11 @@ class Framework:
             if isinstance(outcome, PreFilterResult):
                 plugin_result: PreFilterResult | None = outcome
                 status: Status | None = None
-            else:
+            elif outcome is None or isinstance(outcome, Status):
                 plugin_result, status = None, outcome
+            else:
+                message = _returned(outcome, "a PreFilterResult, a Status or None")
+                return None, _error(f'running PreFilter plugin "{name}": {message}', name), set()
             if status is not None and status.code is Code.SKIP:
                 skipped.add(name)
                 continue
@@ -256,6 +265,8 @@ class Framework:
                 status: Status | None = hook(state, pod, pod_info, node_info)
             except Exception as exc:
                 return _error(f'running {label} on PreFilter plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and not isinstance(status, Status):
+                return _error(f'running {label} on PreFilter plugin "{name}": {_returned(status)}', name)
             if status is not None and status.code is not _SUCCESS:
                 return _error(f'running {label} on PreFilter plugin "{name}": {_cause(status)}', name)
         return None
@@ -278,14 +289,17 @@ class Framework:
         if filters is None:
             filters = [(n, h) for n, h in self._filters if n not in state.skip_filter_plugins]
         name = ""
+        status: Status | None = None
         try:
             for name, hook in filters:
-                status: Status | None = hook(state, pod, node_info)
+                status = hook(state, pod, node_info)
                 if status is not None and status.code is not _SUCCESS:
                     if status.code in _REJECTED:
                         return status.with_plugin(name)
                     return _error(f'running "{name}" filter plugin: {_cause(status)}', name)
         except Exception as exc:
+            if status is not None and not isinstance(status, Status):  # checked only when something broke
+                return _error(f'running "{name}" filter plugin: {_returned(status)}', name)
             return _error(f'running "{name}" filter plugin: {_cause(None, exc)}', name, exc)
         return None
 
@@ -336,6 +350,10 @@ class Framework:
                 plugin_result, status = hook(state, pod, statuses)
             except Exception as exc:
                 return None, _error(f'running PostFilter plugin "{name}": {_cause(None, exc)}', name, exc)
+            if (status is not None and not isinstance(status, Status)) or \
+                    (plugin_result is not None and not isinstance(plugin_result, PostFilterResult)):
+                message = _returned((plugin_result, status), "(PostFilterResult or None, Status or None)")
+                return None, _error(f'running PostFilter plugin "{name}": {message}', name)
             if status is None or status.code is _SUCCESS:
                 return plugin_result, (status or Status.success()).with_plugin(name)
             if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
@@ -357,6 +375,8 @@ class Framework:
                 status: Status | None = hook(state, pod, nodes)
             except Exception as exc:
                 return _error(f'running PreScore plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and not isinstance(status, Status):
+                return _error(f'running PreScore plugin "{name}": {_returned(status)}', name)
             if status is None or status.code is _SUCCESS:
                 continue
             if status.code is Code.SKIP:
@@ -387,6 +407,9 @@ class Framework:
                 except Exception as exc:
                     return table, _error(f'running Normalize on Score plugins: plugin "{name}" failed with: '
                                          f"{_cause(None, exc)}", name, exc)
+                if status is not None and not isinstance(status, Status):
+                    return table, _error(f'running Normalize on Score plugins: plugin "{name}" {_returned(status)}',
+                                         name)
                 if status is not None and status.code is not _SUCCESS:
                     return table, _error(f'running Normalize on Score plugins: plugin "{name}" failed with: '
                                          f"{_cause(status)}", name)
@@ -412,6 +435,8 @@ class Framework:
                 status: Status | None = hook(state, pod, node_name)
             except Exception as exc:
                 return _error(f'running Reserve plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and not isinstance(status, Status):
+                return _error(f'running Reserve plugin "{name}": {_returned(status)}', name)
             if status is not None and status.code is not _SUCCESS:
                 if status.is_rejected():
                     return status.with_plugin(name)
@@ -434,14 +459,18 @@ class Framework:
             try:
                 outcome: tuple[Status | None, float] = hook(state, pod, node_name)
                 status, timeout = outcome
+                timeout = float(timeout)
             except Exception as exc:
                 return _error(f'running Permit plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and not isinstance(status, Status):
+                return _error(f'running Permit plugin "{name}": {_returned(status, "(Status or None, timeout)")}',
+                              name)
             if status is None or status.code is _SUCCESS:
                 continue
             if status.is_rejected():
                 return status.with_plugin(name)
             if status.code is Code.WAIT:
-                deadlines[name] = now + max(0.0, min(float(timeout), MAX_PERMIT_TIMEOUT))
+                deadlines[name] = now + max(0.0, min(timeout, MAX_PERMIT_TIMEOUT))
                 continue
             return _error(f'running Permit plugin "{name}": {_cause(status)}', name)
         if deadlines:
@@ -456,6 +485,8 @@ class Framework:
                 status: Status | None = hook(state, pod, node_name)
             except Exception as exc:
                 return _error(f'running PreBind plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and not isinstance(status, Status):
+                return _error(f'running PreBind plugin "{name}": {_returned(status)}', name)
             if status is not None and status.code is not _SUCCESS:
                 if status.is_rejected():
                     return status.with_plugin(name)
@@ -469,6 +500,8 @@ class Framework:
                 status: Status | None = hook(state, pod, node_name)
             except Exception as exc:
                 return _error(f'running Bind plugin "{name}": {_cause(None, exc)}', name, exc)
+            if status is not None and not isinstance(status, Status):
+                return _error(f'running Bind plugin "{name}": {_returned(status)}', name)
             if status is not None and status.code is Code.SKIP:
                 continue
             if status is not None and status.code is not _SUCCESS:

@@ -336,7 +336,10 @@ class Scheduler:
         if nominated:
             node_info = self.snapshot.get(nominated)
             if node_info is not None:
-                feasible = self._find_nodes_that_pass_filters(framework, state, pod, diagnosis, [node_info])
+                try:
+                    feasible = self._find_nodes_that_pass_filters(framework, state, pod, diagnosis, [node_info])
+                except _CycleFailed:
+                    feasible = []  # kube-scheduler logs an error on the nominated node and checks all nodes
                 if feasible:
                     return feasible
         nodes = all_nodes
@@ -434,15 +437,26 @@ class Scheduler:
                 framework.run_post_bind_plugins(state, pod, host)
                 return
         framework.run_reserve_plugins_unreserve(state, pod, host)
-        if self.cache.is_assumed_pod(pod):
+        forgotten = self.cache.is_assumed_pod(pod)
+        if forgotten:
+            # Forgetting the assumed pod frees its room: an AssignedPodDelete event for the other pods.
             self.cache.forget_pod(pod)
             self._cluster_changed()
-            exclude = pod.uid if status.is_rejected() else None
-            self.queue.move_all_to_active_or_backoff(lambda info: info.pod.uid != exclude)
-        failure = _CycleFailed(status, CLEAR_NOMINATED_NODE)
         if status.is_rejected() and status.plugin:
             binding.queued.unschedulable_plugins = {status.plugin}
-        self._handle_failure(framework, binding.queued, failure)
+        failure = _CycleFailed(status, CLEAR_NOMINATED_NODE)
+        if status.is_rejected():
+            # As handleBindingCycleError: the move is deferred past the failure handling, so a rejected pod
+            # waits in the unschedulable pods instead of being sent to backoff by its own forget.
+            self._handle_failure(framework, binding.queued, failure)
+            if forgotten:
+                self.queue.move_all_to_active_or_backoff(lambda info: info.pod.uid != pod.uid)
+        else:
+            if forgotten:
+                self.queue.move_all_to_active_or_backoff()
+            self._handle_failure(framework, binding.queued, failure)
+        # The pod's own forget is no news to the pod: its next attempt is worth it only after other changes.
+        self._attempt_epoch[pod.uid] = self.epoch
 
     # -- failures ----------------------------------------------------------------------------------
     def _handle_failure(self, framework: Framework, queued: QueuedPodInfo, failure: _CycleFailed) -> None:

@@ -239,3 +239,17 @@ def test_every_snapshot_gets_the_node_lists() -> None:
     cache.update_snapshot(first)
     cache.update_snapshot(second)
     assert [ni.name for ni in first.list()] == [ni.name for ni in second.list()] == ["n1"]
+
+
+def test_re_adding_a_node_in_another_zone_moves_it() -> None:
+    """Adding a known node again with a new zone moves it in the zone order instead of listing it twice."""
+    cache = Cache()
+    cache.add_node(make_node("n").zone("a").obj())
+    cache.add_node(make_node("m").zone("b").obj())
+    cache.add_node(make_node("n").zone("b").obj())
+    snapshot = Snapshot()
+    cache.update_snapshot(snapshot)
+    assert [ni.name for ni in snapshot.list()] == ["m", "n"]
+    cache.remove_node("n")
+    cache.update_snapshot(snapshot)
+    assert [ni.name for ni in snapshot.list()] == ["m"]

@@ -9,6 +9,7 @@ import pytest
 
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.registry import PluginRegistry
 from kubesched.framework.scheduler import (
@@ -331,3 +332,92 @@ def test_pre_filter_rejection_is_one_message_for_all_nodes() -> None:
     unschedulable = scheduler.queue.unschedulable_pods()[0]
     assert unschedulable.unschedulable_plugins == {"Reject"}
     assert Code.UNSCHEDULABLE_AND_UNRESOLVABLE.label == "UnschedulableAndUnresolvable"
+
+
+def test_permit_rejection_waits_in_unschedulable_not_backoff() -> None:
+    """A pod rejected while waiting on Permit is requeued as unschedulable; its own forget does not move it."""
+    cluster = InMemoryCluster(VirtualClock())
+    scheduler = scheduler_on(cluster, Hold, points={"permit": ["Hold"]})
+    cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+    cluster.add_pod(make_pod("p").obj())
+    run(scheduler)
+    cluster.clock.advance_to(30.0)
+    scheduler.process_waiting_pods()
+    assert [i.pod.name for i in scheduler.queue.unschedulable_pods()] == ["p"]
+    assert scheduler.queue.backoff_pods() == []
+    assert not scheduler.worth_retrying(scheduler.queue.unschedulable_pods()[0])
+
+
+def test_error_on_the_nominated_node_falls_back_to_all_nodes() -> None:
+    """An Error while checking the nominated node is not fatal: every node is checked next."""
+    class BrokenOnN1(Plugin):
+        name = "BrokenOnN1"
+
+        @hookimpl
+        def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+            if node_info.name == "n1":
+                raise RuntimeError("flaky")
+            return None
+
+    cluster = InMemoryCluster(VirtualClock())
+    scheduler = scheduler_on(cluster, BrokenOnN1, points={"filter": ["BrokenOnN1"], "score": []})
+    cluster.add_node(make_node("n0").capacity(cpu="4").obj())
+    cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+    cluster.add_pod(make_pod("p").nominated("n1").obj())
+    run(scheduler)
+    assert cluster.pods["default/p-uid"].spec.node_name == "n0"
+
+
+@pytest.mark.parametrize(("point", "message"), [
+    ("filter", 'running "Odd" filter plugin: returned tuple, expected a Status or None'),
+    ("pre-filter", 'running PreFilter plugin "Odd": returned tuple, expected a PreFilterResult, a Status or None'),
+    ("reserve", 'running Reserve plugin "Odd": returned tuple, expected a Status or None'),
+], ids=["filter", "pre-filter", "reserve"])
+def test_wrong_return_type_is_that_plugins_error(point: str, message: str) -> None:
+    """A hook returning something that is not a Status is reported as the plugin's error, not a crash."""
+    class Odd(Plugin):
+        name = "Odd"
+
+        @hookimpl
+        def pre_filter(self, state: CycleState, pod: Pod, nodes: object) -> object:
+            return (None, None) if point == "pre-filter" else None
+
+        @hookimpl
+        def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> object:
+            return (None, None) if point == "filter" else None
+
+        @hookimpl
+        def reserve(self, state: CycleState, pod: Pod, node_name: str) -> object:
+            return (None, None)
+
+    cluster = InMemoryCluster(VirtualClock())
+    scheduler = scheduler_on(cluster, Odd, points={point: ["Odd"]})
+    cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+    cluster.add_pod(make_pod("p").obj())
+    run(scheduler)
+    assert cluster.events[-1].message == message
+
+
+def test_pre_enqueue_runs_again_when_an_event_moves_a_pod() -> None:
+    """A pod moved out of the unschedulable pods by a cluster event passes PreEnqueue before activeQ."""
+    gate = {"on": False}
+
+    class Gate(Plugin):
+        name = "Gate"
+
+        @hookimpl
+        def pre_enqueue(self, pod: Pod) -> Status | None:
+            return Status.unresolvable("closed") if gate["on"] else None
+
+    cluster = InMemoryCluster(VirtualClock())
+    scheduler = scheduler_on(cluster, Gate, points={"pre-enqueue": ["Gate"]})
+    cluster.add_node(make_node("small").capacity(cpu="1").obj())
+    cluster.add_pod(make_pod("p").req(cpu="2").obj())
+    run(scheduler)
+    gate["on"] = True
+    cluster.clock.advance_to(60.0)
+    cluster.add_node(make_node("big").capacity(cpu="8").obj())
+    run(scheduler)
+    assert cluster.pods["default/p-uid"].spec.node_name == ""
+    (gated,) = scheduler.queue.unschedulable_pods()
+    assert gated.gating_plugin == "Gate"

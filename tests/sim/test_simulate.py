@@ -174,3 +174,26 @@ def test_real_cluster_dump(registry: PluginRegistry) -> None:
         "0/7 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
         "{node-role.kubernetes.io/control-plane: }, 1 node(s) had untolerated taint {nvidia.com/gpu: present}, "
         "4 node(s) didn't match Pod's node affinity/selector.")
+
+
+class NeverEnough(Plugin):
+    """A gang that never fills: every pod waits on Permit and times out."""
+
+    name = "NeverEnough"
+
+    @hookimpl
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        return Status.wait(), 60.0
+
+
+def test_permit_timeouts_end_the_simulation(registry: PluginRegistry, tmp_path: Path) -> None:
+    """A pod whose Permit always times out ends Pending with the timeout message; the run terminates."""
+    with_gang = registry.with_plugins(NeverEnough)
+    profile = write(tmp_path / "p.toml", '[[profiles]]\n[profiles.plugins.permit]\n'
+                                          'enabled = [{ name = "NeverEnough" }]\n')
+    cluster = ClusterInput(nodes=(make_node("n1").capacity(cpu="1").obj(),), pods=(make_pod("p").obj(),))
+    result = simulate(cluster, load_config(str(profile), with_gang), with_gang)
+    assert by_name(result)["p"].phase == "Pending"
+    assert by_name(result)["p"].message == (
+        "0/1 nodes are available: 1 rejected due to timeout after waiting 1m0s at plugin NeverEnough.")
+    assert [(e.time, e.reason) for e in result.events] == [(60.0, "FailedScheduling")]
