@@ -31,6 +31,15 @@ PATHS = [("metadata",), ("metadata", "name"), ("metadata", "labels"), ("metadata
          ("spec", "schedulingGates"), ("status",), ("status", "startTime"), ("kind",)]
 
 
+def _errors_of(path: Path) -> list[str] | None:
+    """None when the file loads, else its error lines; any other exception propagates (and fails)."""
+    try:
+        load([path])
+    except InputErrorList as exc:
+        return [str(e) for e in exc.errors]
+    return None
+
+
 def _replace(document: dict[str, Any], path: tuple[str, ...], value: object) -> dict[str, Any]:
     copy = json.loads(json.dumps(document))
     target = copy
@@ -48,11 +57,8 @@ def test_any_value_anywhere_is_loaded_or_reported(tmp_path: Path, path: tuple[st
     """Replacing any field with any JSON value never raises anything but InputErrorList."""
     manifest = tmp_path / "pod.json"
     manifest.write_text(json.dumps(_replace(POD, path, value)), encoding="utf-8")
-    try:
-        load([manifest])
-    except InputErrorList as exc:
-        assert exc.errors
-        assert all(str(manifest) in str(error) for error in exc.errors)
+    errors = _errors_of(manifest)
+    assert errors is None or (errors and all(str(manifest) in e for e in errors))
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -61,7 +67,5 @@ def test_any_text_is_loaded_or_reported(tmp_path: Path, text: str) -> None:
     """Arbitrary text as a YAML file never raises anything but InputErrorList."""
     manifest = tmp_path / "any.yaml"
     manifest.write_text(text, encoding="utf-8")
-    try:
-        load([manifest])
-    except InputErrorList as exc:
-        assert exc.errors
+    errors = _errors_of(manifest)
+    assert errors is None or errors
