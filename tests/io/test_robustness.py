@@ -41,7 +41,7 @@ def _errors_of(path: Path) -> list[str] | None:
 
 
 def _replace(document: dict[str, Any], path: tuple[str, ...], value: object) -> dict[str, Any]:
-    copy = json.loads(json.dumps(document))
+    copy: dict[str, Any] = json.loads(json.dumps(document))
     target = copy
     for key in path[:-1]:
         if not isinstance(target.get(key), dict):
