@@ -185,14 +185,13 @@ class Simulation:
             queue.flush_backoff_completed()
             queue.flush_unschedulable_leftover()
 
-    def _pending_message(self, pod: Pod) -> str:
+    def _pending_message(self, pod: Pod, gated: dict[str, str]) -> str:
         scheduler = self.scheduler
         if pod.uid in scheduler.ignored:
             return (f'no profile has scheduler name "{pod.spec.scheduler_name}": '
                     "kubesched leaves the pod alone")
-        for info in scheduler.queue.unschedulable_pods():
-            if info.pod.uid == pod.uid and info.gating_status is not None:
-                return info.gating_status.message()
+        if pod.uid in gated:
+            return gated[pod.uid]
         for condition in pod.status.conditions:
             if condition.type == "PodScheduled" and condition.status == "False":
                 return condition.message
@@ -202,6 +201,8 @@ class Simulation:
 
     def result(self) -> SimulationResult:
         """Where every input pod ended up, with the events so far."""
+        gated = {info.pod.uid: info.gating_status.message() for info in self.scheduler.queue.unschedulable_pods()
+                 if info.gating_status is not None}
         results = []
         for original in self.pods:
             uid = original.uid
@@ -217,7 +218,7 @@ class Simulation:
             else:
                 results.append(PodResult(live.namespace, live.name, PHASE_PENDING, None,
                                          live.status.nominated_node_name or None, live.priority,
-                                         self._pending_message(live)))
+                                         self._pending_message(live, gated)))
         return SimulationResult(self.seed, tuple(results), (), tuple(self.cluster.events), self._usage(),
                                 tuple(self.warnings))
 
