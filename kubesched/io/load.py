@@ -66,7 +66,11 @@ def manifest_files(paths: Iterable[str | Path]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in MANIFEST_SUFFIXES))
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in MANIFEST_SUFFIXES)
+            if not found:
+                raise InputErrorList([InputError("no manifest files (.yaml, .yml, .json) in this directory",
+                                                 file=str(path))])
+            files.extend(found)
         elif path.exists():
             files.append(path)
         else:

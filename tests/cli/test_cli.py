@@ -254,3 +254,11 @@ class TestPlugins:
         assert done.returncode == 0
         for name in ("DefaultBinder", "NodeAffinity", "TaintToleration"):
             assert name in done.stdout
+
+
+def test_directory_without_manifests(run_cli: RunCli, tmp_path: Path) -> None:
+    """A directory holding no manifest is an error rather than an empty simulation."""
+    write(tmp_path / "notes.txt", "nothing to see")
+    done = run_cli("simulate", str(tmp_path))
+    assert (done.returncode, done.stderr) == (
+        1, f"error: {tmp_path}: no manifest files (.yaml, .yml, .json) in this directory\n")

@@ -197,3 +197,22 @@ def test_permit_timeouts_end_the_simulation(registry: PluginRegistry, tmp_path: 
     assert by_name(result)["p"].message == (
         "0/1 nodes are available: 1 rejected due to timeout after waiting 1m0s at plugin NeverEnough.")
     assert [(e.time, e.reason) for e in result.events] == [(60.0, "FailedScheduling")]
+
+
+def test_pods_pick_their_profile_by_scheduler_name(registry: PluginRegistry, tmp_path: Path) -> None:
+    """With two profiles, each pod is scheduled by the profile its schedulerName names."""
+    profile = write(tmp_path / "two.toml", """
+[[profiles]]
+scheduler-name = "default-scheduler"
+[[profiles]]
+scheduler-name = "bin-packer"
+[profiles.plugin-config.NodeResourcesFit.scoring-strategy]
+type = "MostAllocated"
+""")
+    nodes = (make_node("busy").capacity(cpu="4").obj(), make_node("idle").capacity(cpu="4").obj())
+    running = make_pod("running").req(cpu="2").node("busy").obj()
+    spread = make_pod("spread").req(cpu="1").obj()
+    packed = make_pod("packed").req(cpu="1").scheduler_name("bin-packer").obj()
+    cluster = ClusterInput(nodes=nodes, pods=(running, spread, packed))
+    result = by_name(simulate(cluster, load_config(str(profile), registry), registry))
+    assert (result["spread"].node, result["packed"].node) == ("idle", "busy")
