@@ -109,8 +109,10 @@ class PluginRegistry(Mapping[str, PluginSpec]):
         """Register a plugin; a second plugin with the same name is an error naming both sources."""
         existing = self._specs.get(spec.name)
         if existing is not None and existing.cls is not spec.cls:
-            raise PluginError(f"duplicate plugin name: also provided by {existing.source}", plugin=spec.name,
-                              distribution=spec.distribution or BUILTIN_DISTRIBUTION)
+            # Name the sources in a stable order (built-ins first) whatever the discovery order was.
+            first, second = sorted((existing, spec), key=lambda s: (s.source != "builtin", s.source))
+            raise PluginError(f"duplicate plugin name: provided by both {first.source} and {second.source}",
+                              plugin=spec.name, distribution=second.distribution or BUILTIN_DISTRIBUTION)
         self._specs[spec.name] = spec
 
     @classmethod

@@ -51,6 +51,10 @@ class ZonePolicy(Plugin):
         return Status.unresolvable(f"node(s) outside the acme zones {list(self.args.allowed)}")
 
 
+class Impostor(ZonePolicy):
+    name = "NodeResourcesFit"
+
+
 class Broken:
     name = "Broken"
 
@@ -127,7 +131,9 @@ def test_plugin_args_come_from_the_profile(run_cli: RunCli, acme_site: Path, tmp
     ('Broken = "acme_placement:Broken"', "unknown hook 'filtr' (did you mean 'filter'?)"),
     ('Ghost = "acme_missing_module:Ghost"', "cannot import acme_missing_module:Ghost: ModuleNotFoundError: No module "
                                             "named 'acme_missing_module'"),
-], ids=["hooks-do-not-match", "fails-to-import"])
+    ('NodeResourcesFit = "acme_placement:Impostor"', "duplicate plugin name: provided by both builtin and "
+                                                    "acme-placement 0.3.1"),
+], ids=["hooks-do-not-match", "fails-to-import", "duplicate-name"])
 def test_broken_plugin_is_an_error_naming_plugin_and_distribution(entry_point: str, message: str, run_cli: RunCli,
                                                                   tmp_path: Path) -> None:
     """A plugin whose hooks do not match the hookspecs, or that fails to import, stops the CLI with an error

@@ -97,8 +97,8 @@ def test_duplicate_names_are_an_error_naming_both_sources() -> None:
     """Two different plugins with one name cannot both be registered."""
     registry = PluginRegistry([PluginSpec("Good", Good, "one", "1.0")])
     other = type("Good", (Good,), {})
-    with pytest.raises(PluginError, match=r"plugin 'Good' \(from two\): duplicate plugin name: also provided by "
-                                          r"one 1.0"):
+    with pytest.raises(PluginError, match=r"plugin 'Good' \(from two\): duplicate plugin name: provided by both "
+                                          r"one 1.0 and two 2.0"):
         registry.add(PluginSpec("Good", other, "two", "2.0"))
 
 
