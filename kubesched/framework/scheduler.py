@@ -365,7 +365,9 @@ class Scheduler:
         if not framework.has_filter_plugins():
             return [nodes[(start + i) % count] for i in range(min(to_find, count))]
         feasible: list[NodeInfo] = []
-        run = framework.run_filter_plugins_with_nominated_pods
+        # Without nominations the two-pass filter is a single pass: skip its wrapper on the hot path.
+        run = (framework.run_filter_plugins_with_nominated_pods if self.nominator.has_nominations()
+               else framework.run_filter_plugins)
         node_to_status = diagnosis.node_to_status
         for i in range(count):
             node_info = nodes[(start + i) % count]
