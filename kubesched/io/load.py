@@ -63,18 +63,20 @@ class _Document:
 def manifest_files(paths: Iterable[str | Path]) -> list[Path]:
     """Expand directories (recursively, sorted) into manifest files; files are kept as given."""
     files: list[Path] = []
+    errors: list[InputError] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in MANIFEST_SUFFIXES)
             if not found:
-                raise InputErrorList([InputError("no manifest files (.yaml, .yml, .json) in this directory",
-                                                 file=str(path))])
+                errors.append(InputError("no manifest files (.yaml, .yml, .json) in this directory", file=str(path)))
             files.extend(found)
         elif path.exists():
             files.append(path)
         else:
-            raise InputErrorList([InputError("no such file or directory", file=str(path))])
+            errors.append(InputError("no such file or directory", file=str(path)))
+    if errors:
+        raise InputErrorList(errors)
     return files
 
 

@@ -11,6 +11,7 @@ from kubesched.framework.profile import PluginEntry
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 DEFAULT_MULTI_POINT: tuple[PluginEntry, ...] = (
+    PluginEntry("SchedulingGates"),
     PluginEntry("PrioritySort"),
     PluginEntry("NodeUnschedulable"),
     PluginEntry("NodeName"),

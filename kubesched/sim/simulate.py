@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from datetime import datetime
 
 import attrs
@@ -30,6 +31,38 @@ LEFTOVER_PERIOD = 30.0
 PHASE_BOUND = "Bound"
 PHASE_PENDING = "Pending"
 PHASE_EVICTED = "Evicted"
+
+
+def _uses_pod_affinity(pod: Pod) -> bool:
+    affinity = pod.spec.affinity
+    return affinity is not None and (affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None)
+
+
+def _uses_host_ports(pod: Pod) -> bool:
+    return any(port.host_port for c in pod.spec.containers for port in c.ports)
+
+
+# Pod features and the plugin that enforces each: a profile without that plugin silently ignores them.
+FEATURE_PLUGINS: tuple[tuple[str, str, Callable[[Pod], bool]], ...] = (
+    ("pod affinity or anti-affinity", "InterPodAffinity", _uses_pod_affinity),
+    ("topology spread constraints", "PodTopologySpread", lambda pod: bool(pod.spec.topology_spread_constraints)),
+    ("host ports", "NodePorts", _uses_host_ports),
+    ("scheduling gates", "SchedulingGates", lambda pod: bool(pod.spec.scheduling_gates)),
+)
+
+
+def unenforced_features(pods: list[Pod], config: SchedulerConfiguration) -> list[str]:
+    """Warnings for pending pods using a feature their profile has no plugin for."""
+    warnings = []
+    for profile in config.profiles:
+        enabled = set(profile.plugin_names())
+        mine = [p for p in pods if not p.spec.node_name and p.spec.scheduler_name == profile.scheduler_name]
+        for feature, plugin, uses in FEATURE_PLUGINS:
+            users = [p for p in mine if uses(p)]
+            if users and plugin not in enabled:
+                warnings.append(f"{len(users)} pod(s) use {feature} (first: {users[0].key}) but profile "
+                                f'"{profile.scheduler_name}" has no {plugin} plugin: it is not enforced')
+    return warnings
 
 
 class SimulationError(KubeschedError):
@@ -134,6 +167,7 @@ class Simulation:
         self.cluster.subscribe(self.scheduler)
         self.pods = [p for p in cluster_input.pods if p.status.phase not in TERMINATED_PHASES]
         self.warnings = list(cluster_input.warnings)
+        self.warnings.extend(unenforced_features(self.pods, config))
         skipped = len(cluster_input.pods) - len(self.pods)
         if skipped:
             self.warnings.append(f"skipped {skipped} terminated pod(s) (phase Succeeded or Failed): "

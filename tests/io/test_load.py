@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, Pod
-from kubesched.io.load import ClusterInput, load
+from kubesched.io.load import ClusterInput, InputErrorList, load
 
 REAL_DUMP = Path("/work/shared/testdata/real-cluster-dump.yaml")
 
@@ -345,3 +345,16 @@ def test_real_dump_priority_classes(real_dump: ClusterInput) -> None:
         "system-cluster-critical": (2_000_000_000, False, PREEMPT_LOWER_PRIORITY),
         "system-node-critical": (2_000_001_000, False, PREEMPT_LOWER_PRIORITY),
     }
+
+
+def test_every_missing_path_is_reported(tmp_path: Path) -> None:
+    """Missing paths and manifest-less directories are all reported together."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputErrorList) as info:
+        load([tmp_path / "a.yaml", empty, tmp_path / "b.yaml"])
+    assert [str(e) for e in info.value.errors] == [
+        f"{tmp_path / 'a.yaml'}: no such file or directory",
+        f"{empty}: no manifest files (.yaml, .yml, .json) in this directory",
+        f"{tmp_path / 'b.yaml'}: no such file or directory",
+    ]

@@ -45,7 +45,7 @@ class Spread(Plugin):
         return 0
 
 
-EMPTY_POINTS = ("pre-enqueue", "post-filter", "reserve", "permit", "pre-bind", "post-bind")
+EMPTY_POINTS = ("post-filter", "reserve", "permit", "pre-bind", "post-bind")
 
 CUSTOM_PROFILE = """
 percentage-of-nodes-to-score = 40
@@ -110,6 +110,7 @@ def point_names(document: dict[str, Any], point: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("point", "expected"), [
+    pytest.param("pre-enqueue", ["SchedulingGates"], id="pre-enqueue"),
     pytest.param("queue-sort", ["PrioritySort"], id="queue-sort"),
     pytest.param("pre-filter", ["NodeAffinity", "NodeResourcesFit"], id="pre-filter"),
     pytest.param("filter", ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodeResourcesFit"],

@@ -216,3 +216,25 @@ type = "MostAllocated"
     cluster = ClusterInput(nodes=nodes, pods=(running, spread, packed))
     result = by_name(simulate(cluster, load_config(str(profile), registry), registry))
     assert (result["spread"].node, result["packed"].node) == ("idle", "busy")
+
+
+def test_gated_pod_stays_pending_with_its_gates(registry: PluginRegistry) -> None:
+    """A pod with scheduling gates is never attempted; it is reported Pending with the gates."""
+    result = run([make_node("n1").capacity(cpu="4").obj()],
+                 [make_pod("gated").scheduling_gates("example.com/wait").obj(), make_pod("free").obj()], registry)
+    assert by_name(result)["gated"].phase == "Pending"
+    assert by_name(result)["gated"].message == "waiting for scheduling gates: [example.com/wait]"
+    assert [e.object for e in result.events] == ["default/free"]
+
+
+def test_features_without_a_plugin_are_warned_about(registry: PluginRegistry) -> None:
+    """Pods using a feature no enabled plugin enforces (here: anti-affinity, host ports) are warned about."""
+    pods = [make_pod("a").pod_affinity("kubernetes.io/hostname", anti=True, app="a").obj(),
+            make_pod("b").host_port(80).obj(), make_pod("c").host_port(80).obj()]
+    result = run([make_node("n1").capacity(cpu="4").obj()], pods, registry)
+    assert result.warnings == (
+        '1 pod(s) use pod affinity or anti-affinity (first: default/a) but profile "default-scheduler" has no '
+        "InterPodAffinity plugin: it is not enforced",
+        '2 pod(s) use host ports (first: default/b) but profile "default-scheduler" has no NodePorts plugin: '
+        "it is not enforced",
+    )
