@@ -1,6 +1,8 @@
 """kubesched: a Kubernetes-style pod scheduler as a Python plugin framework.
 
-The public API for plugin authors and embedders is re-exported here; everything else is internal.
+The names plugin authors and embedders use most are re-exported here. The modules under
+``kubesched.api``, ``kubesched.framework`` and ``kubesched.testing`` are public too; ``io``, ``profiles``,
+``sim`` and ``cli`` are the application built on them.
 """
 
 from kubesched.api.meta import LabelSelector, ObjectMeta
