@@ -17,6 +17,17 @@ EXAMPLES = REPO / "examples"
 SHARED = REPO.parent / "shared"
 REAL_DUMP = SHARED / "testdata" / "real-cluster-dump.yaml"
 
+# The profile example from the foundation issue, which must work as written.
+ISSUE_EXAMPLE_PROFILE = """
+[[profiles]]
+scheduler-name = "default-scheduler"
+[profiles.plugins.filter]
+disabled = [{ name = "TaintToleration" }]
+[profiles.plugin-config.NodeResourcesFit.scoring-strategy]
+type = "MostAllocated"
+resources = [{ name = "cpu", weight = 1 }, { name = "memory", weight = 1 }]
+"""
+
 
 def kubesched_command() -> list[str]:
     """The installed ``kubesched`` console script (next to this interpreter), as a user runs it."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, REAL_DUMP, RunCli, write
+from tests.conftest import EXAMPLES, ISSUE_EXAMPLE_PROFILE, REAL_DUMP, RunCli, write
 
 QUICKSTART = str(EXAMPLES / "quickstart.yaml")
 NODE = """
@@ -191,15 +191,7 @@ type = "MostAllocated"
 
     def test_issue_example_profile_works(self, run_cli: RunCli, tmp_path: Path) -> None:
         """The example profile from the foundation issue validates."""
-        profile = write(tmp_path / "p.toml", """
-[[profiles]]
-scheduler-name = "default-scheduler"
-[profiles.plugins.filter]
-disabled = [{ name = "TaintToleration" }]
-[profiles.plugin-config.NodeResourcesFit.scoring-strategy]
-type = "MostAllocated"
-resources = [{ name = "cpu", weight = 1 }, { name = "memory", weight = 1 }]
-""")
+        profile = write(tmp_path / "p.toml", ISSUE_EXAMPLE_PROFILE)
         done = run_cli("profile", "check", str(profile))
         assert (done.returncode, done.stdout) == (0, f"ok: {profile}: 1 profile(s): default-scheduler\n")
         shown = run_cli("profile", "show", str(profile)).stdout

@@ -23,6 +23,7 @@ from kubesched.plugins.node_resources_fit import MOST_ALLOCATED, NodeResourcesFi
 from kubesched.plugins.resource_allocation import ResourceSpec
 from kubesched.profiles import load_config
 from kubesched.profiles.config import PluginSet, SchedulerConfiguration, merge_plugin_set
+from tests.conftest import ISSUE_EXAMPLE_PROFILE
 
 
 class CustomFilter(Plugin):
@@ -321,29 +322,16 @@ def test_plugin_enabled_twice_is_an_error(tmp_path: Path, registry: PluginRegist
 
 
 # -- the example from the issue --------------------------------------------------------------------
-ISSUE_PROFILE = """
-[[profiles]]
-scheduler-name = "default-scheduler"
-
-[profiles.plugins.filter]
-disabled = [{ name = "TaintToleration" }]
-
-[profiles.plugin-config.NodeResourcesFit.scoring-strategy]
-type = "MostAllocated"
-resources = [{ name = "cpu", weight = 1 }, { name = "memory", weight = 1 }]
-"""
-
-
 def test_issue_profile_keeps_taint_toleration_scoring_with_weight_3(tmp_path: Path, registry: PluginRegistry) -> None:
     """Disabling TaintToleration at filter leaves it at score, still with its default weight 3."""
-    profile = load(tmp_path, registry, ISSUE_PROFILE).profiles[0]
+    profile = load(tmp_path, registry, ISSUE_EXAMPLE_PROFILE).profiles[0]
     assert "TaintToleration" not in names(profile, "filter")
     assert score_weights(profile) == DEFAULT_SCORE
 
 
 def test_issue_profile_configures_most_allocated(tmp_path: Path, registry: PluginRegistry) -> None:
     """The NodeResourcesFit args of the issue's profile are MostAllocated over cpu and memory, weight 1 each."""
-    args = load(tmp_path, registry, ISSUE_PROFILE).profiles[0].plugin_args["NodeResourcesFit"]
+    args = load(tmp_path, registry, ISSUE_EXAMPLE_PROFILE).profiles[0].plugin_args["NodeResourcesFit"]
     assert isinstance(args, NodeResourcesFitArgs)
     assert args.scoring_strategy.type == MOST_ALLOCATED
     assert args.scoring_strategy.resources == (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
