@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from fractions import Fraction
 
-from kubesched.api.pod import Container, Pod, ResourceList
+from kubesched.api.pod import Container, Pod
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -101,11 +101,3 @@ def pod_requests(pod: Pod, *, non_missing: Mapping[str, Fraction] | None = None)
     _max_into(total, init_peak)
     _add_into(total, {name: q.amount for name, q in pod.spec.overhead.items()})
     return total
-
-
-def resource_names(lists: Iterable[ResourceList]) -> set[str]:
-    """Every resource named in the given resource lists."""
-    names: set[str] = set()
-    for resources in lists:
-        names.update(resources)
-    return names

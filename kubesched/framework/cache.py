@@ -164,10 +164,6 @@ class Cache:
                 if not state.nodes:
                     del self._images[name]
 
-    def node_count(self) -> int:
-        """Nodes with a node object (ghosts excluded)."""
-        return sum(1 for info in self._nodes.values() if info.node is not None)
-
     # -- pods --------------------------------------------------------------------------------------
     def _node_info_for(self, name: str) -> NodeInfo:
         info = self._nodes.get(name)

@@ -121,8 +121,3 @@ def _describe(error: BaseException) -> str:
 def is_success(status: Status | None) -> bool:
     """Whether a plugin result means success (``None`` does)."""
     return status is None or status.code is Code.SUCCESS
-
-
-def code_of(status: Status | None) -> Code:
-    """The code of a plugin result (``None`` is Success)."""
-    return Code.SUCCESS if status is None else status.code
