@@ -24,6 +24,12 @@ def next_generation() -> int:
 HostPort = tuple[str, str, int]  # (host IP, protocol, port)
 
 
+def pod_has_affinity(pod: Pod) -> bool:
+    """Whether the pod has pod affinity or anti-affinity terms (NodeInfo.PodsWithAffinity)."""
+    affinity = pod.spec.affinity
+    return affinity is not None and (affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None)
+
+
 @attrs.define(slots=True, eq=False)
 class PodInfo:
     """A pod plus what the scheduler derives from it once: requests, non-zero requests, host ports."""
@@ -49,8 +55,7 @@ class PodInfo:
     @property
     def has_affinity(self) -> bool:
         """Whether the pod has pod affinity or anti-affinity (NodeInfo.PodsWithAffinity)."""
-        affinity = self.pod.spec.affinity
-        return affinity is not None and (affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None)
+        return pod_has_affinity(self.pod)
 
     @property
     def has_required_anti_affinity(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -9,10 +10,6 @@ import attrs
 
 from kubesched.api.quantity import Quantity
 from kubesched.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar_resource_name
-
-
-def _ceil(value: Fraction) -> int:
-    return -((-value.numerator) // value.denominator)
 
 
 @attrs.define(slots=True, eq=True)
@@ -36,15 +33,15 @@ class Resource:
         for name, raw in amounts.items():
             amount = raw.amount if isinstance(raw, Quantity) else raw
             if name == CPU:
-                res.milli_cpu += _ceil(amount * 1000)
+                res.milli_cpu += math.ceil(amount * 1000)
             elif name == MEMORY:
-                res.memory += _ceil(amount)
+                res.memory += math.ceil(amount)
             elif name == EPHEMERAL_STORAGE:
-                res.ephemeral_storage += _ceil(amount)
+                res.ephemeral_storage += math.ceil(amount)
             elif name == PODS:
-                res.allowed_pod_number += _ceil(amount)
+                res.allowed_pod_number += math.ceil(amount)
             elif is_scalar_resource_name(name):
-                res.scalar_resources[name] = res.scalar_resources.get(name, 0) + _ceil(amount)
+                res.scalar_resources[name] = res.scalar_resources.get(name, 0) + math.ceil(amount)
         return res
 
     def add(self, other: Resource) -> None:

@@ -254,7 +254,7 @@ class Scheduler:
         except _CycleFailed as failure:
             record.status = failure.status
             self._observe(record)
-            self._handle_failure(framework, queued, failure)
+            self._handle_failure(queued, failure)
             return True
         self._observe(record)
         if binding is not None:
@@ -450,18 +450,18 @@ class Scheduler:
         if status.is_rejected():
             # As handleBindingCycleError: the move is deferred past the failure handling, so a rejected pod
             # waits in the unschedulable pods instead of being sent to backoff by its own forget.
-            self._handle_failure(framework, binding.queued, failure)
+            self._handle_failure(binding.queued, failure)
             if forgotten:
                 self.queue.move_all_to_active_or_backoff(lambda info: info.pod.uid != pod.uid)
         else:
             if forgotten:
                 self.queue.move_all_to_active_or_backoff()
-            self._handle_failure(framework, binding.queued, failure)
+            self._handle_failure(binding.queued, failure)
         # The pod's own forget is no news to the pod: its next attempt is worth it only after other changes.
         self._attempt_epoch[pod.uid] = self.epoch
 
     # -- failures ----------------------------------------------------------------------------------
-    def _handle_failure(self, framework: Framework, queued: QueuedPodInfo, failure: _CycleFailed) -> None:
+    def _handle_failure(self, queued: QueuedPodInfo, failure: _CycleFailed) -> None:
         status = failure.status
         pod = queued.pod
         reason = POD_REASON_UNSCHEDULABLE if status.is_rejected() else POD_REASON_SCHEDULER_ERROR

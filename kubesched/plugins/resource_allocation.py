@@ -22,6 +22,7 @@ from kubesched.api.resources import (
 )
 from kubesched.framework.args import ArgsError
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.resource import Resource
 from kubesched.framework.types import MAX_NODE_SCORE
 
 # config.MaxCustomPriorityScore: RequestedToCapacityRatio shape scores are 0..10, scaled x10.
@@ -195,12 +196,8 @@ class ResourceAllocationScorer:
     def pod_requests(self, pod: Pod) -> list[int]:
         """The pod's request per configured resource (millicores for cpu)."""
         amounts = pod_requests(pod, non_missing=None if self.use_requested else NON_ZERO_DEFAULTS)
-        out = []
-        for spec in self.resources:
-            amount = amounts.get(spec.name, 0)
-            scale = 1000 if spec.name == CPU else 1
-            out.append(math.ceil(amount * scale))
-        return out
+        requests = Resource.from_amounts(amounts)
+        return [requests.get(spec.name) for spec in self.resources]
 
     def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
         """The node's score with the pod added (calculateResourceAllocatableRequest per resource)."""
