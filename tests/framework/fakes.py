@@ -21,6 +21,20 @@ from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 Calls = list[str]
 
 
+class FilterScore(Plugin):
+    """A Filter and Score plugin that accepts every node and scores 0; subclass to rename or add Args."""
+
+    name = "FilterScore"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return 0
+
+
 def make_filter(name: str, verdict: Callable[[NodeInfo], Status | None], calls: Calls | None = None) -> type[Plugin]:
     """A Filter plugin named ``name`` returning ``verdict(node_info)`` and logging its calls."""
 

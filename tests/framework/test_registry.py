@@ -11,21 +11,13 @@ from kubesched.api.pod import Pod
 from kubesched.errors import PluginError
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.plugin import hookimpl
 from kubesched.framework.registry import PluginRegistry, PluginSpec, validate_plugin_class
-from kubesched.framework.status import Status
+from tests.framework.fakes import FilterScore
 
 
-class Good(Plugin):
+class Good(FilterScore):
     name = "Good"
-
-    @hookimpl
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        return None
-
-    @hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        return 0
 
 
 def test_valid_plugin_lists_its_extension_points() -> None:

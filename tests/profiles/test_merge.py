@@ -24,6 +24,7 @@ from kubesched.plugins.resource_allocation import ResourceSpec
 from kubesched.profiles import load_config
 from kubesched.profiles.config import PluginSet, SchedulerConfiguration, merge_plugin_set
 from tests.conftest import ISSUE_EXAMPLE_PROFILE
+from tests.framework.fakes import FilterScore
 
 
 class CustomFilter(Plugin):
@@ -40,20 +41,6 @@ class CustomScore(Plugin):
     """A Score-only plugin that is not in the default set."""
 
     name = "CustomScore"
-
-    @hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        return 0
-
-
-class FilterScore(Plugin):
-    """A Filter and Score plugin that is not in the default set, for multi-point expansion."""
-
-    name = "FilterScore"
-
-    @hookimpl
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        return None
 
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:

@@ -9,13 +9,9 @@ from typing import Any
 import attrs
 import pytest
 
-from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.registry import PluginRegistry
-from kubesched.framework.status import Status
 from kubesched.profiles import config_document, load_config, render_config
+from tests.framework.fakes import FilterScore
 
 
 @attrs.frozen
@@ -30,19 +26,11 @@ class SpreadArgs:
     note: str | None = None
 
 
-class Spread(Plugin):
+class Spread(FilterScore):
     """A Filter and Score test plugin with args."""
 
     name = "Spread"
     Args = SpreadArgs
-
-    @hookimpl
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        return None
-
-    @hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        return 0
 
 
 EMPTY_POINTS = ("post-filter", "reserve", "permit", "pre-bind", "post-bind")
