@@ -6,10 +6,12 @@ a virtual clock, and a Kubernetes backend can implement it with API calls.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.api.workload import Service, WorkloadController
 
 
 class Clock(Protocol):
@@ -46,3 +48,12 @@ class ClusterClient(Protocol):
 
     def list_pdbs(self) -> list[PodDisruptionBudget]:
         """Every PodDisruptionBudget."""
+
+    def get_namespace_labels(self, name: str) -> Mapping[str, str]:
+        """The labels of namespace ``name`` (what a namespaceSelector is matched against)."""
+
+    def list_services(self, namespace: str) -> list[Service]:
+        """The Services in ``namespace``."""
+
+    def get_controller(self, kind: str, namespace: str, name: str) -> WorkloadController | None:
+        """The ReplicaSet, StatefulSet or ReplicationController of that kind and name, or None."""

@@ -43,6 +43,7 @@ from kubesched.api.policy import (
     PriorityClass,
     builtin_priority_classes,
 )
+from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.io import fields as f
 
 Obj = Mapping[str, Any]
@@ -473,3 +474,28 @@ def pod_disruption_budget(obj: Obj) -> PodDisruptionBudget:
             disrupted_pods={str(k): str(v) for k, v in disrupted.items()},
         ),
     )
+
+
+def namespace(obj: Obj) -> Namespace:
+    """Decode a Namespace (its labels are what namespaceSelector reads)."""
+    return Namespace(metadata=object_meta(obj, namespaced=False))
+
+
+def service(obj: Obj) -> Service:
+    """Decode a Service: its spec.selector label map."""
+    spec = f.mapping(obj.get("spec"), "spec")
+    return Service(metadata=object_meta(obj, namespaced=True),
+                   selector=f.string_map(spec.get("selector"), "spec.selector"))
+
+
+def workload_controller(obj: Obj) -> WorkloadController:
+    """Decode a ReplicaSet, StatefulSet or ReplicationController: kind, metadata and pod selector."""
+    kind = f.string(obj.get("kind"), "kind")
+    spec = f.mapping(obj.get("spec"), "spec")
+    raw = spec.get("selector")
+    if kind == "ReplicationController":
+        labels = f.string_map(raw, "spec.selector")
+        selector = LabelSelector(match_labels=labels) if labels else None
+    else:
+        selector = label_selector(raw, "spec.selector")
+    return WorkloadController(kind=kind, metadata=object_meta(obj, namespaced=True), selector=selector)

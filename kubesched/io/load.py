@@ -18,6 +18,7 @@ import yaml
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
+from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError, KubeschedError
 from kubesched.io import decode
 from kubesched.io.admission import admit_pods
@@ -31,6 +32,11 @@ _KINDS: dict[str, tuple[str, bool]] = {
     "Pod": ("pods", True),
     "PriorityClass": ("priorityclasses", False),
     "PodDisruptionBudget": ("poddisruptionbudgets", True),
+    "Namespace": ("namespaces", False),
+    "Service": ("services", True),
+    "ReplicaSet": ("replicasets", True),
+    "StatefulSet": ("statefulsets", True),
+    "ReplicationController": ("replicationcontrollers", True),
 }
 
 
@@ -50,6 +56,10 @@ class ClusterInput:
     pods: tuple[Pod, ...] = ()
     priority_classes: tuple[PriorityClass, ...] = ()
     pdbs: tuple[PodDisruptionBudget, ...] = ()
+    namespaces: tuple[Namespace, ...] = ()
+    services: tuple[Service, ...] = ()
+    #: ReplicaSets, StatefulSets and ReplicationControllers, in input order.
+    controllers: tuple[WorkloadController, ...] = ()
     warnings: tuple[str, ...] = ()
 
 
@@ -139,6 +149,11 @@ _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "Pod": decode.pod,
     "PriorityClass": decode.priority_class,
     "PodDisruptionBudget": decode.pod_disruption_budget,
+    "Namespace": decode.namespace,
+    "Service": decode.service,
+    "ReplicaSet": decode.workload_controller,
+    "StatefulSet": decode.workload_controller,
+    "ReplicationController": decode.workload_controller,
 }
 
 
@@ -181,7 +196,11 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
         for kind, count in sorted(skipped.items())
     )
     return ClusterInput(nodes=tuple(nodes), pods=tuple(admitted), priority_classes=tuple(classes),
-                        pdbs=tuple(decoded["PodDisruptionBudget"]), warnings=warnings)
+                        pdbs=tuple(decoded["PodDisruptionBudget"]), namespaces=tuple(decoded["Namespace"]),
+                        services=tuple(decoded["Service"]),
+                        controllers=tuple(c for kind in ("ReplicaSet", "StatefulSet", "ReplicationController")
+                                          for c in decoded[kind]),
+                        warnings=warnings)
 
 
 def _decode_one(file: str, position: str, obj: Mapping[str, Any], decoded: dict[str, list[Any]],

@@ -7,7 +7,7 @@ and tells its listener (the scheduler's event handlers) about every change, sync
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -17,6 +17,7 @@ from sortedcontainers import SortedList
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.api.workload import Namespace, Service, WorkloadController, namespace_labels
 from kubesched.framework.backend import BindingError
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -74,6 +75,9 @@ class InMemoryCluster:
         self.nodes: dict[str, Node] = {}
         self.pods: dict[str, Pod] = {}
         self.pdbs: list[PodDisruptionBudget] = []
+        self.namespaces: dict[str, Namespace] = {}
+        self.services: list[Service] = []
+        self.controllers: dict[tuple[str, str, str], WorkloadController] = {}
         self.events: list[Event] = []
         self.deleted: dict[str, Pod] = {}
         self._by_key: dict[str, str] = {}
@@ -190,6 +194,25 @@ class InMemoryCluster:
     def list_pdbs(self) -> list[PodDisruptionBudget]:
         """Every PDB."""
         return list(self.pdbs)
+
+    def get_namespace_labels(self, name: str) -> Mapping[str, str]:
+        """A namespace's labels; namespaces absent from the input carry only their name label."""
+        return namespace_labels(name, self.namespaces)
+
+    def list_services(self, namespace: str) -> list[Service]:
+        """The Services of a namespace, in input order."""
+        return [s for s in self.services if s.metadata.namespace == namespace]
+
+    def get_controller(self, kind: str, namespace: str, name: str) -> WorkloadController | None:
+        """The ReplicaSet, StatefulSet or ReplicationController ``namespace/name`` of that kind, if known."""
+        return self.controllers.get((kind, namespace, name))
+
+    def add_workloads(self, namespaces: Iterable[Namespace], services: Iterable[Service],
+                      controllers: Iterable[WorkloadController]) -> None:
+        """Hold the namespaces and workload objects plugins look up (they never change during a run)."""
+        self.namespaces.update((n.name, n) for n in namespaces)
+        self.services.extend(services)
+        self.controllers.update(((c.kind, c.metadata.namespace, c.metadata.name), c) for c in controllers)
 
     def list_pods(self) -> list[Pod]:
         """Every live pod."""

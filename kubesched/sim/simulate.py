@@ -158,6 +158,7 @@ class Simulation:
         self.clock = VirtualClock(_base_time(cluster_input))
         self.cluster = InMemoryCluster(self.clock)
         self.cluster.pdbs = list(cluster_input.pdbs)
+        self.cluster.add_workloads(cluster_input.namespaces, cluster_input.services, cluster_input.controllers)
         self.scheduler = Scheduler(config.profiles, registry, client=self.cluster, clock=self.clock,
                                    rng=random.Random(seed), settings=config.settings)
         self.cluster.subscribe(self.scheduler)

@@ -89,17 +89,17 @@ class TestSimulate:
         path = write(tmp_path / "in.yaml", NODE + """
 ---
 apiVersion: v1
-kind: Service
+kind: ConfigMap
 metadata: {name: a}
 ---
 apiVersion: v1
-kind: Service
+kind: ConfigMap
 metadata: {name: b}
 """)
         done = run_cli("simulate", str(path))
         assert done.returncode == 0
         assert done.stderr.splitlines() == [
-            "warning: skipped 2 object(s) of kind Service: kubesched does not read this kind"]
+            "warning: skipped 2 object(s) of kind ConfigMap: kubesched does not read this kind"]
 
 
 BAD_INPUTS = {

@@ -169,23 +169,23 @@ def test_files_and_directories_are_read_in_the_order_given(tmp_path: Path) -> No
 def test_unknown_kinds_are_skipped_with_one_warning_per_kind(tmp_path: Path) -> None:
     """Objects of kinds kubesched does not read are skipped, with one warning per kind, sorted by kind."""
     text = """\
-    kind: Service
+    kind: Secret
     metadata: {name: a}
     ---
     kind: ConfigMap
     metadata: {name: c}
     ---
-    kind: Service
+    kind: Secret
     metadata: {name: b}
     ---
     kind: List
     items:
-    - {kind: Service, metadata: {name: d}}
+    - {kind: Secret, metadata: {name: d}}
     """
     cluster = load([write(tmp_path, "misc.yaml", textwrap.dedent(text) + "---\n" + POD.format(name="web"))])
     assert cluster.warnings == (
         "skipped 1 object(s) of kind ConfigMap: kubesched does not read this kind",
-        "skipped 3 object(s) of kind Service: kubesched does not read this kind",
+        "skipped 3 object(s) of kind Secret: kubesched does not read this kind",
     )
     assert pod_names(cluster) == ["default/web"]
 
