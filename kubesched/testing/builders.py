@@ -70,8 +70,9 @@ class PodBuilder:
         return self
 
     def owner(self, kind: str, name: str) -> PodBuilder:
-        """Add a controller owner reference."""
-        ref = OwnerReference("apps/v1", kind, name, f"{name}-uid", controller=True)
+        """Add a controller owner reference (apiVersion ``v1`` for a ReplicationController, else ``apps/v1``)."""
+        api_version = "v1" if kind == "ReplicationController" else "apps/v1"
+        ref = OwnerReference(api_version, kind, name, f"{name}-uid", controller=True)
         self._meta = attrs.evolve(self._meta, owner_references=(*self._meta.owner_references, ref))
         return self
 
