@@ -22,6 +22,23 @@ def next_generation() -> int:
 
 
 HostPort = tuple[str, str, int]  # (host IP, protocol, port)
+SIDECAR_RESTART_POLICY = "Always"
+
+
+def pod_host_ports(pod: Pod) -> tuple[HostPort, ...]:
+    """The host ports a pod holds while it runs: ports with hostPort > 0 of its sidecar init containers (restart
+    policy Always) and of its containers, with the host IP defaulted to 0.0.0.0 and the protocol to TCP."""
+    spec = pod.spec
+    containers = spec.containers
+    if spec.init_containers:
+        sidecars = tuple(c for c in spec.init_containers if c.restart_policy == SIDECAR_RESTART_POLICY)
+        containers = sidecars + containers
+    return tuple(
+        (port.host_ip or DEFAULT_BIND_ALL_HOST_IP, port.protocol or "TCP", port.host_port)
+        for container in containers
+        for port in container.ports
+        if port.host_port > 0
+    )
 
 
 def pod_has_affinity(pod: Pod) -> bool:
@@ -43,14 +60,8 @@ class PodInfo:
     def of(cls, pod: Pod) -> PodInfo:
         """Derive the PodInfo of a pod."""
         non_zero = Resource.from_amounts(pod_requests(pod, non_missing=NON_ZERO_DEFAULTS))
-        ports = tuple(
-            (port.host_ip or DEFAULT_BIND_ALL_HOST_IP, port.protocol or "TCP", port.host_port)
-            for container in pod.spec.containers
-            for port in container.ports
-            if port.host_port > 0
-        )
         return cls(pod, Resource.from_amounts(pod_requests(pod)),
-                   Resource(milli_cpu=non_zero.milli_cpu, memory=non_zero.memory), ports)
+                   Resource(milli_cpu=non_zero.milli_cpu, memory=non_zero.memory), pod_host_ports(pod))
 
     @property
     def has_affinity(self) -> bool:
@@ -71,13 +82,17 @@ class HostPortInfo:
     ports: dict[str, dict[tuple[str, int], int]] = attrs.field(factory=dict)
 
     def add(self, ip: str, protocol: str, port: int) -> None:
-        """Record one use of a host port."""
+        """Record one use of a host port (ports <= 0 are no host port and are ignored)."""
+        if port <= 0:
+            return
         by_ip = self.ports.setdefault(ip or DEFAULT_BIND_ALL_HOST_IP, {})
         key = (protocol or "TCP", port)
         by_ip[key] = by_ip.get(key, 0) + 1
 
     def remove(self, ip: str, protocol: str, port: int) -> None:
         """Forget one use of a host port."""
+        if port <= 0:
+            return
         ip = ip or DEFAULT_BIND_ALL_HOST_IP
         by_ip = self.ports.get(ip)
         key = (protocol or "TCP", port)
@@ -91,6 +106,8 @@ class HostPortInfo:
 
     def conflicts(self, ip: str, protocol: str, port: int) -> bool:
         """Whether using this host port would clash; 0.0.0.0 clashes with every IP and vice versa."""
+        if port <= 0:
+            return False
         ip = ip or DEFAULT_BIND_ALL_HOST_IP
         key = (protocol or "TCP", port)
         if ip == DEFAULT_BIND_ALL_HOST_IP:

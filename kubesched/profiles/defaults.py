@@ -1,7 +1,7 @@
 """kube-scheduler's default plugin set (the v1 multiPoint list), for the plugins kubesched ships.
 
-The order and weights are kube-scheduler's; plugins kubesched does not have yet are left out and arrive
-here as they are implemented.
+The order and weights are kube-scheduler's. Left out: the volume and DRA plugins (out of scope) and
+DefaultPreemption (it arrives with the preemption work).
 """
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ DEFAULT_MULTI_POINT: tuple[PluginEntry, ...] = (
     PluginEntry("NodeName"),
     PluginEntry("TaintToleration", 3),
     PluginEntry("NodeAffinity", 2),
+    PluginEntry("NodePorts"),
     PluginEntry("NodeResourcesFit", 1),
+    PluginEntry("PodTopologySpread", 2),
+    PluginEntry("InterPodAffinity", 2),
     PluginEntry("NodeResourcesBalancedAllocation", 1),
+    PluginEntry("ImageLocality", 1),
     PluginEntry("DefaultBinder"),
 )

@@ -17,7 +17,7 @@ import attrs
 
 from kubesched.api.pod import Pod
 from kubesched.errors import KubeschedError
-from kubesched.framework.node_info import pod_has_affinity
+from kubesched.framework.node_info import pod_has_affinity, pod_host_ports
 from kubesched.framework.registry import PluginRegistry
 from kubesched.framework.scheduler import Scheduler
 from kubesched.io.load import ClusterInput
@@ -34,15 +34,11 @@ PHASE_PENDING = "Pending"
 PHASE_EVICTED = "Evicted"
 
 
-def _uses_host_ports(pod: Pod) -> bool:
-    return any(port.host_port for c in pod.spec.containers for port in c.ports)
-
-
 # Pod features and the plugin that enforces each: a profile without that plugin silently ignores them.
 FEATURE_PLUGINS: tuple[tuple[str, str, Callable[[Pod], bool]], ...] = (
     ("pod affinity or anti-affinity", "InterPodAffinity", pod_has_affinity),
     ("topology spread constraints", "PodTopologySpread", lambda pod: bool(pod.spec.topology_spread_constraints)),
-    ("host ports", "NodePorts", _uses_host_ports),
+    ("host ports", "NodePorts", lambda pod: bool(pod_host_ports(pod))),
     ("scheduling gates", "SchedulingGates", lambda pod: bool(pod.spec.scheduling_gates)),
 )
 

@@ -29,6 +29,7 @@ from kubesched.api.pod import (
     PreferredSchedulingTerm,
     Toleration,
     TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
 )
 from kubesched.api.quantity import Quantity
 
@@ -97,6 +98,13 @@ class PodBuilder:
         """Add an init container (a sidecar when ``sidecar``) requesting these resources."""
         self._init_containers.append(Container(name=f"init{len(self._init_containers)}",
                                                requests=_quantities(_keys(requests)),
+                                               restart_policy="Always" if sidecar else None))
+        return self
+
+    def init_container(self, image: str = "", *, sidecar: bool = False, host_ports: tuple[int, ...] = ()) -> PodBuilder:
+        """Add an init container (a sidecar when ``sidecar``) with this image and TCP host ports."""
+        ports = tuple(ContainerPort(container_port=p, host_port=p) for p in host_ports)
+        self._init_containers.append(Container(name=f"init{len(self._init_containers)}", image=image, ports=ports,
                                                restart_policy="Always" if sidecar else None))
         return self
 
@@ -182,6 +190,21 @@ class PodBuilder:
         affinity = self._spec.affinity or Affinity()
         current = (affinity.pod_anti_affinity if anti else affinity.pod_affinity) or PodAffinity()
         updated = attrs.evolve(current, required=(*current.required, term))
+        if anti:
+            affinity = attrs.evolve(affinity, pod_anti_affinity=updated)
+        else:
+            affinity = attrs.evolve(affinity, pod_affinity=updated)
+        self._spec = attrs.evolve(self._spec, affinity=affinity)
+        return self
+
+    def affinity_term(self, term: PodAffinityTerm, *, anti: bool = False, weight: int | None = None) -> PodBuilder:
+        """Add a pod (anti-)affinity term as given: required, or preferred with ``weight``."""
+        affinity = self._spec.affinity or Affinity()
+        current = (affinity.pod_anti_affinity if anti else affinity.pod_affinity) or PodAffinity()
+        if weight is None:
+            updated = attrs.evolve(current, required=(*current.required, term))
+        else:
+            updated = attrs.evolve(current, preferred=(*current.preferred, WeightedPodAffinityTerm(weight, term)))
         if anti:
             affinity = attrs.evolve(affinity, pod_anti_affinity=updated)
         else:

@@ -197,7 +197,8 @@ type = "MostAllocated"
         shown = run_cli("profile", "show", str(profile)).stdout
         assert 'type = "MostAllocated"' in shown
         assert '[profiles.plugins.filter]\ndisabled = [{ name = "*" }]\nenabled = [{ name = "NodeUnschedulable" }, ' \
-               '{ name = "NodeName" }, { name = "NodeAffinity" }, { name = "NodeResourcesFit" }]' in shown
+               '{ name = "NodeName" }, { name = "NodeAffinity" }, { name = "NodePorts" }, ' \
+               '{ name = "NodeResourcesFit" }, { name = "PodTopologySpread" }, { name = "InterPodAffinity" }]' in shown
 
     def test_invalid_profile_is_an_error_with_file_and_key(self, run_cli: RunCli, tmp_path: Path) -> None:
         """A profile error names the file and the key path and exits 1, for check and simulate alike."""
@@ -223,8 +224,9 @@ enabled = [{ name = "NodeResourceFit", weight = 2 }]
         done = run_cli("profile", "show", "default")
         assert done.returncode == 0
         assert ('enabled = [{ name = "TaintToleration", weight = 3 }, { name = "NodeAffinity", weight = 2 }, '
-                '{ name = "NodeResourcesFit", weight = 1 }, { name = "NodeResourcesBalancedAllocation", weight = 1 }]'
-                in done.stdout)
+                '{ name = "NodeResourcesFit", weight = 1 }, { name = "PodTopologySpread", weight = 2 }, '
+                '{ name = "InterPodAffinity", weight = 2 }, { name = "NodeResourcesBalancedAllocation", weight = 1 }, '
+                '{ name = "ImageLocality", weight = 1 }]' in done.stdout)
 
 
 class TestPlugins:

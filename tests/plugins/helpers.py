@@ -10,6 +10,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore
 
@@ -39,15 +40,16 @@ class NormalizingScorePlugin(ScorePlugin, Protocol):
 
 
 class FakeHandle:
-    """Just enough of a framework Handle for plugins that only read ``client``."""
+    """Just enough of a framework Handle for plugins that only read ``client`` (and ``snapshot``)."""
 
-    def __init__(self, client: object = None) -> None:
+    def __init__(self, client: object = None, snapshot: Snapshot | None = None) -> None:
         self.client = client
+        self.snapshot = snapshot if snapshot is not None else Snapshot()
 
 
-def fake_handle(client: object = None) -> Handle:
-    """A Handle whose only working member is ``client``."""
-    return cast("Handle", FakeHandle(client))
+def fake_handle(client: object = None, snapshot: Snapshot | None = None) -> Handle:
+    """A Handle whose only working members are ``client`` and ``snapshot`` (empty unless given)."""
+    return cast("Handle", FakeHandle(client, snapshot))
 
 
 def node_info(node: Node, *pods: Pod) -> NodeInfo:

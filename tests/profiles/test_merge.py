@@ -47,10 +47,23 @@ class CustomScore(Plugin):
         return 0
 
 
-DEFAULT_FILTER = ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodeResourcesFit"]
-DEFAULT_PRE_SCORE = ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "NodeResourcesBalancedAllocation"]
-DEFAULT_SCORE = [("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1),
-                 ("NodeResourcesBalancedAllocation", 1)]
+# kube-scheduler's default lists at these points (volume and DRA plugins aside), in kube's order.
+DEFAULT_FILTER = ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
+                  "PodTopologySpread", "InterPodAffinity"]
+DEFAULT_PRE_SCORE = ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity",
+                     "NodeResourcesBalancedAllocation"]
+DEFAULT_SCORE = [("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1), ("PodTopologySpread", 2),
+                 ("InterPodAffinity", 2), ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1)]
+
+
+def without(names: list[str], *dropped: str) -> list[str]:
+    """``names`` in order, minus ``dropped``."""
+    return [n for n in names if n not in dropped]
+
+
+def scores_without(*dropped: str) -> list[tuple[str, int]]:
+    """The default score list minus ``dropped``."""
+    return [(n, w) for n, w in DEFAULT_SCORE if n not in dropped]
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +152,7 @@ disabled = [{ name = "TaintToleration" }]
 
 
 @pytest.mark.parametrize(("point", "expected"), [
-    pytest.param("filter", ["NodeUnschedulable", "NodeName", "NodeAffinity", "NodeResourcesFit"], id="filter"),
+    pytest.param("filter", without(DEFAULT_FILTER, "TaintToleration"), id="filter"),
     pytest.param("pre-score", DEFAULT_PRE_SCORE, id="pre-score"),
     pytest.param("score", [name for name, _ in DEFAULT_SCORE], id="score"),
 ])
@@ -173,29 +186,27 @@ enabled = [{ name = "FilterScore" }]
     pytest.param("""
 [profiles.plugins.filter]
 enabled = [{ name = "CustomFilter" }, { name = "NodeAffinity" }]
-""", "filter", ["NodeAffinity", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeResourcesFit",
-                "CustomFilter"], id="override-first-then-multi-point-then-remaining"),
+""", "filter", ["NodeAffinity", *without(DEFAULT_FILTER, "NodeAffinity"), "CustomFilter"],
+        id="override-first-then-multi-point-then-remaining"),
     pytest.param("""
 [profiles.plugins.filter]
 enabled = [{ name = "NodeResourcesFit" }, { name = "CustomFilter" }, { name = "NodeName" }]
-""", "filter", ["NodeResourcesFit", "NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
+""", "filter", ["NodeResourcesFit", "NodeName", *without(DEFAULT_FILTER, "NodeResourcesFit", "NodeName"),
                 "CustomFilter"], id="overrides-keep-specific-point-order"),
     pytest.param("""
 [profiles.plugins.filter]
 disabled = [{ name = "TaintToleration" }]
 enabled = [{ name = "TaintToleration" }]
-""", "filter", ["NodeUnschedulable", "NodeName", "NodeAffinity", "NodeResourcesFit", "TaintToleration"],
+""", "filter", [*without(DEFAULT_FILTER, "TaintToleration"), "TaintToleration"],
         id="disabled-and-re-enabled-moves-to-the-end"),
     pytest.param("""
 [profiles.plugins.multi-point]
 disabled = [{ name = "TaintToleration" }]
-""", "filter", ["NodeUnschedulable", "NodeName", "NodeAffinity", "NodeResourcesFit"],
-        id="multi-point-disabled-gone-from-filter"),
+""", "filter", without(DEFAULT_FILTER, "TaintToleration"), id="multi-point-disabled-gone-from-filter"),
     pytest.param("""
 [profiles.plugins.multi-point]
 disabled = [{ name = "TaintToleration" }]
-""", "pre-score", ["NodeAffinity", "NodeResourcesFit", "NodeResourcesBalancedAllocation"],
-        id="multi-point-disabled-gone-from-pre-score"),
+""", "pre-score", without(DEFAULT_PRE_SCORE, "TaintToleration"), id="multi-point-disabled-gone-from-pre-score"),
     pytest.param("""
 [profiles.plugins.multi-point]
 disabled = [{ name = "*" }]
@@ -221,18 +232,17 @@ SCORE_CASES = [
     pytest.param("""
 [profiles.plugins.multi-point]
 enabled = [{ name = "NodeAffinity", weight = 9 }]
-""", [("TaintToleration", 3), ("NodeAffinity", 9), ("NodeResourcesFit", 1), ("NodeResourcesBalancedAllocation", 1)],
+""", [(n, 9 if n == "NodeAffinity" else w) for n, w in DEFAULT_SCORE],
         id="multi-point-re-enabled-default-replaced-in-place-with-new-weight"),
     pytest.param("""
 [profiles.plugins.score]
 enabled = [{ name = "NodeResourcesFit", weight = 4 }]
-""", [("NodeResourcesFit", 4), ("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesBalancedAllocation", 1)],
-        id="score-override-moves-first-with-score-weight"),
+""", [("NodeResourcesFit", 4), *scores_without("NodeResourcesFit")], id="score-override-moves-first-with-score-weight"),
     pytest.param("""
 [profiles.plugins.score]
 enabled = [{ name = "CustomScore" }, { name = "NodeResourcesFit", weight = 4 }]
-""", [("NodeResourcesFit", 4), ("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesBalancedAllocation", 1),
-      ("CustomScore", 1)], id="override-then-multi-point-then-remaining"),
+""", [("NodeResourcesFit", 4), *scores_without("NodeResourcesFit"), ("CustomScore", 1)],
+        id="override-then-multi-point-then-remaining"),
     pytest.param("""
 [profiles.plugins.multi-point]
 enabled = [{ name = "FilterScore", weight = 7 }]
@@ -261,8 +271,7 @@ enabled = [{ name = "NodeAffinity" }]
 disabled = [{ name = "TaintToleration" }]
 [profiles.plugins.score]
 enabled = [{ name = "TaintToleration", weight = 5 }]
-""", [("NodeAffinity", 2), ("NodeResourcesFit", 1), ("NodeResourcesBalancedAllocation", 1), ("TaintToleration", 5)],
-        id="multi-point-disabled-re-enabled-at-score"),
+""", [*scores_without("TaintToleration"), ("TaintToleration", 5)], id="multi-point-disabled-re-enabled-at-score"),
 ]
 
 

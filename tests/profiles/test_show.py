@@ -100,11 +100,12 @@ def point_names(document: dict[str, Any], point: str) -> list[str]:
 @pytest.mark.parametrize(("point", "expected"), [
     pytest.param("pre-enqueue", ["SchedulingGates"], id="pre-enqueue"),
     pytest.param("queue-sort", ["PrioritySort"], id="queue-sort"),
-    pytest.param("pre-filter", ["NodeAffinity", "NodeResourcesFit"], id="pre-filter"),
-    pytest.param("filter", ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodeResourcesFit"],
-                 id="filter"),
-    pytest.param("pre-score", ["TaintToleration", "NodeAffinity", "NodeResourcesFit",
-                               "NodeResourcesBalancedAllocation"], id="pre-score"),
+    pytest.param("pre-filter", ["NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread",
+                                "InterPodAffinity"], id="pre-filter"),
+    pytest.param("filter", ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
+                            "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"], id="filter"),
+    pytest.param("pre-score", ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
+                               "InterPodAffinity", "NodeResourcesBalancedAllocation"], id="pre-score"),
     pytest.param("bind", ["DefaultBinder"], id="bind"),
     *(pytest.param(point, [], id=point) for point in EMPTY_POINTS),
 ])
@@ -120,7 +121,10 @@ def test_default_profile_shows_score_weights(default_document: dict[str, Any]) -
         {"name": "TaintToleration", "weight": 3},
         {"name": "NodeAffinity", "weight": 2},
         {"name": "NodeResourcesFit", "weight": 1},
+        {"name": "PodTopologySpread", "weight": 2},
+        {"name": "InterPodAffinity", "weight": 2},
         {"name": "NodeResourcesBalancedAllocation", "weight": 1},
+        {"name": "ImageLocality", "weight": 1},
     ]
 
 
@@ -134,7 +138,11 @@ def test_default_profile_shows_default_settings(default_document: dict[str, Any]
 def test_default_profile_shows_default_args(default_document: dict[str, Any]) -> None:
     """The default args of the enabled plugins are shown, e.g. NodeResourcesFit's LeastAllocated strategy."""
     plugin_config = default_document["profiles"][0]["plugin-config"]
-    assert sorted(plugin_config) == ["NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit"]
+    assert sorted(plugin_config) == ["InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation",
+                                     "NodeResourcesFit", "PodTopologySpread"]
+    assert plugin_config["PodTopologySpread"] == {"defaulting-type": "System", "default-constraints": []}
+    assert plugin_config["InterPodAffinity"] == {"hard-pod-affinity-weight": 1,
+                                                 "ignore-preferred-terms-of-existing-pods": False}
     assert plugin_config["NodeResourcesFit"]["scoring-strategy"] == {
         "type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}
 
@@ -143,8 +151,9 @@ def test_rendered_text_shows_score_weights_inline(registry: PluginRegistry) -> N
     """The score list is written as one readable line of inline tables."""
     text = render_config(load_config("default", registry))
     assert ('enabled = [{ name = "TaintToleration", weight = 3 }, { name = "NodeAffinity", weight = 2 }, '
-            '{ name = "NodeResourcesFit", weight = 1 }, { name = "NodeResourcesBalancedAllocation", weight = 1 }]'
-            ) in text.splitlines()
+            '{ name = "NodeResourcesFit", weight = 1 }, { name = "PodTopologySpread", weight = 2 }, '
+            '{ name = "InterPodAffinity", weight = 2 }, { name = "NodeResourcesBalancedAllocation", weight = 1 }, '
+            '{ name = "ImageLocality", weight = 1 }]') in text.splitlines()
 
 
 def test_rendered_text_names_its_source(registry: PluginRegistry) -> None:
@@ -162,6 +171,9 @@ def test_customised_profile_shows_its_merged_score_list(tmp_path: Path, registry
         {"name": "NodeAffinity", "weight": 5},
         {"name": "TaintToleration", "weight": 3},
         {"name": "NodeResourcesFit", "weight": 1},
+        {"name": "PodTopologySpread", "weight": 2},
+        {"name": "InterPodAffinity", "weight": 2},
+        {"name": "ImageLocality", "weight": 1},
         {"name": "Spread", "weight": 6},
     ]
 

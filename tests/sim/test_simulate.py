@@ -227,11 +227,16 @@ def test_gated_pod_stays_pending_with_its_gates(registry: PluginRegistry) -> Non
     assert [e.object for e in result.events] == ["default/free"]
 
 
-def test_features_without_a_plugin_are_warned_about(registry: PluginRegistry) -> None:
+def test_features_without_a_plugin_are_warned_about(registry: PluginRegistry, tmp_path: Path) -> None:
     """Pods using a feature no enabled plugin enforces (here: anti-affinity, host ports) are warned about."""
+    profile = write(tmp_path / "p.toml", """
+[[profiles]]
+[profiles.plugins.multi-point]
+disabled = [{ name = "InterPodAffinity" }, { name = "NodePorts" }]
+""")
     pods = [make_pod("a").pod_affinity("kubernetes.io/hostname", anti=True, app="a").obj(),
             make_pod("b").host_port(80).obj(), make_pod("c").host_port(80).obj()]
-    result = run([make_node("n1").capacity(cpu="4").obj()], pods, registry)
+    result = run([make_node("n1").capacity(cpu="4").obj()], pods, registry, profile=str(profile))
     assert result.warnings == (
         '1 pod(s) use pod affinity or anti-affinity (first: default/a) but profile "default-scheduler" has no '
         "InterPodAffinity plugin: it is not enforced",

@@ -1,0 +1,66 @@
+"""ImageLocality: prefer nodes that already hold the pod's container images, weighted by how widely each
+image has spread so that pods do not pile onto the few nodes that pulled an image first.
+
+Score only, already in [0, 100]: the sizes of the images found on the node, each scaled by the share of
+nodes holding it, clamped to [23 MiB, 1000 MiB x containers] and mapped linearly onto 0..100.
+"""
+
+from __future__ import annotations
+
+from kubesched.api.pod import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.node_info import ImageStateSummary, NodeInfo
+from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.types import MAX_NODE_SCORE
+
+NAME = "ImageLocality"
+MB = 1024 * 1024
+#: Image bytes below which a node scores 0 (most registry images are at least this big).
+MIN_THRESHOLD = 23 * MB
+#: Image bytes per container at or above which a node scores 100.
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+
+def normalized_image_name(name: str) -> str:
+    """The name as the node reports it: ``:latest`` appended when the name has neither a tag nor a digest.
+
+    A colon before the last slash belongs to a registry port (``host:5000/img``), not to a tag.
+    """
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+def scaled_image_score(state: ImageStateSummary, total_num_nodes: int) -> int:
+    """The image's size scaled by the fraction of nodes holding it (truncated, as kube's float64 maths)."""
+    return int(state.size * (state.num_nodes / total_num_nodes))
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    """Map the summed image scores linearly onto 0..100 between the thresholds."""
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    return MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+
+
+class ImageLocality(Plugin):
+    """Scores nodes by the spread-weighted size of the pod's images (init and regular containers) they hold."""
+
+    name = NAME
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        """0..100 from the images of every init and regular container found on the node."""
+        total_num_nodes = self.handle.snapshot.num_nodes()
+        image_states = node_info.image_states
+        spec = pod.spec
+        total = 0
+        for containers in (spec.init_containers, spec.containers):
+            for container in containers:
+                image_state = image_states.get(normalized_image_name(container.image))
+                if image_state is not None:
+                    total += scaled_image_score(image_state, total_num_nodes)
+        return calculate_priority(total, len(spec.init_containers) + len(spec.containers))

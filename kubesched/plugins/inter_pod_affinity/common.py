@@ -1,0 +1,171 @@
+"""InterPodAffinity's name, args and compiled affinity terms, shared by filtering and scoring.
+
+Terms follow the API server and the scheduler: a nil labelSelector matches no pod and an empty one every
+pod; without namespaces and namespaceSelector a term covers its pod's own namespace; a namespaceSelector
+``{}`` covers every namespace; matchLabelKeys / mismatchLabelKeys join the selector with the owning
+pod's label values (``In`` / ``NotIn``), as the API server does when the pod is created.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Mapping
+
+import attrs
+
+from kubesched.api.meta import LabelSelector, LabelSelectorRequirement
+from kubesched.api.pod import Pod, PodAffinityTerm, WeightedPodAffinityTerm
+from kubesched.framework.args import in_range
+from kubesched.framework.backend import ClusterClient
+
+NAME = "InterPodAffinity"
+
+#: The labels of a namespace, by name.
+NamespaceLabels = Callable[[str], Mapping[str, str]]
+
+
+@attrs.frozen
+class InterPodAffinityArgs:
+    """Args of InterPodAffinity."""
+
+    #: Score added per existing pod whose required affinity term matches the incoming pod (0 disables).
+    hard_pod_affinity_weight: int = attrs.field(default=1, validator=in_range(0, 100))
+    #: Skip scoring pods that have no preferred terms of their own (existing pods' terms are then ignored).
+    ignore_preferred_terms_of_existing_pods: bool = False
+
+
+@attrs.frozen(slots=True)
+class AffinityTerm:
+    """A pod (anti-)affinity term compiled against its owning pod: namespaces resolved, label keys merged."""
+
+    topology_key: str
+    #: None matches no pod.
+    selector: LabelSelector | None
+    namespaces: frozenset[str]
+    #: A non-empty namespaceSelector, matched against the labels of the candidate pod's namespace.
+    namespace_selector: LabelSelector | None = None
+    #: The term had ``namespaceSelector: {}``: every namespace.
+    all_namespaces: bool = False
+    weight: int = 0
+
+    @classmethod
+    def of(cls, term: PodAffinityTerm, owner: Pod, weight: int = 0) -> AffinityTerm:
+        """Compile ``term`` of pod ``owner`` (kube's AffinityTerm plus the API server's label-key merge)."""
+        selector = term.label_selector
+        if selector is not None and (term.match_label_keys or term.mismatch_label_keys):
+            selector = _merge_label_keys(selector, term, owner.labels)
+        ns_selector = term.namespace_selector
+        if not term.namespaces and ns_selector is None:
+            namespaces = frozenset((owner.namespace,))
+        else:
+            namespaces = frozenset(term.namespaces)
+        everywhere = ns_selector is not None and ns_selector.is_empty()
+        return cls(term.topology_key, selector, namespaces, None if everywhere else ns_selector, everywhere, weight)
+
+    def matches(self, pod: Pod, namespace_labels: NamespaceLabels) -> bool:
+        """Whether ``pod`` is one of the pods this term selects (topology aside)."""
+        selector = self.selector
+        if selector is None:
+            return False
+        namespace = pod.metadata.namespace
+        if not self.all_namespaces and namespace not in self.namespaces:
+            ns_selector = self.namespace_selector
+            if ns_selector is None or not ns_selector.matches(namespace_labels(namespace)):
+                return False
+        return selector.matches(pod.metadata.labels)
+
+
+def _merge_label_keys(selector: LabelSelector, term: PodAffinityTerm, labels: Mapping[str, str]) -> LabelSelector:
+    """The selector ANDed with ``key In (value)`` per matchLabelKey and ``key NotIn (value)`` per
+    mismatchLabelKey, for the keys the owning pod carries (others are ignored)."""
+    added = [LabelSelectorRequirement(k, "In", (labels[k],)) for k in term.match_label_keys if k in labels]
+    added += [LabelSelectorRequirement(k, "NotIn", (labels[k],)) for k in term.mismatch_label_keys if k in labels]
+    if not added:
+        return selector
+    return attrs.evolve(selector, match_expressions=(*selector.match_expressions, *added))
+
+
+def matches_all(terms: tuple[AffinityTerm, ...], pod: Pod, namespace_labels: NamespaceLabels) -> bool:
+    """Whether ``pod`` matches every one of a non-empty set of terms."""
+    return bool(terms) and all(t.matches(pod, namespace_labels) for t in terms)
+
+
+@attrs.frozen(slots=True)
+class PodTerms:
+    """All the compiled pod (anti-)affinity terms of one pod."""
+
+    required_affinity: tuple[AffinityTerm, ...] = ()
+    required_anti_affinity: tuple[AffinityTerm, ...] = ()
+    preferred_affinity: tuple[AffinityTerm, ...] = ()
+    preferred_anti_affinity: tuple[AffinityTerm, ...] = ()
+
+    @classmethod
+    def of(cls, pod: Pod) -> PodTerms:
+        """Compile every pod (anti-)affinity term of ``pod``."""
+        affinity = pod.spec.affinity
+        if affinity is None:
+            return NO_TERMS
+        pod_affinity, anti_affinity = affinity.pod_affinity, affinity.pod_anti_affinity
+        return cls(
+            _required(pod_affinity.required if pod_affinity else (), pod),
+            _required(anti_affinity.required if anti_affinity else (), pod),
+            _preferred(pod_affinity.preferred if pod_affinity else (), pod),
+            _preferred(anti_affinity.preferred if anti_affinity else (), pod),
+        )
+
+    @property
+    def has_preferred(self) -> bool:
+        """Whether the pod has preferred affinity or anti-affinity terms."""
+        return bool(self.preferred_affinity or self.preferred_anti_affinity)
+
+
+NO_TERMS = PodTerms()
+
+
+def _required(terms: tuple[PodAffinityTerm, ...], owner: Pod) -> tuple[AffinityTerm, ...]:
+    return tuple(AffinityTerm.of(t, owner) for t in terms)
+
+
+def _preferred(terms: tuple[WeightedPodAffinityTerm, ...], owner: Pod) -> tuple[AffinityTerm, ...]:
+    return tuple(AffinityTerm.of(w.pod_affinity_term, owner, w.weight) for w in terms)
+
+
+class TermCache:
+    """Compiled terms per pod, reused as long as the pod object is the same (pods are immutable).
+
+    Entries hold the pod weakly; dead ones are pruned whenever the cache doubles in size.
+    """
+
+    def __init__(self, initial_limit: int = 1024) -> None:
+        self._entries: dict[str, tuple[weakref.ref[Pod], PodTerms]] = {}
+        self._limit = initial_limit
+
+    def get(self, pod: Pod) -> PodTerms:
+        """The compiled terms of ``pod``."""
+        affinity = pod.spec.affinity
+        if affinity is None or (affinity.pod_affinity is None and affinity.pod_anti_affinity is None):
+            return NO_TERMS
+        uid = pod.metadata.uid
+        entry = self._entries.get(uid)
+        if entry is not None and entry[0]() is pod:
+            return entry[1]
+        terms = PodTerms.of(pod)
+        if len(self._entries) >= self._limit:
+            self._entries = {k: v for k, v in self._entries.items() if v[0]() is not None}
+            self._limit = max(self._limit, 2 * len(self._entries))
+        self._entries[uid] = (weakref.ref(pod), terms)
+        return terms
+
+
+class NamespaceLabelCache:
+    """Namespace labels looked up through the cluster client at most once per scheduling cycle."""
+
+    def __init__(self, client: ClusterClient) -> None:
+        self._client = client
+        self._labels: dict[str, Mapping[str, str]] = {}
+
+    def __call__(self, namespace: str) -> Mapping[str, str]:
+        labels = self._labels.get(namespace)
+        if labels is None:
+            labels = self._labels[namespace] = self._client.get_namespace_labels(namespace)
+        return labels

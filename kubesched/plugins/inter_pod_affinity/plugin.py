@@ -1,0 +1,105 @@
+"""InterPodAffinity: required pod affinity and anti-affinity as a Filter, preferred terms as a Score."""
+
+from __future__ import annotations
+
+from kubesched.api.pod import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.handle import Handle
+from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.status import Status
+from kubesched.framework.types import NodeScore
+from kubesched.plugins.inter_pod_affinity.common import (
+    NAME,
+    InterPodAffinityArgs,
+    NamespaceLabelCache,
+    TermCache,
+)
+from kubesched.plugins.inter_pod_affinity.filtering import (
+    PRE_FILTER_STATE_KEY,
+    build_pre_filter_state,
+    filter_node,
+    update_with_pod,
+)
+from kubesched.plugins.inter_pod_affinity.scoring import (
+    PRE_SCORE_STATE_KEY,
+    build_topology_scores,
+    normalize,
+    score_node,
+)
+
+_NO_PRE_FILTER_STATE = f'error reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: not found'
+
+
+class InterPodAffinity(Plugin):
+    """Filters by required pod affinity and anti-affinity (both directions); scores preferred terms."""
+
+    name = NAME
+    Args = InterPodAffinityArgs
+
+    def __init__(self, handle: Handle, args: InterPodAffinityArgs | None = None) -> None:
+        super().__init__(handle, args or InterPodAffinityArgs())
+        self._terms = TermCache()
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """Count matching pods per topology pair; Skip when no required term can reject a node."""
+        pre_filter_state = build_pre_filter_state(pod, nodes, self._terms, NamespaceLabelCache(self.handle.client))
+        if pre_filter_state is None:
+            return Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, pre_filter_state)
+        return None
+
+    @hookimpl
+    def pre_filter_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
+                           node_info: NodeInfo) -> Status | None:
+        """Count ``pod_info_to_add`` as if it ran on ``node_info``."""
+        return self._update(state, pod_info_to_add.pod, node_info, 1)
+
+    @hookimpl
+    def pre_filter_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
+                              node_info: NodeInfo) -> Status | None:
+        """Stop counting ``pod_info_to_remove`` on ``node_info``."""
+        return self._update(state, pod_info_to_remove.pod, node_info, -1)
+
+    def _update(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status | None:
+        pre_filter_state = state.get(PRE_FILTER_STATE_KEY)
+        if pre_filter_state is None:
+            return Status.as_error(_NO_PRE_FILTER_STATE)
+        update_with_pod(pre_filter_state, other, self._terms.get(other), node_info, delta)
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Reject on the pod's affinity (Unresolvable), its anti-affinity, then existing pods' anti-affinity."""
+        pre_filter_state = state.get(PRE_FILTER_STATE_KEY)
+        if pre_filter_state is None:
+            return Status.as_error(_NO_PRE_FILTER_STATE)
+        return filter_node(pre_filter_state, node_info)
+
+    @hookimpl
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """Sum term weights per topology pair over the snapshot (not only ``nodes``); Skip when none scored."""
+        terms = self._terms.get(pod)
+        snapshot = self.handle.snapshot
+        scores = build_topology_scores(
+            pod, terms, snapshot.list() if terms.has_preferred else snapshot.have_pods_with_affinity, self._terms,
+            NamespaceLabelCache(self.handle.client), self.args.hard_pod_affinity_weight,
+            self.args.ignore_preferred_terms_of_existing_pods)
+        if scores is None:
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, scores)
+        return None
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        """The summed scores of the node's topology pairs; may be negative."""
+        return score_node(state.read(PRE_SCORE_STATE_KEY), node_info)
+
+    @hookimpl
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """Min-max onto 0..100 (truncated); all 0 when every node scored the same."""
+        if state.get(PRE_SCORE_STATE_KEY) is None:
+            return Status.as_error(f'failed to read "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found')
+        normalize(scores)
+        return None

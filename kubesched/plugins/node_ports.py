@@ -1,0 +1,52 @@
+"""NodePorts: a pod fits a node only if none of its host ports is already taken there.
+
+PreFilter collects the pod's wanted host ports (sidecar init containers' and containers' ports with a hostPort);
+Filter checks them against ``NodeInfo.used_ports``. There are no PreFilter extensions: the answer depends only on
+the NodeInfo, which the framework updates itself when it adds or removes pods on a clone (nominated pods,
+preemption dry runs).
+"""
+
+from __future__ import annotations
+
+from kubesched.api.pod import Pod
+from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.node_info import HostPort, HostPortInfo, NodeInfo, pod_host_ports
+from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.status import Status
+
+NAME = "NodePorts"
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+
+_REJECT = Status.unschedulable(ERR_REASON).with_plugin(NAME)
+# The wanted ports are immutable, so a cloned CycleState may share them.
+_PRE_FILTER_KEY = StateKey[tuple[HostPort, ...]]("PreFilterNodePorts")
+
+
+def fits_ports(wanted: tuple[HostPort, ...], used: HostPortInfo) -> bool:
+    """Whether none of the ``wanted`` (host IP, protocol, port) triples clashes with the ports in ``used``."""
+    return not any(used.conflicts(ip, protocol, port) for ip, protocol, port in wanted)
+
+
+class NodePorts(Plugin):
+    """Rejects nodes where a host port the pod asks for is already in use (Unschedulable: preemption can free it)."""
+
+    name = NAME
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """Record the pod's host ports; Skip (no Filter) when it asks for none."""
+        wanted = pod_host_ports(pod)
+        if not wanted:
+            return Status.skip()
+        state.write(_PRE_FILTER_KEY, wanted)
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Unschedulable when any wanted host port conflicts with one used on the node."""
+        wanted = state.get(_PRE_FILTER_KEY)
+        if wanted is None:
+            wanted = pod_host_ports(pod)
+        if not wanted or fits_ports(wanted, node_info.used_ports):
+            return None
+        return _REJECT

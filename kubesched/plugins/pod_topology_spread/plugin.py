@@ -1,0 +1,117 @@
+"""PodTopologySpread: spread pods across topology domains. DoNotSchedule constraints filter nodes,
+ScheduleAnyway constraints score them; pods without constraints get the configured default constraints."""
+
+from __future__ import annotations
+
+from kubesched.api.pod import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.handle import Handle
+from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.status import Status
+from kubesched.framework.types import NodeScore
+from kubesched.plugins.helpers import default_selector
+from kubesched.plugins.pod_topology_spread.common import (
+    DO_NOT_SCHEDULE,
+    NAME,
+    SCHEDULE_ANYWAY,
+    SYSTEM_DEFAULTING,
+    InclusionCheck,
+    PodTopologySpreadArgs,
+    SpreadConstraint,
+    default_constraints,
+    pod_constraints,
+)
+from kubesched.plugins.pod_topology_spread.filtering import (
+    PRE_FILTER_KEY,
+    build_pre_filter_state,
+    filter_node,
+    update_with_pod,
+)
+from kubesched.plugins.pod_topology_spread.scoring import (
+    PRE_SCORE_KEY,
+    build_pre_score_state,
+    normalize,
+    score_node,
+)
+
+
+class PodTopologySpread(Plugin):
+    """Keeps matching pods within maxSkew of the emptiest domain (Filter) and favours emptier domains (Score)."""
+
+    name = NAME
+    Args = PodTopologySpreadArgs
+
+    def __init__(self, handle: Handle, args: PodTopologySpreadArgs | None = None) -> None:
+        super().__init__(handle, args or PodTopologySpreadArgs())
+        config: PodTopologySpreadArgs = self.args
+        self._system_defaulted = config.defaulting_type == SYSTEM_DEFAULTING
+        defaults = config.effective_defaults()
+        self._defaults = {action: tuple(c for c in defaults if c.when_unsatisfiable == action)
+                          for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)}
+
+    def constraints(self, pod: Pod, action: str) -> tuple[SpreadConstraint, ...]:
+        """The pod's constraints for ``action``; the defaults, with its workload's selector, if it has none."""
+        if pod.spec.topology_spread_constraints:
+            return pod_constraints(pod.spec.topology_spread_constraints, pod.labels, action)
+        defaults = self._defaults[action]
+        if not defaults:
+            return ()
+        selector = default_selector(pod, self.handle.client)
+        if selector is None:
+            return ()
+        return default_constraints(defaults, selector)
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """Count matching pods per domain over every node; Skip when the pod has no DoNotSchedule constraint."""
+        constraints = self.constraints(pod, DO_NOT_SCHEDULE)
+        if not constraints:
+            return Status.skip()
+        state.write(PRE_FILTER_KEY, build_pre_filter_state(pod, constraints, nodes))
+        return None
+
+    @hookimpl
+    def pre_filter_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
+                           node_info: NodeInfo) -> Status | None:
+        """Count ``pod_info_to_add`` on ``node_info`` as if it had been there at PreFilter."""
+        update_with_pod(state.read(PRE_FILTER_KEY), pod_info_to_add.pod, node_info.node, 1)
+        return None
+
+    @hookimpl
+    def pre_filter_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
+                              node_info: NodeInfo) -> Status | None:
+        """Stop counting ``pod_info_to_remove`` on ``node_info``."""
+        update_with_pod(state.read(PRE_FILTER_KEY), pod_info_to_remove.pod, node_info.node, -1)
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Unresolvable without a topology key; Unschedulable when placing the pod here exceeds a maxSkew."""
+        return filter_node(state.read(PRE_FILTER_KEY), node_info)
+
+    @hookimpl
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """Count matching pods per domain of the feasible nodes; Skip without ScheduleAnyway constraints."""
+        all_nodes = self.handle.snapshot.list()
+        if not all_nodes:
+            return Status.skip()
+        constraints = self.constraints(pod, SCHEDULE_ANYWAY)
+        if not constraints:
+            return Status.skip()
+        # Only the system defaults tolerate nodes without every key, so zone-less nodes still spread by hostname.
+        require_all = bool(pod.spec.topology_spread_constraints) or not self._system_defaulted
+        state.write(PRE_SCORE_KEY, build_pre_score_state(
+            constraints, pod.namespace, InclusionCheck(pod, constraints), nodes, all_nodes, require_all))
+        return None
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        """The weighted count of matching pods in the node's domains (fewer is better)."""
+        return score_node(state.read(PRE_SCORE_KEY), node_info)
+
+    @hookimpl
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """Map the lowest raw score to 100 and the highest towards 0; nodes missing a key score 0."""
+        normalize(state.read(PRE_SCORE_KEY), scores)
+        return None
