@@ -1,9 +1,11 @@
 """Benchmark: end-to-end scheduling throughput of the default profile on a synthetic cluster.
 
 Nodes spread over three zones, a tenth of them tainted; pods with mixed requests, some with node
-selectors and tolerations. Reports pods per second and the time per scheduling attempt.
+selectors and tolerations. With ``--workloads`` the pods also belong to 50 Services (so PodTopologySpread's
+system default constraints score them), every 10th has required anti-affinity to its own app per node and
+every 8th a DoNotSchedule zone spread constraint. Reports pods per second and the time per attempt.
 
-    python benchmarks/schedule.py [--nodes 1000] [--pods 3000] [--seed 0]
+    python benchmarks/schedule.py [--nodes 1000] [--pods 3000] [--seed 0] [--workloads]
 """
 
 from __future__ import annotations
@@ -14,14 +16,18 @@ import pstats
 import random
 import time
 
+from kubesched.api.meta import ObjectMeta
+from kubesched.api.workload import Service
 from kubesched.framework.registry import PluginRegistry
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
 from kubesched.sim.simulate import Simulation
 from kubesched.testing import make_node, make_pod
 
+APPS = 50
 
-def synthetic_cluster(nodes: int, pods: int, seed: int) -> ClusterInput:
+
+def synthetic_cluster(nodes: int, pods: int, seed: int, workloads: bool = False) -> ClusterInput:
     """A deterministic cluster: ``nodes`` nodes over three zones and ``pods`` pending pods."""
     rng = random.Random(seed)
     node_objs = []
@@ -40,8 +46,16 @@ def synthetic_cluster(nodes: int, pods: int, seed: int) -> ClusterInput:
             pod = pod.node_selector(disk="ssd")
         if i % 5 == 0:
             pod = pod.toleration("dedicated", "batch", "NoSchedule")
+        if workloads:
+            app = f"app-{i % APPS}"
+            pod = pod.label(app=app)
+            if i % 10 == 0:
+                pod = pod.pod_affinity("kubernetes.io/hostname", anti=True, app=app)
+            if i % 8 == 0:
+                pod = pod.spread(1, "topology.kubernetes.io/zone", app=app)
         pod_objs.append(pod.priority(rng.choice((0, 100, 1000))).obj())
-    return ClusterInput(nodes=tuple(node_objs), pods=tuple(pod_objs))
+    services = tuple(Service(ObjectMeta(f"app-{k}", "default"), {"app": f"app-{k}"}) for k in range(APPS))
+    return ClusterInput(nodes=tuple(node_objs), pods=tuple(pod_objs), services=services if workloads else ())
 
 
 def main() -> None:
@@ -49,12 +63,13 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--pods", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workloads", action="store_true", help="add Services, anti-affinity and spreading")
     parser.add_argument("--profile", action="store_true", help="print the top functions by cumulative time")
     options = parser.parse_args()
 
     registry = PluginRegistry.discover()
     config = load_config("default", registry)
-    cluster = synthetic_cluster(options.nodes, options.pods, options.seed)
+    cluster = synthetic_cluster(options.nodes, options.pods, options.seed, options.workloads)
     simulation = Simulation(cluster, config, registry, seed=options.seed)
     profiler = cProfile.Profile() if options.profile else None
     start = time.perf_counter()
@@ -66,7 +81,8 @@ def main() -> None:
     elapsed = time.perf_counter() - start
     bound = sum(1 for p in result.pods if p.phase == "Bound")
     attempts = sum(1 for e in result.events if e.reason in ("Scheduled", "FailedScheduling"))
-    print(f"{options.nodes} nodes, {options.pods} pods (default profile, seed {options.seed}):")
+    mix = ", workloads" if options.workloads else ""
+    print(f"{options.nodes} nodes, {options.pods} pods (default profile{mix}, seed {options.seed}):")
     print(f"  bound {bound}, attempts {attempts}, {elapsed:.2f} s")
     print(f"  {options.pods / elapsed:,.0f} pods/s, {1000 * elapsed / max(attempts, 1):.2f} ms per attempt")
     if profiler:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import ImageStateSummary, NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.types import MAX_NODE_SCORE
@@ -51,16 +52,30 @@ class ImageLocality(Plugin):
 
     name = NAME
 
+    def __init__(self, handle: Handle, args: object = None) -> None:
+        super().__init__(handle, args)
+        # The last pod scored and its normalised image names: Score runs once per node for the same pod.
+        self._pod: Pod | None = None
+        self._images: tuple[str, ...] = ()
+
+    def _image_names(self, pod: Pod) -> tuple[str, ...]:
+        if pod is not self._pod:
+            spec = pod.spec
+            self._images = tuple(normalized_image_name(c.image) for c in (*spec.init_containers, *spec.containers))
+            self._pod = pod
+        return self._images
+
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         """0..100 from the images of every init and regular container found on the node."""
-        total_num_nodes = self.handle.snapshot.num_nodes()
         image_states = node_info.image_states
-        spec = pod.spec
+        if not image_states:
+            return 0  # the sum stays under the minimum threshold
+        images = self._image_names(pod)
+        total_num_nodes = self.handle.snapshot.num_nodes()
         total = 0
-        for containers in (spec.init_containers, spec.containers):
-            for container in containers:
-                image_state = image_states.get(normalized_image_name(container.image))
-                if image_state is not None:
-                    total += scaled_image_score(image_state, total_num_nodes)
-        return calculate_priority(total, len(spec.init_containers) + len(spec.containers))
+        for image in images:
+            image_state = image_states.get(image)
+            if image_state is not None:
+                total += scaled_image_score(image_state, total_num_nodes)
+        return calculate_priority(total, len(images))
