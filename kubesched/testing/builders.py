@@ -187,15 +187,7 @@ class PodBuilder:
     def pod_affinity(self, topology_key: str, anti: bool = False, **match_labels: str) -> PodBuilder:
         """Add a required pod (anti-)affinity term selecting pods with these labels."""
         term = PodAffinityTerm(topology_key=topology_key, label_selector=LabelSelector(match_labels=match_labels))
-        affinity = self._spec.affinity or Affinity()
-        current = (affinity.pod_anti_affinity if anti else affinity.pod_affinity) or PodAffinity()
-        updated = attrs.evolve(current, required=(*current.required, term))
-        if anti:
-            affinity = attrs.evolve(affinity, pod_anti_affinity=updated)
-        else:
-            affinity = attrs.evolve(affinity, pod_affinity=updated)
-        self._spec = attrs.evolve(self._spec, affinity=affinity)
-        return self
+        return self.affinity_term(term, anti=anti)
 
     def affinity_term(self, term: PodAffinityTerm, *, anti: bool = False, weight: int | None = None) -> PodBuilder:
         """Add a pod (anti-)affinity term as given: required, or preferred with ``weight``."""
