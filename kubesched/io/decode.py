@@ -255,16 +255,20 @@ def _spread_constraint(obj: Obj, path: str) -> TopologySpreadConstraint:
     min_domains = f.integer(obj.get("minDomains"), f"{path}.minDomains")
     if min_domains is not None and min_domains <= 0:
         raise f.fail(f"{path}.minDomains", f"Invalid value: {min_domains}: must be greater than 0")
+    selector = label_selector(obj.get("labelSelector"), f"{path}.labelSelector")
+    match_label_keys = f.string_list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys")
+    if match_label_keys and selector is None:
+        raise f.fail(f"{path}.matchLabelKeys", "Forbidden: must not be specified when labelSelector is not set")
     return TopologySpreadConstraint(
         max_skew=max_skew,
         topology_key=topology_key,
         when_unsatisfiable=when,
-        label_selector=label_selector(obj.get("labelSelector"), f"{path}.labelSelector"),
+        label_selector=selector,
         min_domains=min_domains,
         node_affinity_policy=f.one_of(obj.get("nodeAffinityPolicy"), f"{path}.nodeAffinityPolicy",
                                       INCLUSION_POLICIES),
         node_taints_policy=f.one_of(obj.get("nodeTaintsPolicy"), f"{path}.nodeTaintsPolicy", INCLUSION_POLICIES),
-        match_label_keys=f.string_list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
+        match_label_keys=match_label_keys,
     )
 
 

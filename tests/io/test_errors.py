@@ -332,3 +332,17 @@ def test_node_field_selector_is_validated(field: str, message: str, tmp_path: Pa
     f, got = only_error(text, tmp_path)
     assert got == (f"{f}: pods/default/web: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
                    f".nodeSelectorTerms[0].matchFields[0].{message}")
+
+
+def test_match_label_keys_without_label_selector(tmp_path: Path) -> None:
+    """As the API server, a spread constraint may not use matchLabelKeys without a labelSelector."""
+    path, message = only_error("""\
+    kind: Pod
+    metadata: {name: web}
+    spec:
+      containers: [{name: app}]
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, matchLabelKeys: [rev]}
+    """, tmp_path)
+    assert message == (f"{path}: pods/default/web: spec.topologySpreadConstraints[0].matchLabelKeys: "
+                       "Forbidden: must not be specified when labelSelector is not set")

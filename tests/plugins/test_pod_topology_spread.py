@@ -24,6 +24,7 @@ from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore
 from kubesched.plugins.pod_topology_spread import NAME, PodTopologySpread, PodTopologySpreadArgs, SpreadConstraintArg
+from kubesched.plugins.pod_topology_spread.common import default_constraints
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.helpers import fake_handle, verdict
 
@@ -251,6 +252,30 @@ def test_invalid_args_are_rejected_with_key_path(config: dict[str, Any], message
     """ValidatePodTopologySpreadArgs: each violation is an ArgsError naming the offending key."""
     with pytest.raises(ArgsError) as info:
         structure(PodTopologySpreadArgs, config)
+    assert str(info.value).startswith(message)
+
+
+def test_default_constraints_accept_min_domains_and_inclusion_policies() -> None:
+    """Like kube-scheduler's args, a listed default constraint may set minDomains and the node policies."""
+    config = listed(constraint_arg(min_domains=2, node_affinity_policy="Ignore", node_taints_policy="Honor"))
+    (constraint,) = structure(PodTopologySpreadArgs, config).default_constraints
+    assert (constraint.min_domains, constraint.node_affinity_policy, constraint.node_taints_policy) == (
+        2, "Ignore", "Honor")
+    defaults = default_constraints([constraint], LabelSelector(match_labels={"app": "web"}))
+    assert (defaults[0].min_domains, defaults[0].node_affinity_policy, defaults[0].node_taints_policy) == (
+        2, "Ignore", "Honor")
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    pytest.param({"min_domains": 0}, "default-constraints[0].min-domains: Invalid value: 0: must be greater than 0",
+                 id="zero-min-domains"),
+    pytest.param({"node_taints_policy": "Sometimes"},
+                 'default-constraints[0].node-taints-policy: Unsupported value: "Sometimes"', id="bad-policy"),
+])
+def test_default_constraint_policies_are_validated(override: dict[str, Any], message: str) -> None:
+    """minDomains must be positive and the policies Honor or Ignore."""
+    with pytest.raises(ArgsError) as info:
+        structure(PodTopologySpreadArgs, listed(constraint_arg(**override)))
     assert str(info.value).startswith(message)
 
 

@@ -69,8 +69,8 @@ SINGLE_CONSTRAINT = [
     pytest.param(incoming(spread(1, "node", selector=None)), SPREAD_2_1_0_3, expect(OK, OK, OK, OK),
                  id="no-label-selector-matches-no-pod"),
     pytest.param(incoming(spread(1, "node", selector=LabelSelector())),
-                 [*SPREAD_2_1_0_3, on("node-x", "plain")], expect(SKEW, OK, OK, SKEW),
-                 id="empty-label-selector-matches-every-pod"),
+                 [*SPREAD_2_1_0_3, on("node-x", "plain")], expect(OK, OK, OK, OK),
+                 id="empty-label-selector-counts-no-existing-pod"),
     pytest.param(incoming(spread(1, "node", selector=LabelSelector(match_labels={"foo": ""}))), SPREAD_2_1_0_3,
                  expect(SKEW, SKEW, OK, SKEW), id="match-labels-selector"),
     pytest.param(incoming(spread(1, "zone")),
@@ -268,8 +268,8 @@ MATCH_LABEL_KEYS = [
                  id="keys-absent-from-the-pod-are-ignored"),
     pytest.param(spread(1, "zone", selector=exists("other"), match_label_keys=("rev",)), expect(OK, OK, OK, OK),
                  id="keys-anded-with-the-selector"),
-    pytest.param(spread(1, "zone", selector=None, match_label_keys=("rev",)), expect(OK, OK, SKEW, SKEW),
-                 id="keys-without-selector-select-by-keys-alone"),
+    pytest.param(spread(1, "zone", selector=None, match_label_keys=("rev",)), expect(OK, OK, OK, OK),
+                 id="keys-without-selector-still-select-nothing"),
 ]
 
 

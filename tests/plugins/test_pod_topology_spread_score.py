@@ -112,6 +112,8 @@ SCORE_CASES = [
     pytest.param(pod_with(HOST_FOO),
                  [make_pod("t").node("node-a").label(foo="").terminating(DELETED_AT).obj(), *foo_pods("node-b", 1)],
                  [A, B], [], [100, 0], id="terminating-pods-do-not-count"),
+    pytest.param(pod_with(soft(1, HOSTNAME, LabelSelector())), foo_pods("node-a", 2), [A, B], [], [100, 100],
+                 id="empty-selector-counts-no-pod"),
     pytest.param(pod_with(soft(2, "node", min_domains=10)), foo_pods("node-a", 2) + foo_pods("node-b", 2)
                  + foo_pods("node-c", 1), [NA, NB, NC], [], [75, 75, 100], id="min-domains-has-no-effect"),
 ]

@@ -63,8 +63,19 @@ def _action(_instance: object, attribute: attrs.Attribute[str], value: str) -> N
 
 def _no_selector(_instance: object, attribute: attrs.Attribute[dict[str, Any] | None], value: object) -> None:
     if value is not None:
-        raise ArgsError("Forbidden: constraint must not define a selector, as it is deduced for each pod",
+        raise ArgsError("Forbidden: constraint must not define a selector, as they deduced for each pod",
                         "label-selector")
+
+
+def _positive_or_unset(_instance: object, attribute: attrs.Attribute[int | None], value: int | None) -> None:
+    if value is not None and value <= 0:
+        raise ArgsError(f"Invalid value: {value}: must be greater than 0", "min-domains")
+
+
+def _policy(_instance: object, attribute: attrs.Attribute[str | None], value: str | None) -> None:
+    if value is not None and value not in (HONOR, IGNORE):
+        raise ArgsError(f'Unsupported value: "{value}": supported values: "{HONOR}", "{IGNORE}"',
+                        attribute.name.replace("_", "-"))
 
 
 @attrs.frozen
@@ -76,6 +87,9 @@ class SpreadConstraintArg:
     when_unsatisfiable: Literal["DoNotSchedule", "ScheduleAnyway"] = attrs.field(validator=_action)
     #: Only here to reject it with a clear error: default constraints never carry a selector.
     label_selector: dict[str, Any] | None = attrs.field(default=None, validator=_no_selector)
+    min_domains: int | None = attrs.field(default=None, validator=_positive_or_unset)
+    node_affinity_policy: Literal["Honor", "Ignore"] | None = attrs.field(default=None, validator=_policy)
+    node_taints_policy: Literal["Honor", "Ignore"] | None = attrs.field(default=None, validator=_policy)
 
 
 #: kube-scheduler's built-in defaults, used when ``defaulting-type`` is System.
@@ -129,21 +143,25 @@ class SpreadConstraint:
     node_taints_policy: str = IGNORE
 
     def selects(self, labels: Mapping[str, str]) -> bool:
-        """Whether a pod with these labels is counted by this constraint."""
+        """Whether the selector matches these labels (the incoming pod's self-match; ``{}`` matches all)."""
         return self.selector is not None and self.selector.matches(labels)
+
+    def counts(self, labels: Mapping[str, str]) -> bool:
+        """Whether an existing pod with these labels is counted: as kube-scheduler's countPodsMatchSelector,
+        an empty selector counts no pod, though the incoming pod still matches it."""
+        selector = self.selector
+        return selector is not None and not selector.is_empty() and selector.matches(labels)
 
 
 def _merge_match_label_keys(selector: LabelSelector | None, keys: tuple[str, ...],
                             pod_labels: Mapping[str, str]) -> LabelSelector | None:
     """AND the incoming pod's values for ``keys`` into the selector; keys the pod lacks are ignored.
 
-    With no selector at all the result selects exactly those values, as kube-scheduler's merge does.
+    A constraint without labelSelector keeps matching nothing (the API server rejects matchLabelKeys there).
     """
     values = {k: pod_labels[k] for k in keys if k in pod_labels}
-    if not values:
+    if not values or selector is None:
         return selector
-    if selector is None:
-        return LabelSelector(match_labels=values)
     extra = tuple(LabelSelectorRequirement(k, "In", (v,)) for k, v in values.items())
     return LabelSelector(match_labels=selector.match_labels,
                          match_expressions=(*selector.match_expressions, *extra))
@@ -170,7 +188,10 @@ def pod_constraints(constraints: Iterable[TopologySpreadConstraint], pod_labels:
 def default_constraints(defaults: Iterable[SpreadConstraintArg],
                         selector: LabelSelector) -> tuple[SpreadConstraint, ...]:
     """Default constraints applied with the selector deduced from the pod's workload."""
-    return tuple(SpreadConstraint(c.max_skew, c.topology_key, selector) for c in defaults)
+    return tuple(SpreadConstraint(c.max_skew, c.topology_key, selector,
+                                  min_domains=c.min_domains if c.min_domains is not None else 1,
+                                  node_affinity_policy=c.node_affinity_policy or HONOR,
+                                  node_taints_policy=c.node_taints_policy or IGNORE) for c in defaults)
 
 
 def has_all_keys(labels: Mapping[str, str], constraints: Sequence[SpreadConstraint]) -> bool:
@@ -212,9 +233,10 @@ def selector_groups(constraints: Sequence[SpreadConstraint]) -> tuple[int, ...]:
 
 
 def count_matching(pods: Iterable[PodInfo], constraint: SpreadConstraint, namespace: str) -> int:
-    """How many of the node's pods the constraint counts (same namespace, not terminating, selected)."""
+    """How many of the node's pods the constraint counts (same namespace, not terminating, selected by a
+    non-empty selector)."""
     selector = constraint.selector
-    if selector is None:
+    if selector is None or selector.is_empty():
         return 0
     matches = selector.matches
     count = 0

@@ -141,7 +141,7 @@ def update_with_pod(state: PreFilterState, updated: Pod, node: Node | None, delt
     pod_labels = updated.labels
     eligible: list[bool] | None = None
     for i, constraint in enumerate(constraints):
-        if not constraint.selects(pod_labels):
+        if not constraint.counts(pod_labels):
             continue
         if eligible is None:
             eligible = state.inclusion.per_constraint(node, constraints)
