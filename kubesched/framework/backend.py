@@ -49,6 +49,13 @@ class ClusterClient(Protocol):
     def list_pdbs(self) -> list[PodDisruptionBudget]:
         """Every PodDisruptionBudget."""
 
+    def record_preemption(self, preemptor: Pod, node_name: str, victims: list[Pod]) -> None:
+        """Note that ``preemptor`` preempted ``victims`` (in kube-scheduler's order) on ``node_name``.
+
+        Informational: called after the victims were deleted; the simulator reports it, a real-cluster
+        backend may log it.
+        """
+
     def get_namespace_labels(self, name: str) -> Mapping[str, str]:
         """The labels of namespace ``name`` (what a namespaceSelector is matched against)."""
 

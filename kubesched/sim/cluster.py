@@ -79,6 +79,8 @@ class InMemoryCluster:
         self.services: list[Service] = []
         self.controllers: dict[tuple[str, str, str], WorkloadController] = {}
         self.events: list[Event] = []
+        #: (preemptor ``ns/name``, node, victims ``ns/name``) in the order preemptions happened.
+        self.preemptions: list[tuple[str, str, tuple[str, ...]]] = []
         self.deleted: dict[str, Pod] = {}
         self._by_key: dict[str, str] = {}
         self._listeners: list[ClusterListener] = []
@@ -194,6 +196,10 @@ class InMemoryCluster:
     def list_pdbs(self) -> list[PodDisruptionBudget]:
         """Every PDB."""
         return list(self.pdbs)
+
+    def record_preemption(self, preemptor: Pod, node_name: str, victims: list[Pod]) -> None:
+        """Remember a preemption for the simulation result."""
+        self.preemptions.append((preemptor.key, node_name, tuple(v.key for v in victims)))
 
     def get_namespace_labels(self, name: str) -> Mapping[str, str]:
         """A namespace's labels; namespaces absent from the input carry only their name label."""

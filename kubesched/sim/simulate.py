@@ -246,7 +246,9 @@ class Simulation:
                 results.append(PodResult(live.namespace, live.name, PHASE_PENDING, None,
                                          live.status.nominated_node_name or None, live.priority,
                                          self._pending_message(live, gated)))
-        return SimulationResult(self.seed, tuple(results), (), tuple(self.cluster.events), self._usage(),
+        preemptions = tuple(Preemption(preemptor, node, victims)
+                            for preemptor, node, victims in self.cluster.preemptions)
+        return SimulationResult(self.seed, tuple(results), preemptions, tuple(self.cluster.events), self._usage(),
                                 tuple(self.warnings))
 
     def _usage(self) -> tuple[NodeUsage, ...]:
