@@ -474,9 +474,11 @@ class Scheduler:
         if current is not None and not current.spec.node_name and current.uid == pod.uid:
             queued.pod_info = PodInfo.of(current)
             self.queue.add_unschedulable_if_not_present(queued, self.queue.scheduling_cycle)
+            self.nominator.add_nominated_pod(queued.pod_info, failure.nominating)
         else:
             self.queue.done(pod.uid)
-        self.nominator.add_nominated_pod(queued.pod_info, failure.nominating)
+            # As the nominator's lister check: a pod gone or bound meanwhile is never nominated.
+            self.nominator.delete_nominated_pod_if_exists(pod)
         note = message if len(message) <= MAX_EVENT_MESSAGE else message[: MAX_EVENT_MESSAGE - 4] + " ..."
         self.client.record_event(pod, "Warning", "FailedScheduling", note)
         if current is not None:

@@ -1,7 +1,6 @@
 """kube-scheduler's default plugin set (the v1 multiPoint list), for the plugins kubesched ships.
 
-The order and weights are kube-scheduler's. Left out: the volume and DRA plugins (out of scope) and
-DefaultPreemption (it arrives with the preemption work).
+The order and weights are kube-scheduler's. Left out: the volume and DRA plugins (out of scope).
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ DEFAULT_MULTI_POINT: tuple[PluginEntry, ...] = (
     PluginEntry("NodeResourcesFit", 1),
     PluginEntry("PodTopologySpread", 2),
     PluginEntry("InterPodAffinity", 2),
+    PluginEntry("DefaultPreemption"),
     PluginEntry("NodeResourcesBalancedAllocation", 1),
     PluginEntry("ImageLocality", 1),
     PluginEntry("DefaultBinder"),

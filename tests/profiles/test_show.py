@@ -33,7 +33,7 @@ class Spread(FilterScore):
     Args = SpreadArgs
 
 
-EMPTY_POINTS = ("post-filter", "reserve", "permit", "pre-bind", "post-bind")
+EMPTY_POINTS = ("reserve", "permit", "pre-bind", "post-bind")
 
 CUSTOM_PROFILE = """
 percentage-of-nodes-to-score = 40
@@ -106,6 +106,7 @@ def point_names(document: dict[str, Any], point: str) -> list[str]:
                             "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"], id="filter"),
     pytest.param("pre-score", ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
                                "InterPodAffinity", "NodeResourcesBalancedAllocation"], id="pre-score"),
+    pytest.param("post-filter", ["DefaultPreemption"], id="post-filter"),
     pytest.param("bind", ["DefaultBinder"], id="bind"),
     *(pytest.param(point, [], id=point) for point in EMPTY_POINTS),
 ])
@@ -138,8 +139,10 @@ def test_default_profile_shows_default_settings(default_document: dict[str, Any]
 def test_default_profile_shows_default_args(default_document: dict[str, Any]) -> None:
     """The default args of the enabled plugins are shown, e.g. NodeResourcesFit's LeastAllocated strategy."""
     plugin_config = default_document["profiles"][0]["plugin-config"]
-    assert sorted(plugin_config) == ["InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation",
-                                     "NodeResourcesFit", "PodTopologySpread"]
+    assert sorted(plugin_config) == ["DefaultPreemption", "InterPodAffinity", "NodeAffinity",
+                                     "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread"]
+    assert plugin_config["DefaultPreemption"] == {"min-candidate-nodes-percentage": 10,
+                                                  "min-candidate-nodes-absolute": 100}
     assert plugin_config["PodTopologySpread"] == {"defaulting-type": "System", "default-constraints": []}
     assert plugin_config["InterPodAffinity"] == {"hard-pod-affinity-weight": 1,
                                                  "ignore-preferred-terms-of-existing-pods": False}

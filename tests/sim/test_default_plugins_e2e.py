@@ -52,6 +52,10 @@ def pod(name: str, spec: str = "", labels: str = "{}", node_name: str = "", cpu:
         """) + textwrap.indent(bound + textwrap.dedent(spec) + container, "  ") + "---\n"
 
 
+# DefaultPreemption's part of the message when no pod on either node has a lower priority.
+NO_VICTIMS_ON_2 = " preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+
+
 def run(tmp_path: Path, registry: PluginRegistry, text: str, profile: str = "default") -> dict[str, PodResult]:
     """Simulate the manifests in ``text`` with a shipped profile; results by pod name."""
     cluster = load([write(tmp_path / "cluster.yaml", text)])
@@ -96,7 +100,8 @@ def test_unmet_pod_affinity_is_unresolvable_on_every_node(tmp_path: Path, regist
     text = node("a1", "a") + node("b1", "b") + pod("web", AFFINITY_TO_CACHE, labels="{app: web}")
     results = run(tmp_path, registry, text)
     assert (results["web"].phase, results["web"].message) == (
-        "Pending", "0/2 nodes are available: 2 node(s) didn't match pod affinity rules.")
+        "Pending", "0/2 nodes are available: 2 node(s) didn't match pod affinity rules. preemption: 0/2 nodes are "
+        "available: 2 Preemption is not helpful for scheduling.")
 
 
 def test_first_pod_of_a_self_affine_group_may_go_anywhere(tmp_path: Path, registry: PluginRegistry) -> None:
@@ -118,7 +123,7 @@ def test_required_anti_affinity_puts_replicas_on_different_nodes(tmp_path: Path,
     assert {results["web-0"].node, results["web-1"].node} == {"n1", "n2"}
     # The incoming pod's own anti-affinity is checked before the bound replicas' (kube's order since v1.19).
     assert (results["web-2"].phase, results["web-2"].message) == (
-        "Pending", "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.")
+        "Pending", "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules." + NO_VICTIMS_ON_2)
 
 
 def test_existing_pods_anti_affinity_is_symmetric(tmp_path: Path, registry: PluginRegistry) -> None:
@@ -145,7 +150,8 @@ def test_pod_anti_affinity_of_incoming_pod_is_unschedulable(tmp_path: Path, regi
             + pod("w2", labels="{app: web}", node_name="n2")
             + pod("web-new", ANTI_AFFINITY_WEB, labels="{app: other}"))
     results = run(tmp_path, registry, text)
-    assert results["web-new"].message == "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."
+    assert results["web-new"].message == (
+        "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules." + NO_VICTIMS_ON_2)
 
 
 SPREAD_ZONES = """\
@@ -176,7 +182,8 @@ def test_spread_constraint_leaves_pod_pending_when_skew_would_break(tmp_path: Pa
     # web-0 takes roomy a1, web-1 must go to b1, web-2 fits a1 again (skew 1), web-3 would make it 2.
     assert placed(results) == {"web-0": "a1", "web-1": "b1", "web-2": "a1", "web-3": None}
     assert results["web-3"].message == (
-        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread constraints.")
+        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread constraints."
+        + NO_VICTIMS_ON_2)
 
 
 def test_spread_constraint_node_without_the_key_is_unresolvable(tmp_path: Path, registry: PluginRegistry) -> None:
@@ -184,7 +191,8 @@ def test_spread_constraint_node_without_the_key_is_unresolvable(tmp_path: Path, 
     text = node("nozone") + pod("web", SPREAD_ZONES, labels="{app: web}")
     results = run(tmp_path, registry, text)
     assert results["web"].message == (
-        "0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label).")
+        "0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label). "
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
 
 
 def test_host_ports_conflict_one_pod_per_node(tmp_path: Path, registry: PluginRegistry) -> None:
@@ -194,7 +202,7 @@ def test_host_ports_conflict_one_pod_per_node(tmp_path: Path, registry: PluginRe
     results = run(tmp_path, registry, text)
     assert {results["proxy-0"].node, results["proxy-1"].node} == {"n1", "n2"}
     assert results["proxy-2"].message == (
-        "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports.")
+        "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports." + NO_VICTIMS_ON_2)
 
 
 def test_host_port_on_another_protocol_does_not_conflict(tmp_path: Path, registry: PluginRegistry) -> None:
@@ -263,4 +271,5 @@ def test_cli_json_reports_affinity_failures(tmp_path: Path, run_cli: RunCli) -> 
     assert done.returncode == 0, done.stderr
     (result,) = json.loads(done.stdout)["pods"]
     assert (result["phase"], result["message"]) == (
-        "Pending", "0/1 nodes are available: 1 node(s) didn't match pod affinity rules.")
+        "Pending", "0/1 nodes are available: 1 node(s) didn't match pod affinity rules. preemption: 0/1 nodes are "
+        "available: 1 Preemption is not helpful for scheduling.")

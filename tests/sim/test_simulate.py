@@ -52,7 +52,8 @@ def test_earlier_created_pod_wins_the_last_slot(registry: PluginRegistry) -> Non
     early = make_pod("early").req(cpu="1").created(T0).obj()
     result = by_name(run([node], [late, early], registry))
     assert (result["early"].phase, result["late"].phase) == ("Bound", "Pending")
-    assert result["late"].message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert result["late"].message == ("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are "
+                                      "available: 1 No preemption victims found for incoming pod.")
 
 
 def test_pods_without_timestamp_queue_after_timestamped_ones() -> None:
@@ -165,15 +166,19 @@ def test_seed_decides_ties(registry: PluginRegistry) -> None:
 
 def test_real_cluster_dump(registry: PluginRegistry) -> None:
     """The real dump: pending pods get kube-scheduler's messages; running pods stay where they are."""
-    result = by_name(simulate(load([REAL_DUMP]), load_config("default", registry), registry))
-    assert result["etl-0"].node == "worker-2"
+    outcome = simulate(load([REAL_DUMP]), load_config("default", registry), registry)
+    result = by_name(outcome)
+    assert result["web-7d9f8c6b5-zz9"].node == "worker-2"
     assert result["train-1"].message == (
         "0/7 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
-        "5 Insufficient cpu, 5 Insufficient memory, 6 Insufficient nvidia.com/gpu.")
-    assert result["report"].message == (
-        "0/7 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
-        "{node-role.kubernetes.io/control-plane: }, 1 node(s) had untolerated taint {nvidia.com/gpu: present}, "
-        "4 node(s) didn't match Pod's node affinity/selector.")
+        "5 Insufficient cpu, 5 Insufficient memory, 6 Insufficient nvidia.com/gpu. preemption: 0/7 nodes are "
+        "available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod, "
+        "3 Insufficient cpu, 3 Insufficient memory, 4 Insufficient nvidia.com/gpu.")
+    # report (priority 1000) fits nowhere, so it preempts two priority-10 etl pods on worker-2.
+    assert [(p.preemptor, p.node, p.victims) for p in outcome.preemptions] == [
+        ("default/report", "worker-2", ("batch/etl-0", "batch/etl-5"))]
+    assert (result["report"].phase, result["report"].node) == ("Bound", "worker-2")
+    assert (result["etl-0"].phase, result["etl-5"].phase) == ("Evicted", "Evicted")
 
 
 class NeverEnough(Plugin):
