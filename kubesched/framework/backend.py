@@ -7,6 +7,7 @@ a virtual clock, and a Kubernetes backend can implement it with API calls.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Protocol
 
 from kubesched.api.pod import Pod, PodCondition
@@ -19,6 +20,9 @@ class Clock(Protocol):
 
     def now(self) -> float:
         """Seconds since the clock's epoch."""
+
+    def timestamp(self) -> datetime:
+        """The current time as a wall-clock instant (compared with pods' start times by preemption)."""
 
 
 class BindingError(RuntimeError):

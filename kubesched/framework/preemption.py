@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Protocol, runtime_checkable
 
 import attrs
 
@@ -68,11 +67,6 @@ class DisruptionBudgets:
     def split(self, pods: Sequence[Pod]) -> tuple[list[Pod], list[Pod]]:
         """(violating, non-violating) pods, each in the given order (filterPodsWithPDBViolation)."""
         return filter_pods_with_pdb_violation(pods, self.pdbs, self.allowed)
-
-
-@runtime_checkable
-class _WallClock(Protocol):
-    def timestamp(self) -> datetime: ...
 
 
 def pod_terminating_by_preemption(pod: Pod) -> bool:
@@ -356,9 +350,8 @@ class Evaluator:
                 if pi.pod.priority < pod.priority]
 
     def now(self) -> datetime:
-        """The current time as a wall-clock instant: the virtual clock's in simulations, else the real one."""
-        clock = self.handle.clock
-        return clock.timestamp() if isinstance(clock, _WallClock) else datetime.now(UTC)
+        """The scheduler clock's current instant (the virtual clock's in simulations)."""
+        return self.handle.clock.timestamp()
 
 
 def earliest_start_of_top_priority(victims: Sequence[Pod], now: datetime) -> datetime:

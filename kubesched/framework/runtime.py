@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 import random
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from kubesched.api.pod import Pod
@@ -523,4 +524,7 @@ class Framework:
 class _ZeroClock:
     def now(self) -> float:
         return 0.0
+
+    def timestamp(self) -> datetime:
+        return datetime.fromtimestamp(0, UTC)
 
