@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -25,6 +26,38 @@ PREEMPTED_CONDITION = PodCondition("DisruptionTarget", "True", "PreemptionBySche
 def on_n1(name: str, priority: int = LOW, cpu: str = "1") -> Pod:
     """A pod running on n1."""
     return make_pod(name).node("n1").priority(priority).req(cpu=cpu).start_time(T0).obj()
+
+
+def remove_pod_error(name: str, error_on: Callable[[str], str]) -> type[Plugin]:
+    """A PreFilter plugin whose RemovePod extension fails with Error ``error_on(node)`` (no error when empty)."""
+    class _Broken(Plugin):
+        @hookimpl
+        def pre_filter(self, state: CycleState, pod: Pod, nodes: object) -> None:
+            return None
+
+        @hookimpl
+        def pre_filter_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: object,
+                                  node_info: NodeInfo) -> Status | None:
+            message = error_on(node_info.name)
+            return Status.as_error(message) if message else None
+
+        @hookimpl
+        def filter(self, state: CycleState, pod: Pod, node_info: object) -> Status | None:
+            return None
+
+    _Broken.name = name
+    return _Broken
+
+
+def preempt_on_two_full_nodes(extra: type[Plugin]) -> tuple[PostFilterResult | None, Status]:
+    """Preempt for a HIGH pod while n1 and n2 each run one LOW pod filling them, ``extra`` at PreFilter."""
+    nodes = [make_node(n).capacity(cpu="1").obj() for n in ("n1", "n2")]
+    pods = [make_pod(f"v{i}").node(n).priority(LOW).req(cpu="1").obj() for i, n in enumerate(("n1", "n2"))]
+    pod = make_pod("p").priority(HIGH).req(cpu="1").obj()
+    setup = preemption_cluster(nodes, [*pods, pod], extra=[extra],
+                               points={"pre-filter": ["NodeResourcesFit", extra.name]})
+    statuses = NodeToStatus({n: Status.unschedulable("Insufficient cpu") for n in ("n1", "n2")})
+    return setup.evaluator.preempt(setup.pre_filter(pod), pod, statuses)
 
 
 class TestPrepareCandidate:
@@ -181,29 +214,8 @@ class TestPreempt:
     def test_errors_on_every_node_are_aggregated(self, per_node: bool) -> None:
         """If every potential node fails with an Error, preempt returns them as one Error: a repeated message
         once, different messages as "[a, b]" in dry-run order."""
-        class Broken(Plugin):
-            name = "Broken"
-
-            @hookimpl
-            def pre_filter(self, state: CycleState, pod: Pod, nodes: object) -> None:
-                return None
-
-            @hookimpl
-            def pre_filter_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: object,
-                                      node_info: NodeInfo) -> Status:
-                return Status.as_error(f"state lost on {node_info.name}" if per_node else "state lost")
-
-            @hookimpl
-            def filter(self, state: CycleState, pod: Pod, node_info: object) -> Status | None:
-                return None
-
-        nodes = [make_node(n).capacity(cpu="1").obj() for n in ("n1", "n2")]
-        pods = [make_pod(f"v{i}").node(n).priority(LOW).req(cpu="1").obj() for i, n in enumerate(("n1", "n2"))]
-        pod = make_pod("p").priority(HIGH).req(cpu="1").obj()
-        setup = preemption_cluster(nodes, [*pods, pod], extra=[Broken],
-                                   points={"pre-filter": ["NodeResourcesFit", "Broken"]})
-        statuses = NodeToStatus({n: Status.unschedulable("Insufficient cpu") for n in ("n1", "n2")})
-        result, status = setup.evaluator.preempt(setup.pre_filter(pod), pod, statuses)
+        broken = remove_pod_error("Broken", lambda node: f"state lost on {node}" if per_node else "state lost")
+        result, status = preempt_on_two_full_nodes(broken)
         assert (result, status.code) == (None, Code.ERROR)
         if not per_node:
             assert status.reasons == ('running RemovePod on PreFilter plugin "Broken": state lost',)
@@ -215,27 +227,6 @@ class TestPreempt:
 
     def test_an_error_on_one_node_does_not_hide_a_candidate_on_another(self) -> None:
         """A dry-run Error on one node is ignored when another node is a candidate."""
-        class BrokenOnN1(Plugin):
-            name = "BrokenOnN1"
-
-            @hookimpl
-            def pre_filter(self, state: CycleState, pod: Pod, nodes: object) -> None:
-                return None
-
-            @hookimpl
-            def pre_filter_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: object,
-                                      node_info: object) -> Status | None:
-                return Status.as_error("state lost") if getattr(node_info, "name", "") == "n1" else None
-
-            @hookimpl
-            def filter(self, state: CycleState, pod: Pod, node_info: object) -> Status | None:
-                return None
-
-        nodes = [make_node(n).capacity(cpu="1").obj() for n in ("n1", "n2")]
-        pods = [make_pod(f"v{i}").node(n).priority(LOW).req(cpu="1").obj() for i, n in enumerate(("n1", "n2"))]
-        pod = make_pod("p").priority(HIGH).req(cpu="1").obj()
-        setup = preemption_cluster(nodes, [*pods, pod], extra=[BrokenOnN1],
-                                   points={"pre-filter": ["NodeResourcesFit", "BrokenOnN1"]})
-        statuses = NodeToStatus({n: Status.unschedulable("Insufficient cpu") for n in ("n1", "n2")})
-        result, status = setup.evaluator.preempt(setup.pre_filter(pod), pod, statuses)
+        broken = remove_pod_error("BrokenOnN1", lambda node: "state lost" if node == "n1" else "")
+        result, status = preempt_on_two_full_nodes(broken)
         assert (result, status) == (PostFilterResult.nominate("n2"), Status.success())
