@@ -7,12 +7,13 @@ deleted within the scheduling cycle). Args choose how many candidate nodes the d
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import attrs
 
 from kubesched.api.pod import Pod
-from kubesched.framework.args import ArgsError
+from kubesched.framework.args import ArgsError, in_range
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.plugin import Plugin, hookimpl
@@ -24,22 +25,14 @@ NAME = "DefaultPreemption"
 MESSAGE_PREFIX = "preemption: "
 
 
-def _percentage(_instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if not 0 <= value <= 100:
-        raise ArgsError(f"Invalid value: {value}: not in valid range [0, 100]", "min-candidate-nodes-percentage")
-
-
-def _absolute(_instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if value < 0:
-        raise ArgsError(f"Invalid value: {value}: not in valid range [0, inf)", "min-candidate-nodes-absolute")
-
-
 @attrs.frozen
 class DefaultPreemptionArgs:
     """How many candidate nodes the dry run looks for (kube's DefaultPreemptionArgs; not both zero)."""
 
-    min_candidate_nodes_percentage: int = attrs.field(default=10, validator=_percentage)
-    min_candidate_nodes_absolute: int = attrs.field(default=100, validator=_absolute)
+    min_candidate_nodes_percentage: int = attrs.field(
+        default=10, validator=in_range(0, 100, message="Invalid value: {value}: not in valid range [0, 100]"))
+    min_candidate_nodes_absolute: int = attrs.field(
+        default=100, validator=in_range(0, math.inf, message="Invalid value: {value}: not in valid range [0, inf)"))
 
     def __attrs_post_init__(self) -> None:
         if self.min_candidate_nodes_percentage == 0 and self.min_candidate_nodes_absolute == 0:
