@@ -1,0 +1,359 @@
+"""Properties of preemption on random clusters, checked against an oracle written from the specification.
+
+The oracle re-derives, with fresh PreFilter runs over rebuilt clusters (never the Evaluator's cloned state and
+AddPod/RemovePod path), which nodes can become candidates, each node's victims in reprieve order, its PDB
+violations, and which candidates the tie-breaks allow. The Evaluator must agree with it on every example:
+
+- every victim has lower priority than the preemptor and runs on the chosen node;
+- once the victims are gone the preemptor fits on the chosen node (both Filter passes);
+- the victim set is minimal: reprieving pods most important first, PDB-violating ones first, none of the victims
+  could have stayed with the preemptor still fitting;
+- no PDB is violated when some candidate needed no violation, and the chosen node is one the tie-breaks allow;
+- preemption happens exactly when some node can become a candidate.
+
+The simulation properties run whole random workloads through ``kubesched simulate``'s engine: no node is ever
+over its allocatable, victims always have lower priority than their preemptor and end Evicted, and the same seed
+gives the same result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+
+import attrs
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from kubesched.api.node import Node
+from kubesched.api.pod import Pod
+from kubesched.api.policy import PodDisruptionBudget
+from kubesched.framework.preemption import unix_nanos
+from kubesched.framework.registry import PluginRegistry
+from kubesched.framework.status import Code
+from kubesched.io.load import ClusterInput
+from kubesched.plugins.inter_pod_affinity import InterPodAffinity
+from kubesched.profiles import load_config
+from kubesched.sim.simulate import PHASE_EVICTED, Simulation
+from kubesched.testing import make_node, make_pod
+from tests.framework.preemption_cluster import NOW, T0, pdb, preemption_cluster
+
+HOSTNAME = "kubernetes.io/hostname"
+APPS = ("a", "b", "c")
+# The lowest int32 priority makes "fewest victims" decide on its own (the 2^31 offset sums can tie).
+PRIORITIES = (-(2**31), -5, 0, 10, 20, 30)
+POINTS = {"pre-filter": ["NodeResourcesFit", "InterPodAffinity"], "filter": ["NodeResourcesFit", "InterPodAffinity"]}
+EXAMPLES = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@attrs.frozen
+class Budget:
+    """A PDB over ``app=<app>``: a fixed ``allowed`` in its status, or computed from ``min_available``."""
+
+    app: str
+    allowed: int | None
+    min_available: int
+    disrupted: tuple[str, ...]
+
+    def obj(self, index: int) -> PodDisruptionBudget:
+        return pdb(f"pdb{index}", self.allowed, min_available=None if self.allowed is not None else self.min_available,
+                   disrupted=self.disrupted, app=self.app)
+
+
+@attrs.frozen
+class Scenario:
+    """Nodes, the pods bound to them, pods nominated but not bound, PDBs and one pending preemptor."""
+
+    nodes: tuple[Node, ...]
+    running: tuple[Pod, ...]
+    nominated: tuple[Pod, ...]
+    budgets: tuple[Budget, ...]
+    preemptor: Pod
+
+    @property
+    def pdbs(self) -> list[PodDisruptionBudget]:
+        return [b.obj(i) for i, b in enumerate(self.budgets)]
+
+
+CPU_MILLIS = st.sampled_from([500, 1000, 1500, 2000])
+
+
+@st.composite
+def running_pods(draw: st.DrawFn, nodes: Sequence[Node], capacities: Sequence[int]) -> list[Pod]:
+    """Up to five pods per node, never more CPU than the node has; random priority, app, start time, grace."""
+    pods: list[Pod] = []
+    for node, capacity in zip(nodes, capacities, strict=True):
+        used = 0
+        for _ in range(draw(st.integers(0, 5))):
+            cpu = draw(CPU_MILLIS)
+            if used + cpu > capacity:
+                break
+            used += cpu
+            name = f"{node.name}-p{len(pods)}"
+            builder = (make_pod(name).node(node.name).req(cpu=f"{cpu}m").priority(draw(st.sampled_from(PRIORITIES)))
+                       .label(app=draw(st.sampled_from(APPS))).grace_period(draw(st.sampled_from([0, 5, 30]))))
+            start = draw(st.one_of(st.none(), st.integers(0, 3)))
+            if start is not None:  # few distinct hours, so equal start times (ties) are common
+                builder = builder.start_time(T0 + timedelta(hours=start))
+            if draw(st.integers(0, 9)) == 0:  # a pod with its own anti-affinity against app=c pods (symmetry)
+                builder = builder.pod_affinity(HOSTNAME, anti=True, app="c")
+            pods.append(builder.obj())
+    return pods
+
+
+@st.composite
+def budgets(draw: st.DrawFn, running: Sequence[Pod]) -> list[Budget]:
+    """Zero to three PDBs; about half give status.disruptionsAllowed, the others are computed from the pods."""
+    result = []
+    for _ in range(draw(st.integers(0, 3))):
+        app = draw(st.sampled_from(APPS))
+        allowed = draw(st.one_of(st.none(), st.integers(0, 1)))
+        names = [p.name for p in running if p.labels["app"] == app]
+        disrupted = tuple(draw(st.lists(st.sampled_from(names), max_size=1, unique=True))) if names else ()
+        result.append(Budget(app, allowed, draw(st.integers(0, 3)), disrupted))
+    return result
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> Scenario:
+    """A random cluster of one to five nodes and a preemptor that may or may not find room by preemption."""
+    capacities = [draw(st.sampled_from([2000, 3000, 4000])) for _ in range(draw(st.integers(1, 6)))]
+    nodes = [make_node(f"n{i}").capacity(cpu=f"{c}m", memory="64Gi", pods="110").obj()
+             for i, c in enumerate(capacities)]
+    running = draw(running_pods(nodes, capacities))
+    nominated = []
+    if draw(st.booleans()):
+        node = draw(st.sampled_from(nodes)).name
+        nominated.append(make_pod("nominee").nominated(node).req(cpu=f"{draw(CPU_MILLIS)}m")
+                         .priority(draw(st.sampled_from(PRIORITIES))).label(app="a").obj())
+    builder = (make_pod("preemptor").req(cpu=f"{draw(st.sampled_from([500, 1000, 2000, 3000]))}m")
+               .priority(draw(st.sampled_from([15, 25, 40]))).label(app="p"))
+    if draw(st.booleans()):
+        builder = builder.pod_affinity(HOSTNAME, anti=True, app="c")
+    return Scenario(tuple(nodes), tuple(running), tuple(nominated), tuple(draw(budgets(running))), builder.obj())
+
+
+# -- the oracle ------------------------------------------------------------------------------------------
+
+
+def fits(scenario: Scenario, node: str, pods_on_node: Sequence[Pod]) -> bool:
+    """Whether the preemptor passes Filter (both passes) on ``node`` holding exactly ``pods_on_node``, computed
+    from scratch: a rebuilt cluster and a fresh PreFilter."""
+    others = [p for p in scenario.running if p.spec.node_name != node]
+    pc = preemption_cluster(scenario.nodes, [*others, *pods_on_node, *scenario.nominated], points=POINTS,
+                            extra=(InterPodAffinity,))
+    state = pc.pre_filter(scenario.preemptor)
+    status = pc.framework.run_filter_plugins_with_nominated_pods(state, scenario.preemptor, pc.node(node))
+    return status is None or status.is_success()
+
+
+def importance(pod: Pod) -> tuple[int, int]:
+    """Sort key, most important first: higher priority, then earlier start (no start time counts as now)."""
+    return -pod.priority, unix_nanos(pod.status.start_time or NOW)
+
+
+def violating_uids(scenario: Scenario, ordered: Sequence[Pod]) -> set[str]:
+    """Pods whose eviction, in ``ordered`` order, takes some matching PDB's budget below zero."""
+    allowed = []
+    for budget in scenario.budgets:
+        if budget.allowed is not None:
+            allowed.append(budget.allowed)
+            continue
+        matching = [p for p in scenario.running if p.labels["app"] == budget.app]
+        healthy = sum(1 for p in matching if p.name not in budget.disrupted)
+        allowed.append(max(0, healthy - budget.min_available) if matching else 0)
+    violating = set()
+    for pod in ordered:
+        for i, budget in enumerate(scenario.budgets):
+            if pod.labels["app"] == budget.app and pod.name not in budget.disrupted:
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violating.add(pod.uid)
+    return violating
+
+
+@attrs.frozen
+class Expected:
+    """The oracle's candidate on one node."""
+
+    victims: tuple[Pod, ...]
+    violations: int
+
+    def rank(self) -> tuple[int, int, int, int, int]:
+        """kube's candidate order as a sort key (smaller is better)."""
+        top = self.victims[0].priority
+        earliest = min(unix_nanos(v.status.start_time or NOW) for v in self.victims if v.priority == top)
+        return (self.violations, top, sum(v.priority + 2**31 for v in self.victims), len(self.victims), -earliest)
+
+
+def expected_candidate(scenario: Scenario, node: str) -> Expected | None:
+    """Remove every lower-priority pod; if the preemptor then fits, reprieve pods in kube's order."""
+    on_node = [p for p in scenario.running if p.spec.node_name == node]
+    preemptible = sorted((p for p in on_node if p.priority < scenario.preemptor.priority), key=importance)
+    kept = [p for p in on_node if p.priority >= scenario.preemptor.priority]
+    if not preemptible or not fits(scenario, node, kept):
+        return None
+    violating = violating_uids(scenario, preemptible)
+    order = [p for p in preemptible if p.uid in violating] + [p for p in preemptible if p.uid not in violating]
+    victims = []
+    for pod in order:
+        if fits(scenario, node, [*kept, pod]):
+            kept.append(pod)
+        else:
+            victims.append(pod)
+    return Expected(tuple(sorted(victims, key=importance)), sum(1 for v in victims if v.uid in violating))
+
+
+# -- the Evaluator against the oracle --------------------------------------------------------------------
+
+
+@EXAMPLES
+@given(scenarios(), st.integers(0, 2**16))
+def test_default_preemption_agrees_with_the_oracle(scenario: Scenario, seed: int) -> None:
+    """Victims, the chosen node and the decision to preempt at all match the specification."""
+    pc = preemption_cluster(scenario.nodes, [*scenario.running, *scenario.nominated], pdbs=scenario.pdbs,
+                            points=POINTS, extra=(InterPodAffinity,), seed=seed)
+    preemptor = scenario.preemptor
+    pc.cluster.add_pod(preemptor)
+    state = pc.pre_filter(preemptor)
+    statuses = pc.filter_statuses(preemptor, state)
+    potential = [n.name for n in scenario.nodes
+                 if (s := statuses.get(n.name)) is not None and s.code is Code.UNSCHEDULABLE]
+    expected = {name: c for name in potential if (c := expected_candidate(scenario, name)) is not None}
+
+    result, status = pc.plugin.post_filter(state, preemptor, statuses)
+
+    event(f"{len(expected)} candidate node(s)")
+    if not expected:
+        assert pc.cluster.preemptions == []
+        assert status is not None
+        assert not status.is_success()
+        return
+    assert status is not None
+    assert status.is_success(), status
+    assert result is not None
+    assert result.nominating_info is not None
+    node = result.nominating_info.nominated_node_name
+    [(preemptor_key, chosen, victim_keys)] = pc.cluster.preemptions
+    assert (preemptor_key, chosen) == (preemptor.key, node)
+    victims = [p for key in victim_keys for p in scenario.running if p.key == key]
+    assert all(v.priority < preemptor.priority and v.spec.node_name == node for v in victims)
+    assert fits(scenario, node, [p for p in scenario.running if p.spec.node_name == node and p not in victims])
+    assert node in expected, f"{node} cannot become a candidate; candidates: {sorted(expected)}"
+    assert victim_keys == tuple(v.key for v in expected[node].victims)
+    if any(c.violations == 0 for c in expected.values()):
+        event("some candidate violates no PDB" + (", another does" if any(c.violations for c in expected.values())
+                                                 else ""))
+        assert expected[node].violations == 0
+    event(f"chosen node violates {expected[node].violations} PDB(s)")
+    assert expected[node].rank() == min(c.rank() for c in expected.values())
+
+
+@EXAMPLES
+@given(scenarios())
+def test_victims_leave_room_only_together(scenario: Scenario) -> None:
+    """Minimality seen from the other side: with any one victim put back, the preemptor no longer fits."""
+    pc = preemption_cluster(scenario.nodes, [*scenario.running, *scenario.nominated], pdbs=scenario.pdbs,
+                            points=POINTS, extra=(InterPodAffinity,))
+    pc.cluster.add_pod(scenario.preemptor)
+    _result, status = pc.post_filter(scenario.preemptor)
+    if status is None or not status.is_success():
+        return
+    [(_preemptor, node, victim_keys)] = pc.cluster.preemptions
+    rest = [p for p in scenario.running if p.spec.node_name == node and p.key not in victim_keys]
+    for key in victim_keys:
+        victim = next(p for p in scenario.running if p.key == key)
+        assert not fits(scenario, node, [*rest, victim]), f"{key} could have stayed on {node}"
+
+
+# -- whole simulations -----------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Workload:
+    """Nodes, running pods, PDBs and pending pods of mixed priority, some of which preempt."""
+
+    nodes: tuple[Node, ...]
+    running: tuple[Pod, ...]
+    pending: tuple[Pod, ...]
+    budgets: tuple[Budget, ...]
+
+    def cluster_input(self) -> ClusterInput:
+        return ClusterInput(nodes=self.nodes, pods=self.running + self.pending,
+                            pdbs=tuple(b.obj(i) for i, b in enumerate(self.budgets)))
+
+
+@st.composite
+def workloads(draw: st.DrawFn) -> Workload:
+    """One to four nodes, some running pods, and one to six pending pods (some preemptionPolicy Never)."""
+    capacities = [draw(st.sampled_from([2000, 3000, 4000])) for _ in range(draw(st.integers(1, 4)))]
+    nodes = [make_node(f"n{i}").capacity(cpu=f"{c}m", memory="64Gi", pods="110").obj()
+             for i, c in enumerate(capacities)]
+    running = draw(running_pods(nodes, capacities))
+    pending = []
+    for i in range(draw(st.integers(1, 6))):
+        builder = (make_pod(f"new{i}").req(cpu=f"{draw(CPU_MILLIS)}m").priority(draw(st.sampled_from(PRIORITIES)))
+                   .label(app=draw(st.sampled_from(APPS))).grace_period(draw(st.sampled_from([0, 5, 30]))))
+        if draw(st.integers(0, 4)) == 0:
+            builder = builder.preemption_policy("Never")
+        pending.append(builder.obj())
+    return Workload(tuple(nodes), tuple(running), tuple(pending), tuple(draw(budgets(running))))
+
+
+class AllocatableWatch:
+    """A cluster listener that records every moment a node's pods request more CPU than it has."""
+
+    def __init__(self, capacity: dict[str, int], requests: Callable[[Pod], int]) -> None:
+        self.capacity = capacity
+        self.requests = requests
+        self.bound: dict[str, Pod] = {}
+        self.overcommits: list[str] = []
+
+    def _check(self, pod: Pod) -> None:
+        if pod.spec.node_name:
+            self.bound[pod.uid] = pod
+            node = pod.spec.node_name
+            used = sum(self.requests(p) for p in self.bound.values() if p.spec.node_name == node)
+            if used > self.capacity[node]:
+                self.overcommits.append(f"{node}: {used}m of {self.capacity[node]}m after {pod.key}")
+
+    def on_node_add(self, node: Node) -> None:
+        pass
+
+    def on_pod_add(self, pod: Pod) -> None:
+        self._check(pod)
+
+    def on_pod_update(self, old: Pod, new: Pod) -> None:
+        self._check(new)
+
+    def on_pod_delete(self, pod: Pod) -> None:
+        self.bound.pop(pod.uid, None)
+
+
+def cpu_millis(pod: Pod) -> int:
+    """The pod's CPU request in millicores (the generated pods have plain containers only)."""
+    return sum(c.requests["cpu"].milli_value() for c in pod.spec.containers if "cpu" in c.requests)
+
+
+@EXAMPLES
+@given(workloads(), st.integers(0, 2**16))
+def test_simulation_never_overcommits_and_preempts_only_lower_priority(registry: PluginRegistry,
+                                                                       workload: Workload, seed: int) -> None:
+    """Terminating victims hold their room until they are gone; each preemption evicts only less important pods."""
+    config = load_config("default", registry)
+    simulation = Simulation(workload.cluster_input(), config, registry, seed=seed)
+    capacity = {n.name: n.status.allocatable["cpu"].milli_value() for n in workload.nodes}
+    watch = AllocatableWatch(capacity, cpu_millis)
+    simulation.cluster.subscribe(watch)
+    result = simulation.run()
+    assert watch.overcommits == []
+    event(f"{len(result.preemptions) if len(result.preemptions) < 2 else 'several'} preemption(s)")
+    priority = {p.key: p.priority for p in workload.running + workload.pending}
+    phases = {f"{p.namespace}/{p.name}": p.phase for p in result.pods}
+    for preemption in result.preemptions:
+        assert all(priority[v] < priority[preemption.preemptor] for v in preemption.victims)
+        assert all(phases[v] == PHASE_EVICTED for v in preemption.victims)
+    never = {p.key for p in workload.pending if p.spec.preemption_policy == "Never"}
+    assert never.isdisjoint(p.preemptor for p in result.preemptions)
+    again = Simulation(workload.cluster_input(), config, registry, seed=seed).run()
+    assert again.to_json() == result.to_json()
