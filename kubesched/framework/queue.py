@@ -250,8 +250,9 @@ class SchedulingQueue:
         self.nominator.delete_nominated_pod_if_exists(pod)
 
     def update(self, old: Pod, new: Pod) -> None:
-        """A queued pod changed: refresh it in place. An unschedulable pod gets another chance only when
-        more than its status changed (kube-scheduler's isPodUpdated), so status writes cannot loop."""
+        """A queued pod changed: refresh it in place. An unschedulable pod gets another chance when more than
+        its status changed (kube-scheduler's isPodUpdated), or when its nomination was cleared (a preemptor took
+        its node), so other status writes cannot loop."""
         uid = old.uid
         pod_info = PodInfo.of(new)
         self.nominator.update_nominated_pod(old, pod_info)
@@ -268,7 +269,8 @@ class SchedulingQueue:
         info = self._unschedulable.get(uid)
         if info is not None:
             info.pod_info = pod_info
-            if old.metadata == new.metadata and old.spec == new.spec:
+            nomination_cleared = bool(old.status.nominated_node_name) and not new.status.nominated_node_name
+            if old.metadata == new.metadata and old.spec == new.spec and not nomination_cleared:
                 return
             del self._unschedulable[uid]
             if self._run_pre_enqueue(info):

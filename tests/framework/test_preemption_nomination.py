@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
@@ -17,29 +15,21 @@ from kubesched.framework.status import Status
 from kubesched.framework.types import NodeToStatus, PostFilterResult
 from kubesched.io.load import ClusterInput
 from kubesched.plugins.default_binder import DefaultBinder
-from kubesched.plugins.default_preemption import DefaultPreemption
 from kubesched.plugins.node_resources_fit import NodeResourcesFit
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.profiles import load_config
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.sim.simulate import Simulation
 from kubesched.testing import make_node, make_pod
-from tests.conftest import write
 from tests.framework.fakes import profile_of
 
 HIGH, MID, LOW = 1000, 100, 1
-PROFILE = """
-[[profiles]]
-[profiles.plugins.post-filter]
-enabled = [{ name = "DefaultPreemption" }]
-"""
 
 
-def make(registry: PluginRegistry, tmp: pytest.TempPathFactory, nodes: list[Node], pods: list[Pod]) -> Simulation:
-    """A started simulation (nothing scheduled yet) with DefaultPreemption at PostFilter."""
-    with_preemption = registry.with_plugins(DefaultPreemption)
-    config = load_config(str(write(tmp.mktemp("p") / "p.toml", PROFILE)), with_preemption)
-    simulation = Simulation(ClusterInput(nodes=tuple(nodes), pods=tuple(pods)), config, with_preemption)
+def make(registry: PluginRegistry, nodes: list[Node], pods: list[Pod]) -> Simulation:
+    """A started simulation (nothing scheduled yet) with the default profile (DefaultPreemption at PostFilter)."""
+    simulation = Simulation(ClusterInput(nodes=tuple(nodes), pods=tuple(pods)), load_config("default", registry),
+                            registry)
     simulation.start()
     return simulation
 
@@ -54,14 +44,13 @@ def live(simulation: Simulation, name: str) -> Pod:
     return simulation.cluster.pods[f"default/{name}-uid"]
 
 
-def test_nomination_is_kept_while_the_victim_terminates(registry: PluginRegistry,
-                                                        tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_nomination_is_kept_while_the_victim_terminates(registry: PluginRegistry) -> None:
     """Retried before its victim is gone, the preemptor does not preempt again: it keeps its nominated node."""
     nodes = [make_node("n1").capacity(cpu="2").obj(), make_node("n2").capacity(cpu="1").obj()]
     pods = [make_pod("victim").node("n1").priority(LOW).req(cpu="2").grace_period(60).obj(),
             make_pod("other").node("n2").priority(HIGH).req(cpu="1").grace_period(0).obj(),
             make_pod("p").priority(MID).req(cpu="2").obj()]
-    simulation = make(registry, tmp_path_factory, nodes, pods)
+    simulation = make(registry, nodes, pods)
     drain(simulation)
     assert live(simulation, "p").status.nominated_node_name == "n1"
     simulation.clock.advance_to(5.0)
@@ -81,13 +70,13 @@ def test_nomination_is_kept_while_the_victim_terminates(registry: PluginRegistry
     assert not simulation.scheduler.nominator.has_nominations()
 
 
-def test_nominated_node_is_tried_first(registry: PluginRegistry, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_nominated_node_is_tried_first(registry: PluginRegistry) -> None:
     """Once its victims are gone the pod binds to its nominated node, though another node now scores higher."""
     nodes = [make_node("n1").capacity(cpu="2").obj(), make_node("big").capacity(cpu="16").obj()]
     pods = [make_pod("victim").node("n1").priority(LOW).req(cpu="2").obj(),
             make_pod("leaving").node("big").priority(HIGH + 1).req(cpu="16").obj(),
             make_pod("p").priority(HIGH).req(cpu="2").obj()]
-    simulation = make(registry, tmp_path_factory, nodes, pods)
+    simulation = make(registry, nodes, pods)
     drain(simulation)
     simulation.cluster.delete_pod(live(simulation, "leaving"))  # frees "big" at the same time as the victim
     simulation.settle()
@@ -96,13 +85,13 @@ def test_nominated_node_is_tried_first(registry: PluginRegistry, tmp_path_factor
 
 
 def test_unresolvable_nominated_node_lets_the_pod_preempt_elsewhere(
-        registry: PluginRegistry, tmp_path_factory: pytest.TempPathFactory) -> None:
+        registry: PluginRegistry) -> None:
     """If the nominated node turns UnschedulableAndUnresolvable (tainted), the pod preempts on another node."""
     nodes = [make_node("n1").capacity(cpu="2").obj(), make_node("n2").capacity(cpu="2").obj()]
     pods = [make_pod("v1").node("n1").priority(LOW).req(cpu="2").grace_period(60).obj(),
             make_pod("v2").node("n2").priority(LOW + 1).req(cpu="2").obj(),
             make_pod("p").priority(HIGH).req(cpu="2").obj()]
-    simulation = make(registry, tmp_path_factory, nodes, pods)
+    simulation = make(registry, nodes, pods)
     drain(simulation)
     assert live(simulation, "p").status.nominated_node_name == "n1"
     simulation.clock.advance_to(5.0)
@@ -119,12 +108,12 @@ def test_unresolvable_nominated_node_lets_the_pod_preempt_elsewhere(
 
 
 def test_more_important_preemptor_takes_over_a_nominated_node(
-        registry: PluginRegistry, tmp_path_factory: pytest.TempPathFactory) -> None:
+        registry: PluginRegistry) -> None:
     """A higher-priority pod preempting on the same node clears the lower-priority pod's nomination there."""
     nodes = [make_node("n1").capacity(cpu="2").obj()]
     pods = [make_pod("victim").node("n1").priority(LOW).req(cpu="2").obj(),
             make_pod("mid").priority(MID).req(cpu="2").obj()]
-    simulation = make(registry, tmp_path_factory, nodes, pods)
+    simulation = make(registry, nodes, pods)
     drain(simulation)
     assert live(simulation, "mid").status.nominated_node_name == "n1"
     simulation.clock.advance_to(5.0)
@@ -139,13 +128,36 @@ def test_more_important_preemptor_takes_over_a_nominated_node(
     assert live(simulation, "mid").spec.node_name == ""
 
 
-def test_deleted_pod_nomination_is_dropped(registry: PluginRegistry,
-                                           tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_pod_that_loses_its_nomination_is_retried_at_once(
+        registry: PluginRegistry) -> None:
+    """Clearing the nomination moves the pod back to the active queue (through the pod update), without waiting
+    for another cluster event: it is tried again in the same instant and fails against the new nominee."""
+    nodes = [make_node("n1").capacity(cpu="2").obj()]
+    pods = [make_pod("victim").node("n1").priority(LOW).req(cpu="2").obj(),
+            make_pod("mid").priority(MID).req(cpu="2").obj()]
+    simulation = make(registry, nodes, pods)
+    drain(simulation)
+    assert [info.pod.name for info in simulation.scheduler.queue.unschedulable_pods()] == ["mid"]
+    simulation.clock.advance_to(5.0)
+    simulation.cluster.add_pod(make_pod("high").priority(HIGH).req(cpu="2").obj())
+    assert simulation.scheduler.schedule_one()  # high preempts on n1 and clears mid's nomination
+    assert "default/mid-uid" in simulation.scheduler.queue
+    assert simulation.scheduler.queue.active_count() == 1
+    drain(simulation)
+    mid_failures = [(e.time, e.message) for e in simulation.cluster.events
+                    if e.object == "default/mid" and e.reason == "FailedScheduling"]
+    # Even with the terminating victim removed, high's nomination holds the room (the first Filter pass).
+    assert mid_failures[-1] == (5.0, "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are "
+                                     "available: 1 Insufficient cpu.")
+    assert len(mid_failures) == 2
+
+
+def test_deleted_pod_nomination_is_dropped(registry: PluginRegistry) -> None:
     """Deleting a nominated pod forgets its nomination, so its room is free for others."""
     nodes = [make_node("n1").capacity(cpu="2").obj()]
     pods = [make_pod("victim").node("n1").priority(LOW).req(cpu="2").obj(),
             make_pod("p").priority(HIGH).req(cpu="2").grace_period(0).obj()]
-    simulation = make(registry, tmp_path_factory, nodes, pods)
+    simulation = make(registry, nodes, pods)
     drain(simulation)
     assert simulation.scheduler.nominator.has_nominations()
     simulation.cluster.delete_pod(live(simulation, "p"))

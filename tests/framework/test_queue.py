@@ -139,6 +139,18 @@ class TestFailures:
         queue.update(pod, pod.with_status(phase="Pending", nominated_node_name=""))
         assert queue.active_count() == 0
 
+    def test_cleared_nomination_retries(self) -> None:
+        """A pod whose nomination a preemptor cleared gets another attempt (kube moves it through the update)."""
+        queue, clock = new_queue()
+        pod = make_pod("p").nominated("n1").obj()
+        queue.add(pod)
+        info = queue.pop()
+        assert info is not None
+        fail(queue, info)
+        clock.advance_to(5.0)
+        queue.update(pod, pod.with_status(nominated_node_name=""))
+        assert pop_all(queue) == ["p"]
+
     def test_spec_update_retries(self) -> None:
         """A real change to an unschedulable pod gives it another attempt."""
         queue, clock = new_queue()
