@@ -354,6 +354,32 @@ class TestNominatedPods:
         assert fwk.run_filter_plugins_with_nominated_pods(state, pod, node) is None
 
 
+    def test_pod_must_also_fit_without_the_nominated_pods(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Pass 1 (with the nominee) passes, pass 2 (without it) fails, so the pod does not fit: affinity to a
+        pod that is only nominated is not enough, since the nominee may never arrive."""
+        from kubesched.plugins.inter_pod_affinity import InterPodAffinity
+
+        fwk = framework_of({"pre-filter": ["InterPodAffinity"], "filter": ["InterPodAffinity"]}, InterPodAffinity)
+        node = NodeInfo.of(make_node("n1").obj())
+        fwk.nominator.add_nominated_pod(PodInfo.of(make_pod("db").label(app="db").priority(100).nominated("n1").obj()))
+        pod = make_pod("p").priority(10).pod_affinity("kubernetes.io/hostname", app="db").obj()
+        state = CycleState()
+        fwk.run_pre_filter_plugins(state, pod, [node])
+        passes: list[tuple[int, Status | None]] = []
+        run_filter_plugins = fwk.run_filter_plugins
+
+        def recorded(state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+            status = run_filter_plugins(state, pod, node_info)
+            passes.append((len(node_info.pods), status))
+            return status
+
+        monkeypatch.setattr(fwk, "run_filter_plugins", recorded)
+        status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node)
+        assert status is not None
+        assert status.reasons == ("node(s) didn't match pod affinity rules",)
+        assert [(count, s is None) for count, s in passes] == [(1, True), (0, False)]
+
+
 class TestConstruction:
     """Tests for building a Framework from a profile."""
 
