@@ -69,6 +69,10 @@ class CycleState:
         """Remove ``key`` if present."""
         self._data.pop(key, None)
 
+    def items(self) -> list[tuple[StateKey[Any], Any]]:
+        """Every (key, value) written so far, in write order (for conformance checks and debugging)."""
+        return list(self._data.items())
+
     def __contains__(self, key: StateKey[Any]) -> bool:
         return key in self._data
 

@@ -121,6 +121,11 @@ class Framework:
 
         return adapted
 
+    def plugin_hook(self, plugin: str, hook: str) -> Hook | None:
+        """``plugin``'s implementation of ``hook`` as the framework calls it (the hookspec's arguments, in
+        order), or None when the plugin is not enabled at that extension point. For tools and tests."""
+        return next((function for name, function in self._hooks.get(hook, ()) if name == plugin), None)
+
     def _check_score_overflow(self) -> None:
         total = 0
         for name, weight in self._score_weights.items():

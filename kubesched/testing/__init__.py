@@ -1,5 +1,16 @@
-"""Tools for testing plugins: object builders (and, later, the conformance suite)."""
+"""Tools for testing plugins: object builders, a harness that runs a plugin or profile on a small cluster,
+and the conformance suite."""
 
 from kubesched.testing.builders import NodeBuilder, PodBuilder, make_node, make_pod
+from kubesched.testing.conformance import (
+                                           ConformanceReport,
+                                           ConformanceWarning,
+                                           PluginConformance,
+                                           PluginUnderTest,
+                                           run_conformance,
+)
+from kubesched.testing.harness import Decision, Decisions, plugin_framework, run_plugin, run_profile
 
-__all__ = ["NodeBuilder", "PodBuilder", "make_node", "make_pod"]
+__all__ = ["ConformanceReport", "ConformanceWarning", "Decision", "Decisions", "NodeBuilder", "PluginConformance",
+           "PluginUnderTest", "PodBuilder", "make_node", "make_pod", "plugin_framework", "run_conformance",
+           "run_plugin", "run_profile"]

@@ -1,0 +1,124 @@
+"""Structural snapshots and aliasing checks over arbitrary plugin data, for the conformance checks.
+
+:func:`freeze` turns a value (a pod, a NodeInfo, a plugin's state) into nested tuples that compare equal
+exactly when the structures hold equal data, so "did this hook change its input" is one comparison.
+:func:`shared_mutables` finds mutable containers that a clone shares with its original.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import attrs
+
+_SCALARS = (str, bytes, int, float, complex, bool, type(None), enum.Enum)
+_MUTABLE = (list, dict, set, bytearray)
+#: Objects that are services, not data: a plugin's handle or the framework it holds.
+_OPAQUE_NAMES = frozenset({"Framework", "Handle", "InMemoryCluster", "Scheduler", "Random", "VirtualClock",
+                           "Nominator", "Snapshot", "module", "function", "method", "builtin_function_or_method"})
+MAX_DEPTH = 40
+
+
+def _fields(value: Any) -> Iterator[tuple[str, Any]]:
+    """An object's data fields: attrs fields, else ``__slots__`` and ``__dict__`` entries."""
+    cls = type(value)
+    if attrs.has(cls):
+        for field in attrs.fields(cls):
+            yield field.name, getattr(value, field.name, None)
+        return
+    for klass in cls.__mro__:
+        for slot in getattr(klass, "__slots__", ()):
+            if hasattr(value, slot) and slot != "__weakref__":
+                yield slot, getattr(value, slot)
+    yield from getattr(value, "__dict__", {}).items()
+
+
+def freeze(value: Any, *, opaque: frozenset[str] = _OPAQUE_NAMES) -> Any:
+    """A comparable snapshot of ``value``'s data (services such as handles are reduced to their type name)."""
+    return _freeze(value, opaque, set(), 0)
+
+
+def _freeze(value: Any, opaque: frozenset[str], active: set[int], depth: int) -> Any:
+    if isinstance(value, _SCALARS):
+        return value
+    name = type(value).__name__
+    if name in opaque or (callable(value) and not attrs.has(type(value)) and not hasattr(value, "__dict__")):
+        return ("<opaque>", name)
+    if depth > MAX_DEPTH or id(value) in active:
+        return ("<cycle>", name)
+    active.add(id(value))
+    try:
+        if isinstance(value, Mapping):
+            items = [(_freeze(k, opaque, active, depth + 1), _freeze(v, opaque, active, depth + 1))
+                     for k, v in value.items()]
+            return (name, tuple(sorted(items, key=repr)))
+        if isinstance(value, (list, tuple)):
+            return (name, tuple(_freeze(v, opaque, active, depth + 1) for v in value))
+        if isinstance(value, (set, frozenset)):
+            return (name, tuple(sorted((_freeze(v, opaque, active, depth + 1) for v in value), key=repr)))
+        return (name, tuple((k, _freeze(v, opaque, active, depth + 1)) for k, v in _fields(value)))
+    finally:
+        active.discard(id(value))
+
+
+def _is_mutable(value: Any) -> bool:
+    if isinstance(value, _MUTABLE):
+        return True
+    cls = type(value)
+    if attrs.has(cls):
+        return not getattr(cls, "__attrs_frozen__", False) and bool(attrs.fields(cls))
+    return hasattr(value, "__dict__") and not isinstance(value, type)
+
+
+def shared_mutables(original: Any, clone: Any, path: str = "state") -> list[str]:
+    """Paths of mutable objects (lists, dicts, sets, non-frozen objects) that ``clone`` shares with
+    ``original`` by identity: writing through the clone there would change the original."""
+    found: list[str] = []
+    _walk_shared(original, clone, path, found, set(), 0)
+    return found
+
+
+def _walk_shared(original: Any, clone: Any, path: str, found: list[str], seen: set[int], depth: int) -> None:
+    if isinstance(original, _SCALARS) or depth > MAX_DEPTH or id(original) in seen:
+        return
+    if type(original).__name__ in _OPAQUE_NAMES:
+        return
+    seen.add(id(original))
+    if original is clone and _is_mutable(original):
+        found.append(path)
+        return
+    # An immutable object shared by both may still hold mutable objects, which are then shared too.
+    if isinstance(original, Mapping) and isinstance(clone, Mapping):
+        for key, value in original.items():
+            if key in clone:
+                _walk_shared(value, clone[key], f"{path}[{key!r}]", found, seen, depth + 1)
+    elif isinstance(original, (list, tuple)) and isinstance(clone, (list, tuple)):
+        for i, (a, b) in enumerate(zip(original, clone, strict=False)):
+            _walk_shared(a, b, f"{path}[{i}]", found, seen, depth + 1)
+    elif isinstance(original, (set, frozenset)):
+        return  # set members are hashable, hence immutable enough to share
+    elif type(original) is type(clone):
+        clone_fields = dict(_fields(clone))
+        for key, value in _fields(original):
+            if key in clone_fields:
+                _walk_shared(value, clone_fields[key], f"{path}.{key}", found, seen, depth + 1)
+
+
+def deeply_immutable(value: Any) -> bool:
+    """Whether nothing reachable from ``value`` can be changed in place (scalars, tuples, frozen attrs...)."""
+    return not _first_mutable(value, set(), 0)
+
+
+def _first_mutable(value: Any, seen: set[int], depth: int) -> bool:
+    if isinstance(value, _SCALARS) or depth > MAX_DEPTH or id(value) in seen:
+        return False
+    seen.add(id(value))
+    if _is_mutable(value):
+        return True
+    if isinstance(value, Mapping):
+        return any(_first_mutable(v, seen, depth + 1) for v in value.values())
+    if isinstance(value, (tuple, frozenset)):
+        return any(_first_mutable(v, seen, depth + 1) for v in value)
+    return any(_first_mutable(v, seen, depth + 1) for _k, v in _fields(value))

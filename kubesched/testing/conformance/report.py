@@ -1,0 +1,103 @@
+"""Running the checks and reporting each one's outcome: passed, failed, skipped or warned."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+from kubesched.testing.conformance.checks import CHECKS, Check, CheckFailed, CheckSkipped
+from kubesched.testing.conformance.subject import PluginUnderTest
+
+
+class Outcome(enum.Enum):
+    """How one check ended."""
+
+    PASSED = "pass"
+    WARNED = "warn"
+    SKIPPED = "skip"
+    FAILED = "fail"
+
+
+@attrs.frozen
+class CheckResult:
+    """One check's outcome and its detail (the failure, the skip reason or the warnings)."""
+
+    check: Check
+    outcome: Outcome
+    detail: str = ""
+
+
+def run_check(check: Check, subject: PluginUnderTest) -> CheckResult:
+    """Run one check; an unexpected exception from the plugin is that check's failure."""
+    try:
+        warnings = check.run(subject)
+    except CheckSkipped as exc:
+        return CheckResult(check, Outcome.SKIPPED, str(exc))
+    except CheckFailed as exc:
+        return CheckResult(check, Outcome.FAILED, str(exc))
+    except Exception as exc:
+        return CheckResult(check, Outcome.FAILED, f"the plugin raised {type(exc).__name__}: {exc}")
+    if warnings:
+        return CheckResult(check, Outcome.WARNED, "; ".join(warnings))
+    return CheckResult(check, Outcome.PASSED)
+
+
+@attrs.frozen
+class ConformanceReport:
+    """Every check's result for one plugin."""
+
+    plugin: str
+    results: tuple[CheckResult, ...]
+
+    def by_outcome(self, outcome: Outcome) -> list[CheckResult]:
+        """The results with that outcome, in check order."""
+        return [r for r in self.results if r.outcome is outcome]
+
+    @property
+    def ok(self) -> bool:
+        """Whether no check failed (warnings and skips are fine)."""
+        return not self.by_outcome(Outcome.FAILED)
+
+    def failed_ids(self) -> list[str]:
+        """The ids of the failed checks."""
+        return [r.check.id for r in self.by_outcome(Outcome.FAILED)]
+
+    def summary(self) -> str:
+        """``10 passed, 1 warned, 2 skipped, 0 failed``."""
+        counts = {o: len(self.by_outcome(o)) for o in Outcome}
+        return (f"{counts[Outcome.PASSED]} passed, {counts[Outcome.WARNED]} warned, "
+                f"{counts[Outcome.SKIPPED]} skipped, {counts[Outcome.FAILED]} failed")
+
+    def lines(self) -> list[str]:
+        """The plain-text report: one line per check, then the summary."""
+        width = max(len(r.check.id) for r in self.results) if self.results else 0
+        out = [f"conformance of plugin {self.plugin}"]
+        for result in self.results:
+            line = f"  {result.outcome.value.upper():4}  {result.check.id:{width}}  {result.check.title}"
+            out.append(line)
+            if result.detail:
+                out.append(f"        {'':{width}}  {result.detail}")
+        out.append(self.summary())
+        return out
+
+    def to_json(self) -> dict[str, object]:
+        """A JSON-ready view: plugin, ok, and each check's id, outcome and detail."""
+        return {"plugin": self.plugin, "ok": self.ok,
+                "checks": [{"id": r.check.id, "title": r.check.title, "outcome": r.outcome.value,
+                            "detail": r.detail} for r in self.results]}
+
+
+def run_conformance(subject: PluginUnderTest, checks: Iterable[Check] = CHECKS) -> ConformanceReport:
+    """Run ``checks`` (all by default) on the plugin under test."""
+    return ConformanceReport(subject.name, tuple(run_check(c, subject) for c in checks))
+
+
+def select_checks(ids: Sequence[str]) -> list[Check]:
+    """The checks with these ids, in suite order; an unknown id is a ValueError listing the known ones."""
+    known = {c.id for c in CHECKS}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise ValueError(f"unknown check(s) {', '.join(unknown)}; checks: {', '.join(c.id for c in CHECKS)}")
+    return [c for c in CHECKS if c.id in ids]

@@ -1,0 +1,85 @@
+"""The conformance suite as a base test class: subclass it in your tests and pytest runs one test per check.
+
+::
+
+    from kubesched.testing import PluginConformance
+
+    class TestMyFilter(PluginConformance):
+        plugin_class = MyFilter
+        plugin_args = {"max-per-node": 3}      # optional: an Args instance or profile keys
+        nodes = (...)                          # optional example cluster and pods
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from kubesched.api.node import Node
+from kubesched.api.pod import Pod
+from kubesched.testing.conformance.checks import CHECKS, Check
+from kubesched.testing.conformance.report import Outcome, run_check
+from kubesched.testing.conformance.subject import (
+    DEFAULT_LARGE_CLUSTER,
+    DEFAULT_TIME_BUDGET,
+    PluginUnderTest,
+    default_nodes,
+    default_pods,
+    default_running,
+)
+
+
+class ConformanceWarning(UserWarning):
+    """A check passed but noticed something worth a look (the time budget)."""
+
+
+class PluginConformance:
+    """Base class: set ``plugin_class`` (and optionally args and examples); each check becomes a test method
+    ``test_<check id>``. Checks that do not apply (no such extension point) are reported as skipped."""
+
+    plugin_class: ClassVar[type[Any]]
+    #: The plugin's Args instance or a kebab-case mapping of its profile keys; None means the defaults.
+    plugin_args: ClassVar[Any] = None
+    #: The example cluster: nodes, the pods already running on them, and pods to schedule.
+    nodes: ClassVar[Sequence[Node] | None] = None
+    running: ClassVar[Sequence[Pod] | None] = None
+    pods: ClassVar[Sequence[Pod] | None] = None
+    #: Seconds a single Filter or Score call may take on average before the time-budget check warns.
+    time_budget: ClassVar[float] = DEFAULT_TIME_BUDGET
+    #: Nodes in the large cluster of the edge-input and time-budget checks.
+    large_cluster: ClassVar[int] = DEFAULT_LARGE_CLUSTER
+
+    def plugin_under_test(self) -> PluginUnderTest:
+        """The subject the checks run on, from the class attributes."""
+        return PluginUnderTest(self.plugin_class, self.plugin_args,
+                               self.nodes if self.nodes is not None else default_nodes(),
+                               self.running if self.running is not None else default_running(),
+                               self.pods if self.pods is not None else default_pods(),
+                               self.time_budget, self.large_cluster)
+
+    def run_conformance_check(self, check: Check) -> None:
+        """Run one check, turning its outcome into pytest's: a failure, a skip, or a warning."""
+        import pytest
+
+        result = run_check(check, self.plugin_under_test())
+        if result.outcome is Outcome.FAILED:
+            pytest.fail(f"{check.id}: {result.detail}", pytrace=False)
+        if result.outcome is Outcome.SKIPPED:
+            pytest.skip(f"{check.id}: {result.detail}")
+        if result.outcome is Outcome.WARNED:
+            warnings.warn(ConformanceWarning(f"{self.plugin_class.name}: {check.id}: {result.detail}"), stacklevel=1)
+
+
+def _test_method(check: Check) -> Callable[[PluginConformance], None]:
+    def test(self: PluginConformance) -> None:
+        self.run_conformance_check(check)
+
+    test.__name__ = "test_" + check.id.replace("-", "_")
+    test.__doc__ = f"Conformance: {check.title}."
+    return test
+
+
+for _check in CHECKS:
+    _method = _test_method(_check)
+    setattr(PluginConformance, _method.__name__, _method)

@@ -1,0 +1,220 @@
+"""Deliberately broken plugins, one per conformance check, each breaking only the rule its check verifies."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any, cast
+
+import attrs
+
+from kubesched.api.pod import Pod
+from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.status import Status
+
+
+class WrongHookArguments(Plugin):
+    """Filter names its node argument ``node`` instead of the hookspec's ``node_info``."""
+
+    name = "WrongHookArguments"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+        return None
+
+
+class RequiredArg(Plugin):
+    """Args with a required field: a profile that leaves it out cannot build the plugin."""
+
+    name = "RequiredArg"
+
+    @attrs.frozen
+    class Args:
+        zone: str
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None
+
+
+class UntypedArg(Plugin):
+    """An Args field typed Any: any value is accepted, so ill-typed config goes unnoticed."""
+
+    name = "UntypedArg"
+
+    @attrs.frozen
+    class Args:
+        threshold: Any = 3
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None
+
+
+class LabelsThePod(Plugin):
+    """Filter writes a label into the pod it is given."""
+
+    name = "LabelsThePod"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        labels = cast("dict[str, str]", pod.metadata.labels)  # a dict at run time, whatever the type says
+        labels["seen-by"] = "LabelsThePod"
+        return None
+
+
+class CountsCalls(Plugin):
+    """Score returns how many times it has been called: the same input scores differently each time."""
+
+    name = "CountsCalls"
+
+    def __init__(self, handle: Any, args: Any = None) -> None:
+        super().__init__(handle, args)
+        self._calls = itertools.count()
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return next(self._calls) % 100
+
+
+class SilentRejection(Plugin):
+    """Filter rejects every node without saying why."""
+
+    name = "SilentRejection"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status.unschedulable()
+
+
+class ScoresOutOfRange(Plugin):
+    """Score returns 150 and has no NormalizeScore to bring it into [0, 100]."""
+
+    name = "ScoresOutOfRange"
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return 150
+
+
+@attrs.define
+class SharedCounts:
+    """PreFilter state whose clone shares its dict with the original."""
+
+    per_node: dict[str, int]
+
+    def clone(self) -> SharedCounts:
+        return SharedCounts(self.per_node)
+
+
+SHARED_KEY = StateKey[SharedCounts]("SharedClone")
+
+
+class SharedClone(Plugin):
+    """PreFilter state with a shallow clone(): a preemption branch would change the original."""
+
+    name = "SharedClone"
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        state.write(SHARED_KEY, SharedCounts({n.name: len(n.pods) for n in nodes}))
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None
+
+
+@attrs.define
+class Counts:
+    """Pods per node, cloned properly."""
+
+    per_node: dict[str, int]
+
+    def clone(self) -> Counts:
+        return Counts(dict(self.per_node))
+
+
+COUNTS_KEY = StateKey[Counts]("ForgetfulRemovePod")
+
+
+class ForgetfulRemovePod(Plugin):
+    """At most one pod per node, tracked in PreFilter state; RemovePod forgets to decrement the count."""
+
+    name = "ForgetfulRemovePod"
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        state.write(COUNTS_KEY, Counts({n.name: len(n.pods) for n in nodes}))
+        return None
+
+    @hookimpl
+    def pre_filter_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
+                           node_info: NodeInfo) -> Status | None:
+        counts = state.read(COUNTS_KEY).per_node
+        counts[node_info.name] = counts.get(node_info.name, 0) + 1
+        return None
+
+    @hookimpl
+    def pre_filter_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
+                              node_info: NodeInfo) -> Status | None:
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        counts = state.read(COUNTS_KEY).per_node
+        return Status.unschedulable("node already has a pod") if counts.get(node_info.name, 0) >= 2 else None
+
+
+class UnreserveWithoutReserve(Plugin):
+    """Unreserve assumes Reserve ran and removes the pod's reservation unconditionally."""
+
+    name = "UnreserveWithoutReserve"
+
+    def __init__(self, handle: Any, args: Any = None) -> None:
+        super().__init__(handle, args)
+        self.reserved: dict[str, str] = {}
+
+    @hookimpl
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        self.reserved[pod.uid] = node_name
+        return None
+
+    @hookimpl
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        del self.reserved[pod.uid]
+
+
+class WaitsForAnHour(Plugin):
+    """Permit holds every pod for an hour, beyond the 15-minute bound."""
+
+    name = "WaitsForAnHour"
+
+    @hookimpl
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        return Status.wait(), 3600.0
+
+
+class NeedsZoneLabel(Plugin):
+    """Filter assumes every node has a zone label."""
+
+    name = "NeedsZoneLabel"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        assert node_info.node is not None
+        zone = node_info.node.labels["topology.kubernetes.io/zone"]
+        return None if zone else Status.unschedulable("no zone")
+
+
+class Slow(Plugin):
+    """Filter sleeps a millisecond per node: correct, but over the time budget."""
+
+    name = "Slow"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        time.sleep(0.001)
+        return None

@@ -1,0 +1,28 @@
+"""Every built-in plugin passes the conformance suite, run both ways a plugin author can run it."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pytest
+
+from kubesched.framework.registry import PluginRegistry
+from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.testing import PluginConformance, PluginUnderTest, run_conformance
+
+BUILTINS = sorted(name for name, spec in PluginRegistry.discover().items() if spec.source == "builtin")
+
+
+@pytest.mark.parametrize("name", BUILTINS)
+def test_builtin_plugin_passes_the_suite(name: str) -> None:
+    """No check fails for a built-in plugin with its default args on the default example cluster."""
+    report = run_conformance(PluginUnderTest(PluginRegistry.discover()[name].cls, large_cluster=500))
+    assert report.ok, "\n".join(report.lines())
+
+
+class TestNodeResourcesFitWithMostAllocated(PluginConformance):
+    """The base class as an author uses it: a built-in with non-default args (profile keys)."""
+
+    plugin_class = NodeResourcesFit
+    plugin_args: ClassVar[Any] = {"scoring-strategy": {"type": "MostAllocated"}}
+    large_cluster = 500

@@ -1,0 +1,51 @@
+"""Each conformance check can fail: run against a plugin broken in just its way, the suite reports exactly that
+check as failed (and everything else as passed or skipped)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubesched.testing.conformance import Outcome, PluginUnderTest, run_conformance
+from kubesched.testing.conformance.checks import CHECKS
+from tests.testing import broken_plugins as broken
+
+BROKEN: list[tuple[str, type[Any], Any, str]] = [
+    ("hooks-match-hookspecs", broken.WrongHookArguments, None, "hook 'filter'"),
+    ("args-accept-defaults", broken.RequiredArg, {"zone": "eu-1"}, "Args() with no arguments raised TypeError"),
+    ("args-reject-ill-typed", broken.UntypedArg, None, "threshold: is typed Any"),
+    ("no-input-mutation", broken.LabelsThePod, None, "filter changed the pod it was given"),
+    ("deterministic", broken.CountsCalls, None, "a second run on the same instance answered differently"),
+    ("filter-status-valid", broken.SilentRejection, None, "rejected with Unschedulable but no reason"),
+    ("score-in-range", broken.ScoresOutOfRange, None, "score 150 from score (no normalize_score)"),
+    ("pre-filter-state-clone", broken.SharedClone, None, "clone() shares SharedClone.per_node"),
+    ("add-remove-pod-restores", broken.ForgetfulRemovePod, None, "did not restore Filter's answer"),
+    ("unreserve-idempotent", broken.UnreserveWithoutReserve, None, "unreserve without a prior reserve raised KeyError"),
+    ("permit-valid", broken.WaitsForAnHour, None, "permit asked to wait 3600s"),
+    ("edge-inputs", broken.NeedsZoneLabel, None, "nodes without labels"),
+]
+
+
+def test_every_check_has_a_broken_plugin() -> None:
+    """The table covers every failing check (time-budget only warns, see below)."""
+    assert {row[0] for row in BROKEN} == {c.id for c in CHECKS} - {"time-budget"}
+
+
+@pytest.mark.parametrize(("check", "plugin", "args", "message"), BROKEN, ids=[row[0] for row in BROKEN])
+def test_broken_plugin_fails_exactly_its_check(check: str, plugin: type[Any], args: Any, message: str) -> None:
+    """Only the check for the broken rule fails, and its detail says what is wrong."""
+    report = run_conformance(PluginUnderTest(plugin, args, large_cluster=200))
+    assert report.failed_ids() == [check], "\n".join(report.lines())
+    [failure] = report.by_outcome(Outcome.FAILED)
+    assert message in failure.detail
+
+
+def test_slow_plugin_only_warns() -> None:
+    """A plugin over the per-call time budget gets a warning naming the hook; no check fails."""
+    report = run_conformance(PluginUnderTest(broken.Slow, large_cluster=50))
+    assert report.ok, "\n".join(report.lines())
+    [warned] = report.by_outcome(Outcome.WARNED)
+    assert warned.check.id == "time-budget"
+    assert warned.detail.startswith("filter took ")
+    assert "the budget is 500 µs" in warned.detail
