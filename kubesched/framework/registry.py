@@ -146,6 +146,28 @@ class PluginRegistry(Mapping[str, PluginSpec]):
         return len(self._specs)
 
 
+def load_plugin_class(name: str, group: str = ENTRY_POINT_GROUP) -> tuple[type[Any], str | None, str | None]:
+    """The class registered as ``name`` in the entry-point group, with its distribution and version, loaded
+    without contract validation (so a tool can report what is wrong with it); PluginError if there is none."""
+    found = [ep for ep in importlib_metadata.entry_points(group=group) if ep.name == name]
+    if not found:
+        names = sorted({ep.name for ep in importlib_metadata.entry_points(group=group)})
+        raise PluginError(f"no installed plugin has this name{did_you_mean(name, names)}; installed: "
+                          f"{', '.join(names)}", plugin=name)
+    entry_point = found[0]
+    dist = entry_point.dist
+    dist_name = dist.name if dist is not None else None
+    try:
+        loaded = entry_point.load()
+    except Exception as exc:
+        raise PluginError(f"cannot import {entry_point.value}: {type(exc).__name__}: {exc}", plugin=name,
+                          distribution=dist_name) from None
+    if not isinstance(loaded, type):
+        raise PluginError(f"the entry point must name a class, got {type(loaded).__name__}", plugin=name,
+                          distribution=dist_name)
+    return loaded, dist_name, dist.version if dist is not None else None
+
+
 def _load_entry_points(group: str) -> Iterator[PluginSpec]:
     seen: set[tuple[str, str]] = set()
     for entry_point in importlib_metadata.entry_points(group=group):

@@ -1,0 +1,79 @@
+"""kubesched's pytest plugin (registered through the ``pytest11`` entry point).
+
+``pytest --kubesched-conformance NAME[:ARGS.toml]`` adds the conformance suite for the installed plugin NAME to
+the run, one test per check (``conformance[NAME]::<check id>``); repeat the option for several plugins.
+Subclassing :class:`kubesched.testing.PluginConformance` in your own tests works with or without this plugin.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+from kubesched.errors import KubeschedError
+from kubesched.testing.conformance.checks import CHECKS, Check
+from kubesched.testing.conformance.report import Outcome, run_check
+from kubesched.testing.conformance.subject import DEFAULT_TIME_BUDGET, PluginUnderTest
+from kubesched.testing.conformance.suite import ConformanceWarning
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The ``--kubesched-conformance`` and ``--kubesched-time-budget-ms`` options."""
+    group = parser.getgroup("kubesched", "kubesched plugin conformance")
+    group.addoption("--kubesched-conformance", action="append", default=[], metavar="PLUGIN[:ARGS.toml]",
+                    help="run the conformance suite on an installed kubesched plugin, with args from a TOML file")
+    group.addoption("--kubesched-time-budget-ms", type=float, default=None, metavar="MS",
+                    help="per-call Filter/Score budget before the time-budget check warns (default 0.5)")
+
+
+class ConformanceFailure(Exception):  # noqa: N818 - an outcome, like pytest's Failed
+    """A failed conformance check, reported as its detail without a traceback."""
+
+
+class ConformanceItem(pytest.Item):
+    """One conformance check on one installed plugin."""
+
+    def __init__(self, *, subject: PluginUnderTest, check: Check, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.subject = subject
+        self.check = check
+
+    def runtest(self) -> None:
+        """Run the check: a failure raises, a skip skips, a warning warns."""
+        result = run_check(self.check, self.subject)
+        if result.outcome is Outcome.FAILED:
+            raise ConformanceFailure(result.detail)
+        if result.outcome is Outcome.SKIPPED:
+            pytest.skip(result.detail)
+        if result.outcome is Outcome.WARNED:
+            warnings.warn(ConformanceWarning(f"{self.subject.name}: {self.check.id}: {result.detail}"), stacklevel=1)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        """The check's detail for its own failures; pytest's usual report for anything else."""
+        if isinstance(excinfo.value, ConformanceFailure):
+            return f"{self.check.id} ({self.check.title}): {excinfo.value}"
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        """Where pytest says the test is: the plugin and check."""
+        return self.path, None, self.name
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Append one item per check for every plugin named with ``--kubesched-conformance``."""
+    from kubesched.testing.conformance.installed import installed_subject
+
+    budget_ms = config.getoption("kubesched_time_budget_ms")
+    budget = budget_ms / 1000 if budget_ms is not None else DEFAULT_TIME_BUDGET
+    for spec in config.getoption("kubesched_conformance"):
+        name, _, args_file = spec.partition(":")
+        try:
+            subject = installed_subject(name, args_file or None, time_budget=budget)
+        except KubeschedError as exc:
+            raise pytest.UsageError(f"--kubesched-conformance {spec}: {exc}") from None
+        for check in CHECKS:
+            test_id = f"conformance[{name}]::{check.id}"
+            items.append(ConformanceItem.from_parent(session, name=test_id, nodeid=test_id, subject=subject,
+                                                     check=check))

@@ -1,0 +1,71 @@
+"""``kubesched conformance PLUGIN [--args FILE]``: the suite on an installed plugin, one line per check."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from tests.conftest import RunCli, write
+from tests.testing.fake_dist import fake_distribution
+
+
+def test_builtin_plugin_passes_with_a_line_per_check(run_cli: RunCli) -> None:
+    """Every check is listed with its outcome; skips say why; the summary ends the report; exit 0."""
+    done = run_cli("conformance", "NodeResourcesFit")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "conformance of plugin NodeResourcesFit"
+    assert lines[1].split() == ["PASS", "hooks-match-hookspecs", "hooks", "match", "the", "hookspecs"]
+    assert "the plugin has no permit hook" in done.stdout
+    # The time budget may warn on a slow machine; nothing else may differ.
+    assert lines[-1] in ("10 passed, 0 warned, 3 skipped, 0 failed", "9 passed, 1 warned, 3 skipped, 0 failed")
+
+
+def test_args_file_is_validated_first(run_cli: RunCli, tmp_path: Path) -> None:
+    """A bad args file is an error naming the file and the key; nothing runs."""
+    args = write(tmp_path / "args.toml", 'scoring-strategy = { type = "Most" }\n')
+    done = run_cli("conformance", "NodeResourcesFit", "--args", str(args))
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.strip() == (f"error: {args}: scoring-strategy.type: Unsupported value: \"Most\": supported "
+                                   'values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"')
+
+
+def test_args_file_is_used(run_cli: RunCli, tmp_path: Path) -> None:
+    """Valid args reach the plugin: the suite runs with them and passes."""
+    args = write(tmp_path / "args.toml", 'scoring-strategy = { type = "MostAllocated" }\n')
+    done = run_cli("conformance", "NodeResourcesFit", "--args", str(args), "--check", "score-in-range")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "1 passed, 0 warned, 0 skipped, 0 failed"
+
+
+def test_unknown_plugin_suggests_a_name(run_cli: RunCli) -> None:
+    """A misspelt plugin name is an error with a did-you-mean hint."""
+    done = run_cli("conformance", "NodeResourceFit")
+    assert done.returncode == 1
+    assert "no installed plugin has this name (did you mean 'NodeResourcesFit'?)" in done.stderr
+
+
+def test_failing_plugin_exits_1_with_the_failure(run_cli: RunCli, tmp_path: Path) -> None:
+    """An installed plugin that breaks a rule: the failed check and its detail are printed, and the exit is 1."""
+    site = fake_distribution(tmp_path / "site", "SilentRejection")
+    env = {"PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    done = run_cli("conformance", "SilentRejection", "--output", "json", env=env)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["plugin"] == "SilentRejection"
+    assert report["ok"] is False
+    failed = [c for c in report["checks"] if c["outcome"] == "fail"]
+    assert [c["id"] for c in failed] == ["filter-status-valid"]
+    assert "rejected with Unschedulable but no reason" in failed[0]["detail"]
+
+
+def test_plugin_whose_hooks_do_not_match_is_reported_not_crashed(run_cli: RunCli, tmp_path: Path) -> None:
+    """A plugin the registry would refuse still gets a report: the hookspec check fails, the rest are skipped."""
+    site = fake_distribution(tmp_path / "site", "WrongHookArguments")
+    env = {"PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    done = run_cli("conformance", "WrongHookArguments", env=env)
+    assert done.returncode == 1
+    assert "FAIL  hooks-match-hookspecs" in done.stdout
+    assert done.stdout.splitlines()[-1] == "0 passed, 0 warned, 12 skipped, 1 failed"

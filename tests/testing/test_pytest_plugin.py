@@ -1,0 +1,57 @@
+"""The pytest plugin (``pytest11`` entry point) and the base test class, as a plugin author's pytest runs them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.testing.fake_dist import fake_distribution
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An installed distribution holding the broken test plugins, on PYTHONPATH for pytester's subprocess."""
+    root = fake_distribution(tmp_path / "site", "SilentRejection", "ScoresOutOfRange")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    return root
+
+
+def test_option_adds_one_test_per_check(pytester: pytest.Pytester) -> None:
+    """``--kubesched-conformance NAME`` runs the suite on the installed plugin, one test per check."""
+    result = pytester.runpytest_subprocess("--kubesched-conformance", "NodeResourcesFit", "-v")
+    result.assert_outcomes(passed=10, skipped=3)
+    result.stdout.fnmatch_lines(["*conformance?NodeResourcesFit?::hooks-match-hookspecs PASSED*"])
+
+
+def test_failed_check_is_reported_with_its_detail(pytester: pytest.Pytester, site: Path) -> None:
+    """A broken installed plugin fails exactly its check, with the detail and without a traceback."""
+    result = pytester.runpytest_subprocess("--kubesched-conformance", "ScoresOutOfRange")
+    result.assert_outcomes(passed=5, skipped=7, failed=1)
+    result.stdout.fnmatch_lines(["*score-in-range (scores end in [[]0, 100]): score 150 from score*"])
+
+
+def test_unknown_plugin_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    """A name no plugin is installed under stops the run with a clear message."""
+    result = pytester.runpytest_subprocess("--kubesched-conformance", "NoSuchPlugin")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--kubesched-conformance NoSuchPlugin: plugin 'NoSuchPlugin': no installed*"])
+
+
+def test_subclass_of_the_base_class_runs_every_check(pytester: pytest.Pytester, site: Path) -> None:
+    """An author's ``PluginConformance`` subclass gets a test per check; the broken rule fails."""
+    pytester.makepyfile(test_mine="""
+        from kubesched_broken import SilentRejection
+        from kubesched.testing import PluginConformance
+
+        class TestSilentRejection(PluginConformance):
+            plugin_class = SilentRejection
+            large_cluster = 100
+    """)
+    result = pytester.runpytest_subprocess("-v")
+    result.assert_outcomes(passed=5, skipped=7, failed=1)
+    result.stdout.fnmatch_lines(["*TestSilentRejection::test_filter_status_valid FAILED*",
+                                 "*filter-status-valid: filter rejected with Unschedulable but no reason*"])
