@@ -419,6 +419,10 @@ class Framework:
                 if status is not None and status.code is not _SUCCESS:
                     return table, _error(f'running Normalize on Score plugins: plugin "{name}" failed with: '
                                          f"{_cause(status)}", name)
+                if len(node_scores) != len(nodes) or any(ns.name != n for ns, n in zip(node_scores, table.nodes,
+                                                                                         strict=True)):
+                    return table, _error(f'running Normalize on Score plugins: plugin "{name}" changed the list of '
+                                         "nodes (it must rewrite scores in place, keeping every node in order)", name)
                 scores = [ns.score for ns in node_scores]
             for value in scores:
                 if type(value) is not int or not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:

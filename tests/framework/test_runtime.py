@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import pytest
@@ -165,6 +166,20 @@ class TestScore:
         table, status = fwk.run_score_plugins(CycleState(), POD, nodes("n1", "n2"))
         assert status is None
         assert table.totals == [100, 50]
+
+    @pytest.mark.parametrize("change", [list.pop, list.reverse], ids=["drops-a-node", "reorders"])
+    def test_normalize_score_must_keep_every_node_in_order(self, change: Callable[[list[NodeScore]], object]) -> None:
+        """A normalizer that drops or reorders entries would put scores on the wrong nodes: that is an Error."""
+        def normalize(scores: list[NodeScore]) -> None:
+            change(scores)
+
+        fwk = framework_of({"score": ["A"]}, make_score("A", {"n1": 10, "n2": 20}, normalize=normalize))
+        table, status = fwk.run_score_plugins(CycleState(), POD, nodes("n1", "n2"))
+        assert status is not None
+        assert (status.code, status.plugin) == (Code.ERROR, "A")
+        assert status.message() == ('running Normalize on Score plugins: plugin "A" changed the list of nodes (it '
+                                    "must rewrite scores in place, keeping every node in order)")
+        assert table.totals == [0, 0]
 
     @pytest.mark.parametrize("bad", [101, -1], ids=["above-100", "negative"])
     def test_score_outside_0_100_after_normalising_is_an_error(self, bad: int) -> None:

@@ -13,6 +13,7 @@ from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Status
+from kubesched.framework.types import NodeScore
 
 
 class WrongHookArguments(Plugin):
@@ -97,6 +98,21 @@ class ScoresOutOfRange(Plugin):
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         return 150
+
+
+class DropsANode(Plugin):
+    """NormalizeScore removes the last entry instead of rewriting the scores in place."""
+
+    name = "DropsANode"
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return 50
+
+    @hookimpl
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        scores.pop()
+        return None
 
 
 @attrs.define

@@ -19,6 +19,7 @@ BROKEN: list[tuple[str, type[Any], Any, str]] = [
     ("deterministic", broken.CountsCalls, None, "a second run on the same instance answered differently"),
     ("filter-status-valid", broken.SilentRejection, None, "rejected with Unschedulable but no reason"),
     ("score-in-range", broken.ScoresOutOfRange, None, "score 150 from score (no normalize_score)"),
+    ("score-in-range", broken.DropsANode, None, "normalize_score changed the list of nodes"),
     ("pre-filter-state-clone", broken.SharedClone, None, "clone() shares SharedClone.per_node"),
     ("add-remove-pod-restores", broken.ForgetfulRemovePod, None, "did not restore Filter's answer"),
     ("unreserve-idempotent", broken.UnreserveWithoutReserve, None, "unreserve without a prior reserve raised KeyError"),
@@ -32,7 +33,7 @@ def test_every_check_has_a_broken_plugin() -> None:
     assert {row[0] for row in BROKEN} == {c.id for c in CHECKS} - {"time-budget"}
 
 
-@pytest.mark.parametrize(("check", "plugin", "args", "message"), BROKEN, ids=[row[0] for row in BROKEN])
+@pytest.mark.parametrize(("check", "plugin", "args", "message"), BROKEN, ids=[row[1].__name__ for row in BROKEN])
 def test_broken_plugin_fails_exactly_its_check(check: str, plugin: type[Any], args: Any, message: str) -> None:
     """Only the check for the broken rule fails, and its detail says what is wrong."""
     report = run_conformance(PluginUnderTest(plugin, args, large_cluster=200))

@@ -23,7 +23,13 @@ from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.testing.builders import make_pod
 from kubesched.testing.conformance.inspect import deeply_immutable, freeze, shared_mutables
-from kubesched.testing.conformance.subject import PluginUnderTest, Verdict, bare_node, large_cluster
+from kubesched.testing.conformance.subject import (
+    NormalizeChangedNodesError,
+    PluginUnderTest,
+    Verdict,
+    bare_node,
+    large_cluster,
+)
 from kubesched.testing.harness import plugin_framework
 
 
@@ -301,7 +307,11 @@ def score_in_range(subject: PluginUnderTest) -> list[str]:
         pre_filter = subject.hook(framework, "pre_filter")
         if pre_filter is not None:
             pre_filter(state, pod, nodes)
-        for name, score in subject.scores(framework, state, pod, nodes).items():
+        try:
+            scores = subject.scores(framework, state, pod, nodes, strict=True)
+        except NormalizeChangedNodesError as exc:
+            raise CheckFailed(f"{exc} ({_describe(pod)}); it must rewrite each score in place") from None
+        for name, score in scores.items():
             if isinstance(score, bool) or not isinstance(score, int):
                 raise CheckFailed(f"score for {_describe(pod, name)} is {score!r}, not an integer")
             if not 0 <= score <= 100:

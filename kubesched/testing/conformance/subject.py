@@ -50,6 +50,10 @@ def default_pods() -> tuple[Pod, ...]:
             make_pod("big").req(cpu="6", memory="12Gi").label(app="db").priority(1000).obj())
 
 
+class NormalizeChangedNodesError(Exception):
+    """NormalizeScore added, removed or reordered entries instead of rewriting scores in place."""
+
+
 @attrs.frozen
 class CycleOutcome:
     """What one plugin answered in one simulated cycle: PreFilter, Filter per node, scores per node."""
@@ -147,8 +151,10 @@ class PluginUnderTest:
         return state, CycleOutcome(pre_filter_verdict, filters, self.scores(framework, state, pod, feasible, observe))
 
     def scores(self, framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
-               observe: Callable[[str, NodeInfo | None], None] | None = None) -> dict[str, int]:
-        """PreScore, Score and NormalizeScore over ``nodes``: the final score per node ({} if none)."""
+               observe: Callable[[str, NodeInfo | None], None] | None = None, *,
+               strict: bool = False) -> dict[str, int]:
+        """PreScore, Score and NormalizeScore over ``nodes``: the final score per node ({} if none). ``strict``
+        raises :class:`NormalizeChangedNodesError` when NormalizeScore drops, adds or reorders entries."""
         score = self.hook(framework, "score")
         if score is None or not nodes:
             return {}
@@ -166,7 +172,11 @@ class PluginUnderTest:
                 observe("score", node_info)
         normalize = self.hook(framework, "normalize_score")
         if normalize is not None:
+            names = [s.name for s in scores]
             normalize(state, pod, scores)
+            if strict and [s.name for s in scores] != names:
+                raise NormalizeChangedNodesError(f"normalize_score changed the list of nodes: {names} became "
+                                                 f"{[s.name for s in scores]}")
         return {s.name: s.score for s in scores}
 
     def filter_verdicts(self, framework: Framework, state: CycleState, pod: Pod) -> dict[str, Verdict]:
