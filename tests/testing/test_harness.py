@@ -39,7 +39,8 @@ def test_run_plugin_takes_args_as_profile_keys() -> None:
 
 def test_run_plugin_uses_only_that_plugin() -> None:
     """Without NodeResourcesFit in the profile, a pod too big for every node is still bound."""
-    tainted = [make_node("n1").capacity(cpu="1").taint("dedicated", "gpu").obj(), make_node("n2").capacity(cpu="1").obj()]
+    tainted = [make_node("n1").capacity(cpu="1").taint("dedicated", "gpu").obj(),
+               make_node("n2").capacity(cpu="1").obj()]
     decisions = run_plugin(TaintToleration, tainted, [make_pod("big").req(cpu="64").obj()])
     assert decisions["big"].node == "n2"
     assert decisions["big"].rejected == {"n1": ("node(s) had untolerated taint {dedicated: gpu}",)}
