@@ -54,7 +54,7 @@ def test_run_profile_accepts_a_shipped_name_or_a_file(tmp_path: Path) -> None:
                                          'type = "MostAllocated"\n')
     decisions = run_profile(profile, NODES, pods)
     assert decisions["p"].node == "small"
-    assert decisions.result.to_json()["pods"][0]["node"] == "small"
+    assert decisions.result.pods[0].node == "small"
 
 
 def test_decisions_by_namespace_when_names_repeat() -> None:
