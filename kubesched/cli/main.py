@@ -117,13 +117,16 @@ def profile_show(spec: str) -> None:
 @click.argument("plugin")
 @click.option("--args", "args_file", type=click.Path(), default=None,
               help="A TOML file holding the plugin's args (its plugin-config keys at the top level).")
+@click.option("--cluster", "cluster", multiple=True, type=click.Path(), metavar="PATH",
+              help="Manifests to use as the example cluster instead of the built-in one (repeatable): nodes, bound "
+                   "pods as running pods, the other pods as the pods to schedule.")
 @click.option("--check", "checks", multiple=True, metavar="ID", help="Run only this check (repeatable).")
 @click.option("--time-budget-ms", type=float, default=None,
               help="Per-call Filter/Score budget before the time-budget check warns (default 0.5).")
 @click.option("--output", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @_guarded
-def conformance(plugin: str, args_file: str | None, checks: tuple[str, ...], time_budget_ms: float | None,
-                output: str) -> None:
+def conformance(plugin: str, args_file: str | None, cluster: tuple[str, ...], checks: tuple[str, ...],
+                time_budget_ms: float | None, output: str) -> None:
     """Run the conformance suite on the installed plugin PLUGIN (its entry-point name); exit 1 if a check fails."""
     from kubesched.testing.conformance.checks import CHECKS
     from kubesched.testing.conformance.installed import installed_subject
@@ -135,7 +138,7 @@ def conformance(plugin: str, args_file: str | None, checks: tuple[str, ...], tim
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--check") from None
     budget = time_budget_ms / 1000 if time_budget_ms is not None else DEFAULT_TIME_BUDGET
-    report = run_conformance(installed_subject(plugin, args_file, time_budget=budget), selected)
+    report = run_conformance(installed_subject(plugin, args_file, cluster=cluster, time_budget=budget), selected)
     if output == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:

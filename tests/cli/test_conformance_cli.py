@@ -69,3 +69,25 @@ def test_plugin_whose_hooks_do_not_match_is_reported_not_crashed(run_cli: RunCli
     assert done.returncode == 1
     assert "FAIL  hooks-match-hookspecs" in done.stdout
     assert done.stdout.splitlines()[-1] == "0 passed, 0 warned, 12 skipped, 1 failed"
+
+
+def test_cluster_option_replaces_the_example_cluster(run_cli: RunCli, tmp_path: Path) -> None:
+    """With --cluster the checks run on the given manifests; the plugin's rejections there must have reasons."""
+    site = fake_distribution(tmp_path / "site", "SilentRejection")
+    env = {"PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    cluster = write(tmp_path / "cluster.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: only}\n---\n"
+                                               "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                                               "spec: {containers: [{name: c}]}\n")
+    done = run_cli("conformance", "SilentRejection", "--cluster", str(cluster), "--check", "filter-status-valid",
+                   env=env)
+    assert done.returncode == 1
+    assert "(pod p on node only)" in done.stdout
+
+
+def test_cluster_without_a_pod_to_schedule_is_an_error(run_cli: RunCli, tmp_path: Path) -> None:
+    """A cluster file with nothing to schedule cannot exercise the plugin: a clear error, exit 1."""
+    cluster = write(tmp_path / "nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: only}\n")
+    done = run_cli("conformance", "NodeResourcesFit", "--cluster", str(cluster))
+    assert done.returncode == 1
+    assert done.stderr.strip() == (f"error: {cluster}: the cluster needs at least one node and one pod without "
+                                   "spec.nodeName to schedule")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kubesched.errors import ProfileError
+from kubesched.errors import InputError, ProfileError
 from kubesched.framework.args import ArgsError, structure
 from kubesched.framework.registry import load_plugin_class
+from kubesched.io.load import load
 from kubesched.testing.conformance.subject import DEFAULT_LARGE_CLUSTER, DEFAULT_TIME_BUDGET, PluginUnderTest
 
 
@@ -31,9 +33,22 @@ def read_args_file(path: str | Path, plugin_class: type[Any]) -> Any:
         raise ProfileError(exc.message, file=name, key=exc.key or None) from None
 
 
-def installed_subject(name: str, args_file: str | Path | None = None, *, time_budget: float = DEFAULT_TIME_BUDGET,
+def installed_subject(name: str, args_file: str | Path | None = None, *, cluster: Sequence[str | Path] = (),
+                      time_budget: float = DEFAULT_TIME_BUDGET,
                       large_cluster: int = DEFAULT_LARGE_CLUSTER) -> PluginUnderTest:
-    """The installed plugin ``name`` (entry point in ``kubesched.plugins``) ready for the suite."""
+    """The installed plugin ``name`` (entry point in ``kubesched.plugins``) ready for the suite. ``cluster``
+    (manifest paths) replaces the example cluster: its nodes, its bound pods as running pods, and its other
+    pods as the pods to schedule."""
     plugin_class, _distribution, _version = load_plugin_class(name)
     args = read_args_file(args_file, plugin_class) if args_file is not None else None
-    return PluginUnderTest(plugin_class, args, time_budget=time_budget, large_cluster=large_cluster)
+    subject = PluginUnderTest(plugin_class, args, time_budget=time_budget, large_cluster=large_cluster)
+    if cluster:
+        manifests = load(cluster)
+        pending = tuple(p for p in manifests.pods if not p.spec.node_name)
+        if not manifests.nodes or not pending:
+            raise InputError("the cluster needs at least one node and one pod without spec.nodeName to schedule",
+                             file=", ".join(str(p) for p in cluster))
+        subject.nodes = manifests.nodes
+        subject.running = tuple(p for p in manifests.pods if p.spec.node_name)
+        subject.pods = pending
+    return subject
