@@ -2,12 +2,48 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime
+from typing import Any, NoReturn
 
 import attrs
 
-EMPTY_MAP: Mapping[str, str] = {}
+
+class _EmptyMap(Mapping[str, str]):
+    """An empty mapping that cannot be changed, shared as the default of every map field: a plain ``{}``
+    shared by all objects would let one careless write show up in every pod."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> NoReturn:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and not other
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+    def __copy__(self) -> _EmptyMap:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _EmptyMap:
+        return self
+
+    def __reduce__(self) -> str:
+        return "EMPTY_MAP"
+
+
+EMPTY_MAP: Mapping[str, str] = _EmptyMap()
 
 
 @attrs.frozen(slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from typing import Any, cast
+from typing import Any
 
 import attrs
 
@@ -61,8 +61,9 @@ class LabelsThePod(Plugin):
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        labels = cast("dict[str, str]", pod.metadata.labels)  # a dict at run time, whatever the type says
-        labels["seen-by"] = "LabelsThePod"
+        labels = pod.metadata.labels
+        if isinstance(labels, dict):  # pods without labels share a read-only empty map
+            labels["seen-by"] = "LabelsThePod"
         return None
 
 
