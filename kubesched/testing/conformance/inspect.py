@@ -68,8 +68,17 @@ def _is_mutable(value: Any) -> bool:
         return True
     cls = type(value)
     if attrs.has(cls):
-        return not getattr(cls, "__attrs_frozen__", False) and bool(attrs.fields(cls))
+        return not _is_frozen_attrs(cls) and bool(attrs.fields(cls))
     return hasattr(value, "__dict__") and not isinstance(value, type)
+
+
+def _is_frozen_attrs(cls: type) -> bool:
+    """Whether an attrs class is frozen: attrs gives it its own __setattr__ that always raises."""
+    try:
+        from attr._make import _frozen_setattrs
+    except ImportError:  # pragma: no cover - a future attrs; fall back to "mutable", the safe answer
+        return False
+    return getattr(cls, "__setattr__", None) is _frozen_setattrs
 
 
 def shared_mutables(original: Any, clone: Any, path: str = "state") -> list[str]:
