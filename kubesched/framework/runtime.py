@@ -101,6 +101,8 @@ class Framework:
         self._normalizers = dict(self._hooks["normalize_score"])
         self._filters = self._hooks["filter"]
         self._queue_sort = self._hooks["queue_sort_less"][0][1] if self._hooks["queue_sort_less"] else None
+        #: The first failure of the QueueSort plugin, if it ever raised (the queue then fell back to priority order).
+        self.queue_sort_error: str | None = None
 
     # -- construction helpers ----------------------------------------------------------------------
     def _implements(self, plugin: str, hook: str) -> bool:
@@ -200,9 +202,19 @@ class Framework:
 
     # -- QueueSort / PreEnqueue --------------------------------------------------------------------
     def queue_sort_less(self, a: Any, b: Any) -> bool:
-        """The profile's QueueSort order."""
+        """The profile's QueueSort order. If the plugin raises, the queue falls back to PrioritySort's order
+        (priority, then queue time) and :attr:`queue_sort_error` says so; scheduling goes on."""
         assert self._queue_sort is not None, "a profile always has one QueueSort plugin"
-        return bool(self._queue_sort(a, b))
+        try:
+            return bool(self._queue_sort(a, b))
+        except Exception as exc:
+            if self.queue_sort_error is None:
+                name = self._hooks["queue_sort_less"][0][0]
+                self.queue_sort_error = (f'QueueSort plugin "{name}" raised {_cause(None, exc)} comparing pods '
+                                         f"{a.pod.key} and {b.pod.key}; pods were ordered by priority, then queue "
+                                         "time, whenever it raised")
+            p1, p2 = a.pod.priority, b.pod.priority
+            return bool(p1 > p2 or (p1 == p2 and a.timestamp < b.timestamp))
 
     def run_pre_enqueue_plugins(self, pod: Pod) -> Status | None:
         """Run PreEnqueue; the first non-success gates the pod."""

@@ -249,7 +249,11 @@ class Simulation:
         preemptions = tuple(Preemption(preemptor, node, victims)
                             for preemptor, node, victims in self.cluster.preemptions)
         return SimulationResult(self.seed, tuple(results), preemptions, tuple(self.cluster.events), self._usage(),
-                                tuple(self.warnings))
+                                tuple(self.warnings + self._plugin_warnings()))
+
+    def _plugin_warnings(self) -> list[str]:
+        """Plugin failures that have no pod to be reported on (a QueueSort plugin that raised)."""
+        return [f.queue_sort_error for f in self.scheduler.frameworks.values() if f.queue_sort_error]
 
     def _usage(self) -> tuple[NodeUsage, ...]:
         usage = []

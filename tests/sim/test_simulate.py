@@ -13,6 +13,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.queue import QueuedPodInfo
 from kubesched.framework.registry import PluginRegistry
 from kubesched.framework.status import Status
 from kubesched.io.load import ClusterInput, load
@@ -248,3 +249,29 @@ disabled = [{ name = "InterPodAffinity" }, { name = "NodePorts" }]
         '2 pod(s) use host ports (first: default/b) but profile "default-scheduler" has no NodePorts plugin: '
         "it is not enforced",
     )
+
+
+class BrokenSort(Plugin):
+    """A QueueSort plugin that raises whenever the pod named "odd" is compared."""
+
+    name = "BrokenSort"
+
+    @hookimpl
+    def queue_sort_less(self, pod_info_a: QueuedPodInfo, pod_info_b: QueuedPodInfo) -> bool:
+        if "odd" in (pod_info_a.pod.name, pod_info_b.pod.name):
+            raise ValueError("cannot rank odd pods")
+        return pod_info_a.pod.name < pod_info_b.pod.name
+
+
+def test_queue_sort_plugin_that_raises_is_reported_and_scheduling_goes_on(registry: PluginRegistry,
+                                                                          tmp_path: Path) -> None:
+    """Every pod is still scheduled (priority order stands in when the plugin raises) and a warning says so."""
+    with_sort = registry.with_plugins(BrokenSort)
+    profile = write(tmp_path / "p.toml", '[[profiles]]\n[profiles.plugins.queue-sort]\n'
+                                         'enabled = [{ name = "BrokenSort" }]\ndisabled = [{ name = "*" }]\n')
+    pods = [make_pod(name).req(cpu="1").obj() for name in ("a", "odd", "b")]
+    result = simulate(ClusterInput(nodes=(make_node("n1").capacity(cpu="8").obj(),), pods=tuple(pods)),
+                      load_config(str(profile), with_sort), with_sort)
+    assert {p.name: p.phase for p in result.pods} == {"a": "Bound", "odd": "Bound", "b": "Bound"}
+    [warning] = [w for w in result.warnings if "QueueSort" in w]
+    assert warning.startswith('QueueSort plugin "BrokenSort" raised ValueError: cannot rank odd pods comparing pods ')
