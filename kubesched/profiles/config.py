@@ -320,13 +320,18 @@ def _check_same_queue_sort(profiles: Sequence[Profile], parsed: Sequence[_RawPro
                         f"{raw.key}.plugin-config.{other}")
 
 
-def load_config_file(path: str | Path, registry: PluginRegistry, source: str | None = None) -> SchedulerConfiguration:
-    """Read, parse and resolve a profile file."""
-    name = source or str(path)
+def read_toml(path: str | Path, name: str | None = None) -> dict[str, Any]:
+    """A TOML file's document; unreadable or invalid files are a ProfileError naming the file (or ``name``)."""
+    name = name or str(path)
     try:
-        document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise ProfileError(f"cannot read: {exc.strerror or exc}", file=name) from None
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"invalid TOML: {exc}", file=name) from None
-    return parse_config(document, registry, name)
+
+
+def load_config_file(path: str | Path, registry: PluginRegistry, source: str | None = None) -> SchedulerConfiguration:
+    """Read, parse and resolve a profile file."""
+    name = source or str(path)
+    return parse_config(read_toml(path, name), registry, name)

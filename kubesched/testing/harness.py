@@ -66,20 +66,26 @@ def plugin_registry(plugin_class: type[Any]) -> PluginRegistry:
     return PluginRegistry.of(*extra, plugin_class)
 
 
+def cluster_and_snapshot(nodes: Sequence[Node], pods: Sequence[Pod], pdbs: Sequence[PodDisruptionBudget] = (), *,
+                         cluster: InMemoryCluster | None = None) -> tuple[InMemoryCluster, Snapshot]:
+    """An in-memory cluster holding the objects, and a snapshot of the nodes with their bound pods."""
+    cluster = cluster if cluster is not None else InMemoryCluster(VirtualClock())
+    cluster.pdbs = list(pdbs)
+    for node in nodes:
+        cluster.add_node(node)
+    for pod in pods:
+        cluster.add_pod(pod)
+    return cluster, Snapshot.of([NodeInfo.of(n, [PodInfo.of(p) for p in pods if p.spec.node_name == n.name])
+                                 for n in nodes])
+
+
 def plugin_framework(plugin_class: type[Any], args: Any = None, *, nodes: Sequence[Node] = (),
                      pods: Sequence[Pod] = (), pdbs: Sequence[PodDisruptionBudget] = (),
                      seed: int = 0) -> Framework:
     """A Framework for ``plugin_class`` alone over ``nodes`` with the bound ``pods`` in its snapshot and an
     in-memory cluster as its client: call the plugin's hooks through it, or directly on
     ``framework.plugins[name]``."""
-    cluster = InMemoryCluster(VirtualClock())
-    cluster.pdbs = list(pdbs)
-    for node in nodes:
-        cluster.add_node(node)
-    for pod in pods:
-        cluster.add_pod(pod)
-    snapshot = Snapshot.of([NodeInfo.of(n, [PodInfo.of(p) for p in pods if p.spec.node_name == n.name])
-                            for n in nodes])
+    cluster, snapshot = cluster_and_snapshot(nodes, pods, pdbs)
     return Framework(plugin_profile(plugin_class, args), plugin_registry(plugin_class), client=cluster,
                      rng=random.Random(seed), clock=cluster.clock, snapshot=snapshot)
 

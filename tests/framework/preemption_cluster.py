@@ -21,7 +21,6 @@ from kubesched.framework.preemption import Evaluator
 from kubesched.framework.profile import PluginEntry, Profile
 from kubesched.framework.registry import PluginRegistry
 from kubesched.framework.runtime import Framework
-from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Status
 from kubesched.framework.types import NodeToStatus
 from kubesched.plugins.default_binder import DefaultBinder
@@ -29,6 +28,7 @@ from kubesched.plugins.default_preemption import DefaultPreemption
 from kubesched.plugins.node_resources_fit import NodeResourcesFit
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
+from kubesched.testing.harness import cluster_and_snapshot
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 #: Simulated "now" of every setup: a day after T0, so pods started at T0 + hours started before now.
@@ -99,14 +99,8 @@ def preemption_cluster(nodes: Sequence[Node], pods: Sequence[Pod] = (), *, pdbs:
                        cluster: InMemoryCluster | None = None) -> PreemptionCluster:
     """Nodes and pods in a cluster (bound pods also in the snapshot, pods with a nominatedNodeName in the
     nominator) and a Framework: NodeResourcesFit at PreFilter and Filter, DefaultPreemption at PostFilter."""
-    cluster = cluster if cluster is not None else InMemoryCluster(VirtualClock(NOW))
-    cluster.pdbs = list(pdbs)
-    for node in nodes:
-        cluster.add_node(node)
-    for pod in pods:
-        cluster.add_pod(pod)
-    snapshot = Snapshot.of([NodeInfo.of(n, [PodInfo.of(p) for p in pods if p.spec.node_name == n.name])
-                            for n in nodes])
+    base = cluster if cluster is not None else InMemoryCluster(VirtualClock(NOW))
+    cluster, snapshot = cluster_and_snapshot(nodes, pods, pdbs, cluster=base)
     nominator = Nominator()
     for pod in pods:
         if not pod.spec.node_name and pod.status.nominated_node_name:

@@ -269,19 +269,33 @@ def _check_rejection(hook: str, status: Any, where: str) -> None:
                               "an empty message")
 
 
+def _pre_filtered(subject: PluginUnderTest, framework: Framework, pod: Pod,
+                  check: bool = False) -> tuple[CycleState, bool] | None:
+    """(the CycleState after the plugin's PreFilter, whether PreFilter said Skip); None when PreFilter rejected
+    the pod, after checking that rejection when ``check``."""
+    state = CycleState()
+    pre_filter = subject.hook(framework, "pre_filter")
+    if pre_filter is None:
+        return state, False
+    outcome = pre_filter(state, pod, framework.snapshot.list())
+    code = outcome.code if isinstance(outcome, Status) else Code.SUCCESS
+    if code not in (Code.SUCCESS, Code.SKIP):
+        if check:
+            _check_rejection("pre_filter", outcome, _describe(pod))
+        return None
+    return state, code is Code.SKIP
+
+
 def filter_status_valid(subject: PluginUnderTest) -> list[str]:
     """Filter returns None or a Status with a Filter code, and every rejection carries non-empty reasons."""
     _require(subject, "filter")
     framework = _framework(subject)
     _nodes, _running, pods = subject.examples()
     for pod in pods:
-        state = CycleState()
-        pre_filter = subject.hook(framework, "pre_filter")
-        if pre_filter is not None:
-            outcome = pre_filter(state, pod, framework.snapshot.list())
-            if isinstance(outcome, Status) and outcome.code is not Code.SUCCESS:
-                _check_rejection("pre_filter", outcome, _describe(pod))
-                continue
+        pre_filtered = _pre_filtered(subject, framework, pod, check=True)
+        if pre_filtered is None or pre_filtered[1]:
+            continue  # rejected or skipped at PreFilter: Filter does not run for this pod
+        state = pre_filtered[0]
         filter_hook = subject.hook(framework, "filter")
         assert filter_hook is not None
         for node_info in framework.snapshot.list():
@@ -302,11 +316,11 @@ def score_in_range(subject: PluginUnderTest) -> list[str]:
     framework = _framework(subject)
     _nodes, _running, pods = subject.examples()
     for pod in pods:
-        state = CycleState()
         nodes = framework.snapshot.list()
-        pre_filter = subject.hook(framework, "pre_filter")
-        if pre_filter is not None:
-            pre_filter(state, pod, nodes)
+        pre_filtered = _pre_filtered(subject, framework, pod)
+        if pre_filtered is None:
+            continue  # rejected at PreFilter: the pod never reaches Score
+        state = pre_filtered[0]
         try:
             scores = subject.scores(framework, state, pod, nodes, strict=True)
         except NormalizeChangedNodesError as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from kubesched.errors import InputError, ProfileError
 from kubesched.framework.args import ArgsError, structure
 from kubesched.framework.registry import load_plugin_class
 from kubesched.io.load import load
+from kubesched.profiles.config import read_toml
 from kubesched.testing.conformance.subject import DEFAULT_LARGE_CLUSTER, DEFAULT_TIME_BUDGET, PluginUnderTest
 
 
@@ -21,12 +21,7 @@ def read_args_file(path: str | Path, plugin_class: type[Any]) -> Any:
     args_class = getattr(plugin_class, "Args", None)
     if args_class is None:
         raise ProfileError(f"plugin {plugin_class.name} takes no args", file=name)
-    try:
-        document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ProfileError(f"cannot read: {exc.strerror or exc}", file=name) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"invalid TOML: {exc}", file=name) from None
+    document = read_toml(path)
     try:
         return structure(args_class, document)
     except ArgsError as exc:
