@@ -102,6 +102,15 @@ def running_pods(draw: st.DrawFn, nodes: Sequence[Node], capacities: Sequence[in
 
 
 @st.composite
+def clusters(draw: st.DrawFn, max_nodes: int) -> tuple[list[Node], list[Pod]]:
+    """One to ``max_nodes`` nodes of 2, 3 or 4 CPUs and the pods running on them."""
+    capacities = [draw(st.sampled_from([2000, 3000, 4000])) for _ in range(draw(st.integers(1, max_nodes)))]
+    nodes = [make_node(f"n{i}").capacity(cpu=f"{c}m", memory="64Gi", pods="110").obj()
+             for i, c in enumerate(capacities)]
+    return nodes, draw(running_pods(nodes, capacities))
+
+
+@st.composite
 def budgets(draw: st.DrawFn, running: Sequence[Pod]) -> list[Budget]:
     """Zero to three PDBs; about half give status.disruptionsAllowed, the others are computed from the pods."""
     result = []
@@ -117,10 +126,7 @@ def budgets(draw: st.DrawFn, running: Sequence[Pod]) -> list[Budget]:
 @st.composite
 def scenarios(draw: st.DrawFn) -> Scenario:
     """A random cluster of one to five nodes and a preemptor that may or may not find room by preemption."""
-    capacities = [draw(st.sampled_from([2000, 3000, 4000])) for _ in range(draw(st.integers(1, 6)))]
-    nodes = [make_node(f"n{i}").capacity(cpu=f"{c}m", memory="64Gi", pods="110").obj()
-             for i, c in enumerate(capacities)]
-    running = draw(running_pods(nodes, capacities))
+    nodes, running = draw(clusters(6))
     nominated = []
     if draw(st.booleans()):
         node = draw(st.sampled_from(nodes)).name
@@ -286,10 +292,7 @@ class Workload:
 @st.composite
 def workloads(draw: st.DrawFn) -> Workload:
     """One to four nodes, some running pods, and one to six pending pods (some preemptionPolicy Never)."""
-    capacities = [draw(st.sampled_from([2000, 3000, 4000])) for _ in range(draw(st.integers(1, 4)))]
-    nodes = [make_node(f"n{i}").capacity(cpu=f"{c}m", memory="64Gi", pods="110").obj()
-             for i, c in enumerate(capacities)]
-    running = draw(running_pods(nodes, capacities))
+    nodes, running = draw(clusters(4))
     pending = []
     for i in range(draw(st.integers(1, 6))):
         builder = (make_pod(f"new{i}").req(cpu=f"{draw(CPU_MILLIS)}m").priority(draw(st.sampled_from(PRIORITIES)))
