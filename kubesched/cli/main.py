@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -137,6 +138,9 @@ def conformance(plugin: str, args_file: str | None, cluster: tuple[str, ...], ch
         selected = select_checks(checks) if checks else list(CHECKS)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--check") from None
+    if time_budget_ms is not None and not (math.isfinite(time_budget_ms) and time_budget_ms > 0):
+        raise click.BadParameter(f"{time_budget_ms} is not a positive number of milliseconds",
+                                 param_hint="--time-budget-ms")
     budget = time_budget_ms / 1000 if time_budget_ms is not None else DEFAULT_TIME_BUDGET
     report = run_conformance(installed_subject(plugin, args_file, cluster=cluster, time_budget=budget), selected)
     if output == "json":

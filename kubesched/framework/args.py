@@ -128,7 +128,8 @@ def _convert(tp: Any, value: Any) -> Any:
     if tp is Any:
         return value
     if origin is Literal:
-        if value not in get_args(tp):
+        # Compare types too: True == 1 in Python, but a TOML boolean is not the integer 1.
+        if not any(value == choice and type(value) is type(choice) for choice in get_args(tp)):
             choices = ", ".join(f'"{a}"' for a in get_args(tp))
             raise ArgsError(f'Unsupported value: "{value}": supported values: {choices}')
         return value

@@ -137,7 +137,7 @@ class Decisions(Mapping[str, Decision]):
         return {key: d.node if d.bound else None for key, d in self.by_key.items()}
 
 
-def run_profile(config: SchedulerConfiguration | str | Path, nodes: Sequence[Node], pods: Sequence[Pod], *,
+def run_profile(config: SchedulerConfiguration | str | Path, nodes: Sequence[Node | Any], pods: Sequence[Pod | Any], *,
                 registry: PluginRegistry | None = None, pdbs: Sequence[PodDisruptionBudget] = (),
                 seed: int = 0) -> Decisions:
     """Simulate ``pods`` (bound ones run, the others are scheduled) on ``nodes`` with a profile: a loaded
@@ -150,7 +150,7 @@ def run_profile(config: SchedulerConfiguration | str | Path, nodes: Sequence[Nod
     return _run(config, registry, nodes, pods, pdbs, seed)
 
 
-def run_plugin(plugin_class: type[Any], nodes: Sequence[Node], pods: Sequence[Pod], *, args: Any = None,
+def run_plugin(plugin_class: type[Any], nodes: Sequence[Node | Any], pods: Sequence[Pod | Any], *, args: Any = None,
                pdbs: Sequence[PodDisruptionBudget] = (), seed: int = 0) -> Decisions:
     """Simulate ``pods`` on ``nodes`` with a profile of ``plugin_class`` alone (see :func:`plugin_profile`);
     ``args`` is the plugin's Args instance or a kebab-case mapping, defaults when omitted."""
@@ -158,10 +158,15 @@ def run_plugin(plugin_class: type[Any], nodes: Sequence[Node], pods: Sequence[Po
     return _run(config, plugin_registry(plugin_class), nodes, pods, pdbs, seed)
 
 
-def _run(config: SchedulerConfiguration, registry: PluginRegistry, nodes: Sequence[Node], pods: Sequence[Pod],
-         pdbs: Sequence[PodDisruptionBudget], seed: int) -> Decisions:
-    simulation = Simulation(ClusterInput(nodes=tuple(nodes), pods=tuple(pods), pdbs=tuple(pdbs)), config, registry,
-                            seed=seed)
+def _built(items: Sequence[Any]) -> tuple[Any, ...]:
+    """Objects as given, with builders (anything with ``obj()``, like ``make_pod("p")``) built."""
+    return tuple(item.obj() if hasattr(item, "obj") else item for item in items)
+
+
+def _run(config: SchedulerConfiguration, registry: PluginRegistry, nodes: Sequence[Node | Any],
+         pods: Sequence[Pod | Any], pdbs: Sequence[PodDisruptionBudget], seed: int) -> Decisions:
+    cluster_input = ClusterInput(nodes=_built(nodes), pods=_built(pods), pdbs=tuple(pdbs))
+    simulation = Simulation(cluster_input, config, registry, seed=seed)
     last: dict[str, CycleRecord] = {}
 
     def observe(record: CycleRecord) -> None:
@@ -178,6 +183,12 @@ def _run(config: SchedulerConfiguration, registry: PluginRegistry, nodes: Sequen
         if record is not None:
             statuses = record.diagnosis.node_to_status
             rejected = {name: status.reasons for name, status in statuses.statuses.items()}
+            if record.status is not None and not record.status.is_success():
+                # A failed attempt checked every node: those without an entry were rejected before Filter
+                # (PreFilter, or narrowed away by a PreFilterResult) with the absent-nodes status.
+                for node in cluster_input.nodes:
+                    if node.name not in rejected and node.name not in record.feasible_nodes:
+                        rejected[node.name] = statuses.absent_nodes_status.reasons
             if record.scores is not None:
                 scores = dict(zip(record.scores.nodes, record.scores.totals, strict=True))
         decisions[key] = Decision(key, pod.phase, pod.node, pod.message, rejected, scores)

@@ -7,7 +7,7 @@ Subclassing :class:`kubesched.testing.PluginConformance` in your own tests works
 
 from __future__ import annotations
 
-import warnings
+import math
 from typing import Any
 
 import pytest
@@ -16,7 +16,7 @@ from kubesched.errors import KubeschedError
 from kubesched.testing.conformance.checks import CHECKS, Check
 from kubesched.testing.conformance.report import Outcome, run_check
 from kubesched.testing.conformance.subject import DEFAULT_TIME_BUDGET, PluginUnderTest
-from kubesched.testing.conformance.suite import ConformanceWarning
+from kubesched.testing.conformance.suite import NOTES
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -48,7 +48,7 @@ class ConformanceItem(pytest.Item):
         if result.outcome is Outcome.SKIPPED:
             pytest.skip(result.detail)
         if result.outcome is Outcome.WARNED:
-            warnings.warn(ConformanceWarning(f"{self.subject.name}: {self.check.id}: {result.detail}"), stacklevel=1)
+            NOTES.append(f"{self.name}: {result.detail}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         """The check's detail for its own failures; pytest's usual report for anything else."""
@@ -67,13 +67,27 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
     budget_ms = config.getoption("kubesched_time_budget_ms")
     budget = budget_ms / 1000 if budget_ms is not None else DEFAULT_TIME_BUDGET
+    if budget_ms is not None and not (math.isfinite(budget_ms) and budget_ms > 0):
+        raise pytest.UsageError(f"--kubesched-time-budget-ms: {budget_ms} is not a positive number of milliseconds")
+    seen: set[str] = set()
     for spec in config.getoption("kubesched_conformance"):
+        if spec in seen:
+            continue
+        seen.add(spec)
         name, _, args_file = spec.partition(":")
         try:
             subject = installed_subject(name, args_file or None, time_budget=budget)
         except KubeschedError as exc:
             raise pytest.UsageError(f"--kubesched-conformance {spec}: {exc}") from None
         for check in CHECKS:
-            test_id = f"conformance[{name}]::{check.id}"
+            test_id = f"conformance[{spec}]::{check.id}"
             items.append(ConformanceItem.from_parent(session, name=test_id, nodeid=test_id, subject=subject,
                                                      check=check))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """List the conformance warnings (time budget, hooks never reached) of this run, if any."""
+    if NOTES:
+        terminalreporter.section("kubesched conformance warnings")
+        for note in NOTES:
+            terminalreporter.write_line(note)

@@ -228,3 +228,15 @@ def test_unstructure_writes_kebab_case_and_lists() -> None:
 def test_structure_inverts_unstructure(args: Args) -> None:
     """``structure(unstructure(args))`` gives back equal args."""
     assert structure(Args, unstructure(args)) == args
+
+
+@attrs.frozen
+class Versioned:
+    version: Literal[1, 2] = 1
+
+
+def test_a_boolean_is_not_an_integer_literal() -> None:
+    """``true`` is refused for ``Literal[1, 2]`` although True == 1 in Python."""
+    with pytest.raises(ArgsError, match='version: Unsupported value: "True": supported values: "1", "2"'):
+        structure(Versioned, {"version": True})
+    assert structure(Versioned, {"version": 2}) == Versioned(2)

@@ -12,7 +12,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore
 
 
@@ -234,4 +234,46 @@ class Slow(Plugin):
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         time.sleep(0.001)
+        return None
+
+
+class CannotBeBuilt(Plugin):
+    """The constructor needs a service the test cluster does not offer."""
+
+    name = "CannotBeBuilt"
+
+    def __init__(self, handle: Any, args: Any = None) -> None:
+        raise RuntimeError("no GPU driver")
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None  # pragma: no cover - never built
+
+
+class ReasonsAsString(Plugin):
+    """Filter passes its reason as a string, not a tuple: users would see one letter per reason."""
+
+    name = "ReasonsAsString"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status(Code.UNSCHEDULABLE, "Full")  # type: ignore[arg-type]
+
+
+def _lookup_limit(_instance: Any, _attribute: Any, value: int) -> None:
+    """A validator with a bug: it reads a table that does not exist."""
+    {"limit": value}["limits"]
+
+
+class BrokenValidator(Plugin):
+    """An Args validator that raises KeyError (a bug in the plugin, not a bad value)."""
+
+    name = "BrokenValidator"
+
+    @attrs.frozen
+    class Args:
+        limit: int = attrs.field(default=1, validator=_lookup_limit)
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         return None

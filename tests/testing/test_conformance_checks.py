@@ -10,14 +10,17 @@ import pytest
 from kubesched.testing.conformance import Outcome, PluginUnderTest, run_conformance
 from kubesched.testing.conformance.checks import CHECKS
 from tests.testing import broken_plugins as broken
+from tests.testing import unusual_plugins as unusual
 
 BROKEN: list[tuple[str, type[Any], Any, str]] = [
     ("hooks-match-hookspecs", broken.WrongHookArguments, None, "hook 'filter'"),
     ("args-accept-defaults", broken.RequiredArg, {"zone": "eu-1"}, "Args() with no arguments raised TypeError"),
-    ("args-reject-ill-typed", broken.UntypedArg, None, "threshold: is typed Any"),
+    ("args-reject-ill-typed", broken.UntypedArg, None, "threshold: is typed with Any"),
+    ("builds", broken.CannotBeBuilt, None, 'initializing plugin "CannotBeBuilt": RuntimeError: no GPU driver'),
     ("no-input-mutation", broken.LabelsThePod, None, "filter changed the pod it was given"),
     ("deterministic", broken.CountsCalls, None, "a second run on the same instance answered differently"),
     ("filter-status-valid", broken.SilentRejection, None, "rejected with Unschedulable but no reason"),
+    ("filter-status-valid", broken.ReasonsAsString, None, "filter gave reasons 'Full': they must be a tuple"),
     ("score-in-range", broken.ScoresOutOfRange, None, "score 150 from score (no normalize_score)"),
     ("score-in-range", broken.DropsANode, None, "normalize_score changed the list of nodes"),
     ("pre-filter-state-clone", broken.SharedClone, None, "clone() shares SharedClone.per_node"),
@@ -50,3 +53,25 @@ def test_slow_plugin_only_warns() -> None:
     assert warned.check.id == "time-budget"
     assert warned.detail.startswith("filter took ")
     assert "the budget is 500 µs" in warned.detail
+
+
+@pytest.mark.parametrize("plugin", [unusual.UsesRng, unusual.Narrows, unusual.KeepsReferences,
+                                    unusual.PermitNeedsReserve, unusual.ScoresFeasibleOnly],
+                         ids=lambda p: p.__name__)
+def test_correct_but_unusual_plugin_passes(plugin: type[Any]) -> None:
+    """Seeded randomness, narrowing PreFilters, state that references the snapshot, Permit after Reserve and
+    Score that trusts Filter are all legitimate: nothing fails."""
+    report = run_conformance(PluginUnderTest(plugin, large_cluster=100))
+    assert report.ok, "\n".join(report.lines())
+
+
+def test_a_pass_that_never_reached_the_hook_warns() -> None:
+    """When PreFilter skips every example pod, the checks about Filter warn instead of passing silently."""
+    from kubesched.plugins.node_affinity import NodeAffinity
+    from kubesched.testing import make_pod
+
+    report = run_conformance(PluginUnderTest(NodeAffinity, pods=[make_pod("plain").obj()], large_cluster=50))
+    assert report.ok
+    warned = {r.check.id: r.detail for r in report.by_outcome(Outcome.WARNED)}
+    assert warned["filter-status-valid"] == ("filter never ran on the example pods (PreFilter or PreScore skipped "
+                                             "them all): give examples the plugin acts on")

@@ -75,3 +75,20 @@ def test_plugin_framework_gives_the_plugin_a_real_handle() -> None:
     assert [len(n.pods) for n in framework.snapshot.list()] == [1, 0]
     assert framework.plugin_hook("NodeResourcesFit", "filter") is not None
     assert framework.plugin_hook("NodeResourcesFit", "permit") is None
+
+
+def test_rejections_before_filter_are_listed_for_every_node() -> None:
+    """A pod PreFilter rejects is listed as rejected on every node, with the PreFilter's reason."""
+    from kubesched.plugins.node_affinity import NodeAffinity
+
+    nodes = [make_node("n1").obj(), make_node("n2").obj()]
+    pod = make_pod("p").node_affinity_names("elsewhere").obj()
+    decision = run_plugin(NodeAffinity, nodes, [pod])["p"]
+    assert decision.phase == "Pending"
+    assert decision.rejected == dict.fromkeys(("n1", "n2"), ("node(s) didn't satisfy plugin(s) [NodeAffinity]",))
+
+
+def test_builders_are_accepted_without_obj() -> None:
+    """``make_pod(...)`` and ``make_node(...)`` builders can be passed as they are."""
+    decisions = run_plugin(NodeResourcesFit, [make_node("n1").capacity(cpu="2")], [make_pod("p").req(cpu="1")])
+    assert decisions["p"].node == "n1"

@@ -23,14 +23,14 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_option_adds_one_test_per_check(pytester: pytest.Pytester) -> None:
     """``--kubesched-conformance NAME`` runs the suite on the installed plugin, one test per check."""
     result = pytester.runpytest_subprocess("--kubesched-conformance", "NodeResourcesFit", "-v")
-    result.assert_outcomes(passed=10, skipped=3)
+    result.assert_outcomes(passed=11, skipped=3)
     result.stdout.fnmatch_lines(["*conformance?NodeResourcesFit?::hooks-match-hookspecs PASSED*"])
 
 
 def test_failed_check_is_reported_with_its_detail(pytester: pytest.Pytester, site: Path) -> None:
     """A broken installed plugin fails exactly its check, with the detail and without a traceback."""
     result = pytester.runpytest_subprocess("--kubesched-conformance", "ScoresOutOfRange")
-    result.assert_outcomes(passed=5, skipped=7, failed=1)
+    result.assert_outcomes(passed=6, skipped=7, failed=1)
     result.stdout.fnmatch_lines(["*score-in-range (scores end in [[]0, 100]): score 150 from score*"])
 
 
@@ -52,6 +52,23 @@ def test_subclass_of_the_base_class_runs_every_check(pytester: pytest.Pytester, 
             large_cluster = 100
     """)
     result = pytester.runpytest_subprocess("-v")
-    result.assert_outcomes(passed=5, skipped=7, failed=1)
+    result.assert_outcomes(passed=6, skipped=7, failed=1)
     result.stdout.fnmatch_lines(["*TestSilentRejection::test_filter_status_valid FAILED*",
                                  "*filter-status-valid: filter rejected with Unschedulable but no reason*"])
+
+
+def test_time_budget_warning_is_a_summary_note_even_under_w_error(pytester: pytest.Pytester, site: Path) -> None:
+    """A slow plugin warns in the summary and does not fail, even when warnings are errors."""
+    pytester.makepyfile(test_slow="""
+        from kubesched_broken import Slow
+        from kubesched.testing import PluginConformance
+
+        class TestSlow(PluginConformance):
+            plugin_class = Slow
+            large_cluster = 20
+    """)
+    result = pytester.runpytest_subprocess("-W", "error")
+    result.assert_outcomes(passed=7, skipped=7)
+    result.stdout.fnmatch_lines(["*kubesched conformance warnings*",
+                                 "TestSlow (Slow): time-budget: filter took * µs per call over * calls; the budget "
+                                 "is 500 µs"])

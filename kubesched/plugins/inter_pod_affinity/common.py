@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Mapping
+from typing import ClassVar
 
 import attrs
 
@@ -159,6 +160,10 @@ class TermCache:
 
 class NamespaceLabelCache:
     """Namespace labels looked up through the cluster client at most once per scheduling cycle."""
+
+    #: A memo of facts that do not change during a cycle: CycleState clones may share it (conformance checks
+    #: honour this marker).
+    shared_across_clones: ClassVar[bool] = True
 
     def __init__(self, client: ClusterClient) -> None:
         self._client = client

@@ -1,5 +1,5 @@
 """The conformance checks: each takes a :class:`PluginUnderTest`, raises :class:`CheckFailed` with what is wrong
-or :class:`CheckSkipped` when it does not apply, and returns warnings (only the time budget warns)."""
+or :class:`CheckSkipped` when it does not apply, and returns warnings (the time budget's)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import math
 import time
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, get_args, get_origin
 
 import attrs
 
 from kubesched.api.pod import Pod
-from kubesched.errors import KubeschedError
+from kubesched.errors import KubeschedError, ProfileError
 from kubesched.framework.args import ArgsError, kebab, structure, unstructure
 from kubesched.framework.cycle_state import Cloneable, CycleState
 from kubesched.framework.handle import MAX_PERMIT_TIMEOUT
@@ -26,11 +26,12 @@ from kubesched.testing.conformance.inspect import deeply_immutable, freeze, shar
 from kubesched.testing.conformance.subject import (
     NormalizeChangedNodesError,
     PluginUnderTest,
+    PreFiltered,
     Verdict,
     bare_node,
     large_cluster,
+    spread_over,
 )
-from kubesched.testing.harness import plugin_framework
 
 
 class CheckFailed(AssertionError):  # noqa: N818 - an outcome, like pytest's Failed
@@ -46,16 +47,23 @@ CheckFunction = Callable[[PluginUnderTest], list[str]]
 
 @attrs.frozen
 class Check:
-    """One conformance check: a stable kebab-case ``id``, a one-line ``title`` and the function."""
+    """One conformance check: a stable kebab-case ``id``, a one-line ``title``, the function, and the hooks it
+    is about (a pass warns when the plugin has one of them but the examples never reached it)."""
 
     id: str
     title: str
     run: CheckFunction
+    exercises: tuple[str, ...] = ()
 
 
 REJECTIONS = frozenset({Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING})
+PRE_FILTER_CODES = frozenset({Code.SUCCESS, Code.SKIP, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE})
 FILTER_CODES = frozenset({Code.SUCCESS, *REJECTIONS})
-PERMIT_CODES = frozenset({Code.SUCCESS, Code.WAIT, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE})
+SCORE_STEP_CODES = {"pre_score": frozenset({Code.SUCCESS, Code.SKIP}), "normalize_score": frozenset({Code.SUCCESS})}
+PERMIT_CODES = frozenset({Code.SUCCESS, Code.WAIT, *REJECTIONS})
+
+
+# -- gates and helpers ---------------------------------------------------------------------------------
 
 
 def _require(subject: PluginUnderTest, *hooks: str) -> None:
@@ -70,11 +78,18 @@ def _require(subject: PluginUnderTest, *hooks: str) -> None:
 
 
 def _framework(subject: PluginUnderTest, **kwargs: Any) -> Framework:
-    """A Framework for the subject; a constructor or args failure skips (args-accept-defaults reports it)."""
+    """A Framework for the subject; if the plugin cannot be built the check is skipped (``builds`` fails)."""
     try:
         return subject.framework(**kwargs)
-    except (KubeschedError, ArgsError, TypeError) as exc:
-        raise CheckSkipped(f"the plugin cannot be built with its args: {exc}") from None
+    except Exception as exc:
+        raise CheckSkipped(f"the plugin cannot be built with its args (see builds): {_exception(exc)}") from None
+
+
+def _exception(exc: BaseException) -> str:
+    if isinstance(exc, ProfileError):  # the framework's own wrapping: its message already names the cause
+        return exc.message
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _describe(pod: Pod, node: NodeInfo | str | None = None) -> str:
@@ -82,11 +97,44 @@ def _describe(pod: Pod, node: NodeInfo | str | None = None) -> str:
     return f"pod {pod.name}{where}"
 
 
+def _check_status(hook: str, status: Any, codes: frozenset[Code], where: str) -> None:
+    """``status`` is None or a Status with one of ``codes``, and a rejection says why."""
+    if status is None:
+        return
+    if not isinstance(status, Status):
+        raise CheckFailed(f"{hook} returned {type(status).__name__}, not a Status or None ({where})")
+    if status.code is Code.ERROR:
+        raise CheckFailed(f"{hook} returned Error on example input ({where}): {status.message()}")
+    if status.code not in codes:
+        raise CheckFailed(f"{hook} returned {status.code.label}, which {hook} may not return ({where})")
+    reasons = status.reasons
+    if not isinstance(reasons, tuple) or not all(isinstance(r, str) for r in reasons):
+        raise CheckFailed(f"{hook} gave reasons {reasons!r}: they must be a tuple of strings ({where})")
+    if status.code in REJECTIONS and not (reasons and all(r.strip() for r in reasons)):
+        raise CheckFailed(f"{hook} rejected with {status.code.label} but no reason ({where}): users would see "
+                          "an empty message")
+
+
+def _pre_filtered(subject: PluginUnderTest, framework: Framework, pod: Pod) -> PreFiltered | None:
+    """PreFilter as the framework runs it, its result checked; None when it rejected the pod."""
+    pre_filtered, outcome = subject.pre_filter(framework, pod)
+    if pre_filtered is None:
+        _check_status("pre_filter", outcome, PRE_FILTER_CODES, _describe(pod))
+    return pre_filtered
+
+
+def _first_node(framework: Framework, preferred: Sequence[str] = ()) -> str | None:
+    """A node to reserve or permit on: the first of ``preferred`` (feasible ones), else the first node."""
+    names = [n.name for n in framework.snapshot.list()]
+    return next((n for n in preferred if n in names), names[0] if names else None)
+
+
 # -- hooks-match-hookspecs -----------------------------------------------------------------------------
 
 
 def hooks_match_hookspecs(subject: PluginUnderTest) -> list[str]:
-    """The class has a name, attrs Args if any, and hook methods whose names and arguments match the hookspecs."""
+    """The class has a name (equal to its entry point's), attrs Args if any, and hook methods whose names and
+    arguments match the hookspecs."""
     try:
         validate_plugin_class(subject.plugin_class, subject.name)
     except KubeschedError as exc:
@@ -113,20 +161,19 @@ def args_accept_defaults(subject: PluginUnderTest) -> list[str]:
     try:
         defaults = args_class()
     except Exception as exc:
-        raise CheckFailed(f"Args() with no arguments raised {type(exc).__name__}: {exc}; every arg needs a "
-                          "default so that a profile may leave it out") from None
+        raise CheckFailed(f"Args() with no arguments raised {_exception(exc)}; every arg needs a default so that "
+                          "a profile may leave it out") from None
     try:
         again = structure(args_class, unstructure(defaults))
-    except ArgsError as exc:
-        raise CheckFailed(f"the defaults, written as profile keys, are rejected: {exc}") from None
+    except Exception as exc:
+        raise CheckFailed(f"the defaults, written as profile keys, are rejected: {_exception(exc)}") from None
     if again != defaults:
         raise CheckFailed(f"the defaults do not survive a round trip through profile keys: {defaults!r} "
                           f"became {again!r}")
-    nodes, running, _pods = subject.examples()
     try:
-        plugin_framework(subject.plugin_class, defaults, nodes=nodes, pods=running)
+        PluginUnderTest(subject.plugin_class, defaults).framework()
     except Exception as exc:
-        raise CheckFailed(f"the plugin rejects its default args: {exc}") from None
+        raise CheckFailed(f"the plugin rejects its default args: {_exception(exc)}") from None
     return []
 
 
@@ -159,6 +206,11 @@ def _accepted_kinds(tp: Any) -> set[str] | None:
     return {bool: {"a boolean"}, int: {"an integer"}, float: {"an integer"}, str: {"a string"}}.get(tp, set())
 
 
+def _has_any(tp: Any) -> bool:
+    """Whether ``Any`` appears anywhere in an annotation (``list[Any]``, ``dict[str, Any]``...)."""
+    return tp is Any or any(_has_any(arg) for arg in get_args(tp) if arg is not Ellipsis)
+
+
 def _kind(value: Any) -> str:
     for kind, sample in _SAMPLES:
         if type(sample) is type(value) or (isinstance(value, dict) and isinstance(sample, dict)):
@@ -167,7 +219,8 @@ def _kind(value: Any) -> str:
 
 
 def args_reject_ill_typed(subject: PluginUnderTest) -> list[str]:
-    """Every arg given a value of the wrong type is refused with an error naming its key."""
+    """Every arg given a value of the wrong type is refused with an error naming its key, and every arg's type
+    is one profiles can express."""
     args_class = _args_class(subject)
     fields = attrs.fields(args_class)
     if not fields:
@@ -175,31 +228,49 @@ def args_reject_ill_typed(subject: PluginUnderTest) -> list[str]:
     try:
         hints = typing.get_type_hints(args_class)
     except Exception as exc:
-        raise CheckFailed(f"Args' annotations cannot be resolved: {type(exc).__name__}: {exc}") from None
+        raise CheckFailed(f"Args' annotations cannot be resolved at run time: {_exception(exc)}") from None
     for field in fields:
         key = kebab(field.name)
         if field.name not in hints:
             raise CheckFailed(f"{key}: has no type annotation, so no value can be refused as ill-typed")
-        accepted = _accepted_kinds(hints[field.name])
-        if accepted is None:
-            raise CheckFailed(f"{key}: is typed Any, so ill-typed values are accepted (give it a real type)")
+        hint = hints[field.name]
+        accepted = _accepted_kinds(hint)
+        if accepted is None or _has_any(hint):
+            raise CheckFailed(f"{key}: is typed with Any, so ill-typed values are accepted (give it a real type)")
         for kind, sample in _SAMPLES:
-            if kind in accepted:
-                continue
             try:
                 structure(args_class, {key: sample})
             except ArgsError as exc:
-                if key not in str(exc):
+                if "unsupported argument type" in str(exc):
+                    raise CheckFailed(f"{key}: profiles cannot set it: {exc}") from None
+                if kind not in accepted and key not in str(exc):
                     raise CheckFailed(f"{key} = {sample!r}: the error does not name the key: {exc}") from None
                 continue
             except Exception as exc:
-                raise CheckFailed(f"{key} = {sample!r}: raised {type(exc).__name__} instead of a clear args "
-                                  f"error: {exc}") from None
-            raise CheckFailed(f"{key} = {sample!r} ({kind}) was accepted")
+                raise CheckFailed(f"{key} = {sample!r}: raised {_exception(exc)} instead of a clear args "
+                                  "error") from None
+            if kind not in accepted:
+                raise CheckFailed(f"{key} = {sample!r} ({kind}) was accepted")
+    return []
+
+
+# -- builds --------------------------------------------------------------------------------------------
+
+
+def builds(subject: PluginUnderTest) -> list[str]:
+    """The plugin builds with the args it is tested with (its defaults when none are given)."""
+    _require(subject)
+    try:
+        subject.framework()
+    except Exception as exc:
+        raise CheckFailed(f"the plugin cannot be built with its args: {_exception(exc)}") from None
     return []
 
 
 # -- inputs are read-only ------------------------------------------------------------------------------
+
+_SNAPSHOT_VISIBLE = frozenset({"Framework", "Handle", "InMemoryCluster", "Scheduler", "Random", "VirtualClock",
+                               "Nominator", "module", "function", "method", "builtin_function_or_method"})
 
 
 def no_input_mutation(subject: PluginUnderTest) -> list[str]:
@@ -211,14 +282,14 @@ def no_input_mutation(subject: PluginUnderTest) -> list[str]:
     _nodes, _running, pods = subject.examples()
     snapshot = framework.snapshot
     for pod in pods:
-        before_pod, before_snapshot = freeze(pod), freeze(snapshot.node_info_list)
+        before_pod, before_snapshot = freeze(pod), freeze(snapshot, opaque=_SNAPSHOT_VISIBLE)
 
         def check(hook: str, node: NodeInfo | None, pod: Pod = pod, before_pod: Any = before_pod,
                   before_snapshot: Any = before_snapshot) -> None:
             if freeze(pod) != before_pod:
                 raise CheckFailed(f"{hook} changed the pod it was given ({_describe(pod, node)})")
-            if freeze(snapshot.node_info_list) != before_snapshot:
-                where = f"the NodeInfo of {node.name}" if node is not None else "a NodeInfo or the snapshot"
+            if freeze(snapshot, opaque=_SNAPSHOT_VISIBLE) != before_snapshot:
+                where = f"the NodeInfo of {node.name} or the snapshot" if node is not None else "the snapshot"
                 raise CheckFailed(f"{hook} changed {where} ({_describe(pod)})")
 
         subject.cycle(framework, pod, check)
@@ -229,8 +300,9 @@ def no_input_mutation(subject: PluginUnderTest) -> list[str]:
 
 
 def deterministic(subject: PluginUnderTest) -> list[str]:
-    """Equal inputs give equal answers: twice on one plugin instance, and on a second fresh instance."""
-    if not subject.has("filter") and not subject.has("score") and not subject.has("pre_filter"):
+    """Equal inputs give equal answers: twice on one plugin instance, and on a second fresh instance (the
+    handle's rng restarts from the same seed each time)."""
+    if not any(h in subject.hooks for h in ("pre_filter", "filter", "score")):
         raise CheckSkipped("the plugin has no PreFilter, Filter or Score hook")
     _require(subject)
     first, second = _framework(subject), _framework(subject)
@@ -250,82 +322,49 @@ def _difference(a: Any, b: Any) -> str:
         left, right = getattr(a, field), getattr(b, field)
         if left != right:
             return f"{field} {left} then {right}"
-    return f"{a} then {b}"
+    return f"{a} then {b}"  # pragma: no cover - only called when the outcomes differ
 
 
-# -- Filter statuses -----------------------------------------------------------------------------------
-
-
-def _check_rejection(hook: str, status: Any, where: str) -> None:
-    if status is None:
-        return
-    if not isinstance(status, Status):
-        raise CheckFailed(f"{hook} returned {type(status).__name__}, not a Status or None ({where})")
-    if status.code is Code.ERROR:
-        raise CheckFailed(f"{hook} returned Error on example input ({where}): {status.message()}")
-    if status.code in REJECTIONS and not (status.reasons and all(isinstance(r, str) and r.strip()
-                                                                 for r in status.reasons)):
-        raise CheckFailed(f"{hook} rejected with {status.code.label} but no reason ({where}): users would see "
-                              "an empty message")
-
-
-def _pre_filtered(subject: PluginUnderTest, framework: Framework, pod: Pod,
-                  check: bool = False) -> tuple[CycleState, bool] | None:
-    """(the CycleState after the plugin's PreFilter, whether PreFilter said Skip); None when PreFilter rejected
-    the pod, after checking that rejection when ``check``."""
-    state = CycleState()
-    pre_filter = subject.hook(framework, "pre_filter")
-    if pre_filter is None:
-        return state, False
-    outcome = pre_filter(state, pod, framework.snapshot.list())
-    code = outcome.code if isinstance(outcome, Status) else Code.SUCCESS
-    if code not in (Code.SUCCESS, Code.SKIP):
-        if check:
-            _check_rejection("pre_filter", outcome, _describe(pod))
-        return None
-    return state, code is Code.SKIP
+# -- statuses ------------------------------------------------------------------------------------------
 
 
 def filter_status_valid(subject: PluginUnderTest) -> list[str]:
-    """Filter returns None or a Status with a Filter code, and every rejection carries non-empty reasons."""
-    _require(subject, "filter")
+    """PreFilter and Filter return None or a Status with a code they may return, every rejection carries
+    non-empty reasons, and reasons are a tuple of strings."""
+    if not subject.has("filter") and not subject.has("pre_filter"):
+        raise CheckSkipped("the plugin has no PreFilter or Filter hook")
+    _require(subject)
     framework = _framework(subject)
     _nodes, _running, pods = subject.examples()
+    filter_hook = subject.hook(framework, "filter")
     for pod in pods:
-        pre_filtered = _pre_filtered(subject, framework, pod, check=True)
-        if pre_filtered is None or pre_filtered[1]:
-            continue  # rejected or skipped at PreFilter: Filter does not run for this pod
-        state = pre_filtered[0]
-        filter_hook = subject.hook(framework, "filter")
-        assert filter_hook is not None
-        for node_info in framework.snapshot.list():
-            status = filter_hook(state, pod, node_info)
-            _check_rejection("filter", status, _describe(pod, node_info))
-            if status is not None and status.code not in FILTER_CODES:
-                raise CheckFailed(f"filter returned {status.code.label}, which Filter may not return "
-                                  f"({_describe(pod, node_info)})")
+        pre_filtered = _pre_filtered(subject, framework, pod)
+        if pre_filtered is None or pre_filtered.skip or filter_hook is None:
+            continue
+        for node_info in pre_filtered.nodes:
+            status = filter_hook(pre_filtered.state, pod, node_info)
+            _check_status("filter", status, FILTER_CODES, _describe(pod, node_info))
     return []
 
 
-# -- Score range ---------------------------------------------------------------------------------------
-
-
 def score_in_range(subject: PluginUnderTest) -> list[str]:
-    """After NormalizeScore (or straight from Score without it) every score is an integer in [0, 100]."""
+    """PreScore and NormalizeScore succeed (or PreScore skips), NormalizeScore keeps every node in order, and
+    every final score is an integer in [0, 100]."""
     _require(subject, "score")
     framework = _framework(subject)
     _nodes, _running, pods = subject.examples()
     for pod in pods:
-        nodes = framework.snapshot.list()
-        pre_filtered = _pre_filtered(subject, framework, pod)
-        if pre_filtered is None:
+        if _pre_filtered(subject, framework, pod) is None:
             continue  # rejected at PreFilter: the pod never reaches Score
-        state = pre_filtered[0]
+
+        def check_step(hook: str, status: Any, pod: Pod = pod) -> None:
+            _check_status(hook, status, SCORE_STEP_CODES[hook], _describe(pod))
+
         try:
-            scores = subject.scores(framework, state, pod, nodes, strict=True)
+            _state, outcome = subject.cycle(framework, pod, strict=True, check_step=check_step)
         except NormalizeChangedNodesError as exc:
             raise CheckFailed(f"{exc} ({_describe(pod)}); it must rewrite each score in place") from None
-        for name, score in scores.items():
+        for name, score in outcome.scores.items():
             if isinstance(score, bool) or not isinstance(score, int):
                 raise CheckFailed(f"score for {_describe(pod, name)} is {score!r}, not an integer")
             if not 0 <= score <= 100:
@@ -338,32 +377,35 @@ def score_in_range(subject: PluginUnderTest) -> list[str]:
 
 
 def pre_filter_state_clone(subject: PluginUnderTest) -> list[str]:
-    """What PreFilter writes to CycleState either is immutable or clones without sharing anything mutable, so a
-    preemption branch that changes the clone leaves the original's Filter answers alone."""
+    """What PreFilter writes to CycleState clones without sharing anything mutable (API objects, PodInfos and
+    NodeInfos are read-only and may be shared); with AddPod/RemovePod, state without clone() must be immutable,
+    and adding pods on a clone leaves the original's Filter answers alone."""
     _require(subject, "pre_filter")
     framework = _framework(subject)
     _nodes, _running, pods = subject.examples()
+    extensions = subject.has("pre_filter_add_pod") or subject.has("pre_filter_remove_pod")
     for pod in pods:
-        state = CycleState()
-        outcome = subject.hook(framework, "pre_filter")(state, pod, framework.snapshot.list())  # type: ignore[misc]
-        if isinstance(outcome, Status) and outcome.code is not Code.SUCCESS:
+        pre_filtered = _pre_filtered(subject, framework, pod)
+        if pre_filtered is None or pre_filtered.skip:
             continue
-        for key, value in state.items():
+        for key, value in pre_filtered.state.items():
             if isinstance(value, Cloneable):
                 shared = shared_mutables(value, value.clone(), key.name)
                 if shared:
                     raise CheckFailed(f"{key.name}: clone() shares {shared[0]} with the original ({_describe(pod)})")
-            elif not deeply_immutable(value):
-                raise CheckFailed(f"{key.name}: {type(value).__name__} is mutable but has no clone(), so clones of "
-                                  f"the CycleState share it ({_describe(pod)})")
+            elif extensions and not deeply_immutable(value):
+                raise CheckFailed(f"{key.name}: {type(value).__name__} is mutable but has no clone(), so the "
+                                  f"AddPod/RemovePod of a preemption branch would change it for every branch "
+                                  f"({_describe(pod)})")
         if subject.has("pre_filter_add_pod"):
-            _clone_changes_leave_original(subject, framework, state, pod)
+            _clone_changes_leave_original(subject, framework, pre_filtered, pod)
     return []
 
 
-def _clone_changes_leave_original(subject: PluginUnderTest, framework: Framework, state: CycleState,
+def _clone_changes_leave_original(subject: PluginUnderTest, framework: Framework, pre_filtered: PreFiltered,
                                   pod: Pod) -> None:
-    before = subject.filter_verdicts(framework, state, pod)
+    state = pre_filtered.state
+    before = subject.filter_verdicts(framework, state, pod, pre_filtered.nodes)
     frozen = [freeze(v) for _k, v in state.items()]
     branch = state.clone()
     add_pod = subject.hook(framework, "pre_filter_add_pod")
@@ -376,9 +418,12 @@ def _clone_changes_leave_original(subject: PluginUnderTest, framework: Framework
             copy = node_info.clone()
             copy.add_pod(added)
             add_pod(branch, pod, added, copy)
-    if [freeze(v) for _k, v in state.items()] != frozen or subject.filter_verdicts(framework, state, pod) != before:
-        raise CheckFailed(f"adding pods through pre_filter_add_pod on a clone changed the original CycleState "
+    if [freeze(v) for _k, v in state.items()] != frozen:
+        raise CheckFailed(f"pre_filter_add_pod on a clone of the CycleState changed the original's values "
                           f"({_describe(pod)})")
+    if subject.filter_verdicts(framework, state, pod, pre_filtered.nodes) != before:
+        raise CheckFailed(f"after pre_filter_add_pod on a clone, Filter answers differently for the original "
+                          f"CycleState ({_describe(pod)})")
 
 
 # -- AddPod / RemovePod --------------------------------------------------------------------------------
@@ -392,16 +437,14 @@ def add_remove_pod_restores(subject: PluginUnderTest) -> list[str]:
     _nodes, _running, pods = subject.examples()
     add_pod = subject.hook(framework, "pre_filter_add_pod")
     remove_pod = subject.hook(framework, "pre_filter_remove_pod")
-    pre_filter = subject.hook(framework, "pre_filter")
     assert add_pod is not None
     assert remove_pod is not None
-    assert pre_filter is not None
     for pod in pods:
-        state = CycleState()
-        outcome = pre_filter(state, pod, framework.snapshot.list())
-        if isinstance(outcome, Status) and outcome.code is not Code.SUCCESS:
+        pre_filtered = _pre_filtered(subject, framework, pod)
+        if pre_filtered is None or pre_filtered.skip:
             continue
-        expected = subject.filter_verdicts(framework, state, pod)
+        state, checked = pre_filtered.state, pre_filtered.nodes
+        expected = subject.filter_verdicts(framework, state, pod, checked)
         for node_info in framework.snapshot.list():
             for other in pods:
                 if other.uid == pod.uid:
@@ -412,7 +455,7 @@ def add_remove_pod_restores(subject: PluginUnderTest) -> list[str]:
                 _status_ok("pre_filter_add_pod", add_pod(branch, pod, added, copy), pod, node_info)
                 copy.remove_pod(added.pod)
                 _status_ok("pre_filter_remove_pod", remove_pod(branch, pod, added, copy), pod, node_info)
-                _same_answers(subject, framework, branch, pod, expected,
+                _same_answers(subject, framework, branch, pod, checked, expected,
                               f"adding and removing {other.name} on {node_info.name}")
             for running in list(node_info.pods):
                 branch, copy = state.clone(), node_info.clone()
@@ -420,7 +463,7 @@ def add_remove_pod_restores(subject: PluginUnderTest) -> list[str]:
                 _status_ok("pre_filter_remove_pod", remove_pod(branch, pod, running, copy), pod, node_info)
                 copy.add_pod(running)
                 _status_ok("pre_filter_add_pod", add_pod(branch, pod, running, copy), pod, node_info)
-                _same_answers(subject, framework, branch, pod, expected,
+                _same_answers(subject, framework, branch, pod, checked, expected,
                               f"removing and adding back {running.pod.name} on {node_info.name}")
     return []
 
@@ -431,8 +474,8 @@ def _status_ok(hook: str, status: Any, pod: Pod, node_info: NodeInfo) -> None:
 
 
 def _same_answers(subject: PluginUnderTest, framework: Framework, state: CycleState, pod: Pod,
-                  expected: dict[str, Verdict], what: str) -> None:
-    answers = subject.filter_verdicts(framework, state, pod)
+                  nodes: Sequence[NodeInfo], expected: dict[str, Verdict], what: str) -> None:
+    answers = subject.filter_verdicts(framework, state, pod, nodes)
     if answers != expected:
         node = next(name for name in expected if answers.get(name) != expected[name])
         raise CheckFailed(f"{what} did not restore Filter's answer for {_describe(pod, node)}: "
@@ -440,7 +483,7 @@ def _same_answers(subject: PluginUnderTest, framework: Framework, state: CycleSt
 
 
 def _show(answer: Verdict | None) -> str:
-    if answer is None:
+    if answer is None:  # pragma: no cover - both runs cover the same nodes
         return "nothing"
     code, reasons = answer
     return code.label + (f" ({', '.join(reasons)})" if reasons else "")
@@ -450,33 +493,35 @@ def _show(answer: Verdict | None) -> str:
 
 
 def unreserve_idempotent(subject: PluginUnderTest) -> list[str]:
-    """Unreserve without a Reserve does not raise, and a second Unreserve changes nothing the first did not."""
+    """Unreserve without a Reserve does not raise, and a second Unreserve neither raises nor changes the
+    plugin's attributes (what the first one left)."""
     _require(subject, "unreserve")
     _nodes, _running, pods = subject.examples()
     for pod in pods:
         framework = _framework(subject)
-        plugin = framework.plugins[subject.name]
-        node = framework.snapshot.list()[0].name if framework.snapshot.list() else "node"
+        plugin = framework.plugins[subject.plugin_class.name]
+        node = _first_node(framework) or "node"
         unreserve = subject.hook(framework, "unreserve")
         assert unreserve is not None
         try:
             unreserve(CycleState(), pod, node)
         except Exception as exc:
-            raise CheckFailed(f"unreserve without a prior reserve raised {type(exc).__name__}: {exc} "
+            raise CheckFailed(f"unreserve without a prior reserve raised {_exception(exc)} "
                               f"({_describe(pod, node)})") from None
-        state = CycleState()
+        state, outcome = subject.cycle(framework, pod)
+        node = _first_node(framework, list(outcome.scores) or [n for n, v in outcome.filter.items()
+                                                               if v[0] is Code.SUCCESS]) or node
         reserve = subject.hook(framework, "reserve")
         if reserve is not None:
             reserve(state, pod, node)
         unreserve(state, pod, node)
-        once = freeze(vars(plugin)) if hasattr(plugin, "__dict__") else None
+        once = freeze(plugin)
         try:
             unreserve(state, pod, node)
         except Exception as exc:
-            raise CheckFailed(f"a second unreserve raised {type(exc).__name__}: {exc} ({_describe(pod, node)})") \
-                from None
-        if once is not None and freeze(vars(plugin)) != once:
-            raise CheckFailed(f"a second unreserve changed the plugin's state ({_describe(pod, node)})")
+            raise CheckFailed(f"a second unreserve raised {_exception(exc)} ({_describe(pod, node)})") from None
+        if freeze(plugin) != once:
+            raise CheckFailed(f"a second unreserve changed the plugin's attributes ({_describe(pod, node)})")
     return []
 
 
@@ -484,32 +529,38 @@ def unreserve_idempotent(subject: PluginUnderTest) -> list[str]:
 
 
 def permit_valid(subject: PluginUnderTest) -> list[str]:
-    """Permit returns (Status or None, timeout): a Permit code, reasons on rejection, and for Wait a timeout
-    in (0, 15 min]."""
+    """After the cycle and Reserve, Permit returns (Status or None, timeout): a Permit code, reasons on
+    rejection, and for Wait a timeout in (0, 15 min]."""
     _require(subject, "permit")
-    framework = _framework(subject)
-    permit = subject.hook(framework, "permit")
-    assert permit is not None
     _nodes, _running, pods = subject.examples()
-    node = framework.snapshot.list()[0].name if framework.snapshot.list() else "node"
     for pod in pods:
-        result = permit(CycleState(), pod, node)
-        where = _describe(pod, node)
-        if not isinstance(result, tuple) or len(result) != 2:
-            raise CheckFailed(f"permit returned {result!r}, not a (status, timeout) pair ({where})")
-        status, timeout = result
-        if status is not None and not isinstance(status, Status):
-            raise CheckFailed(f"permit returned {type(status).__name__} as its status ({where})")
-        code = Code.SUCCESS if status is None else status.code
-        if code not in PERMIT_CODES:
-            raise CheckFailed(f"permit returned {code.label}, which Permit may not return ({where})")
-        _check_rejection("permit", status, where)
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout):
-            raise CheckFailed(f"permit returned the timeout {timeout!r}, not a finite number of seconds ({where})")
-        if code is Code.WAIT and not 0 < timeout <= MAX_PERMIT_TIMEOUT:
-            raise CheckFailed(f"permit asked to wait {timeout:g}s; a wait must be in (0, {MAX_PERMIT_TIMEOUT:g}] "
-                              f"seconds ({where})")
+        framework = _framework(subject)
+        state, outcome = subject.cycle(framework, pod)
+        node = _first_node(framework, list(outcome.scores) or [n for n, v in outcome.filter.items()
+                                                               if v[0] is Code.SUCCESS])
+        if node is None:
+            raise CheckSkipped("the example cluster has no node")
+        reserve = subject.hook(framework, "reserve")
+        reserved = reserve(state, pod, node) if reserve is not None else None
+        if reserved is not None and not (isinstance(reserved, Status) and reserved.is_success()):
+            continue  # a failed Reserve never reaches Permit
+        permit = subject.hook(framework, "permit")
+        assert permit is not None
+        _check_permit(permit(state, pod, node), _describe(pod, node))
     return []
+
+
+def _check_permit(result: Any, where: str) -> None:
+    if not isinstance(result, tuple) or len(result) != 2:
+        raise CheckFailed(f"permit returned {result!r}, not a (status, timeout) pair ({where})")
+    status, timeout = result
+    _check_status("permit", status, PERMIT_CODES, where)
+    code = Code.SUCCESS if status is None else status.code
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout):
+        raise CheckFailed(f"permit returned the timeout {timeout!r}, not a finite number of seconds ({where})")
+    if code is Code.WAIT and not 0 < timeout <= MAX_PERMIT_TIMEOUT:
+        raise CheckFailed(f"permit asked to wait {timeout:g}s; a wait must be in (0, {MAX_PERMIT_TIMEOUT:g}] "
+                          f"seconds ({where})")
 
 
 # -- edge inputs ---------------------------------------------------------------------------------------
@@ -520,21 +571,25 @@ _POINT_HOOKS = ("pre_enqueue", "pre_filter", "filter", "pre_score", "score", "no
 
 
 def _exercise(subject: PluginUnderTest, framework: Framework, pod: Pod, label: str) -> None:
-    """Every per-pod hook of the plugin on ``pod`` over the framework's nodes; any exception fails."""
+    """Every per-pod hook of the plugin on ``pod``, in the framework's order; any exception fails. An empty
+    cluster only reaches PreEnqueue, as in the scheduler (no nodes: no cycle)."""
     try:
         pre_enqueue = subject.hook(framework, "pre_enqueue")
         if pre_enqueue is not None:
             pre_enqueue(pod)
+        if not framework.snapshot.list():
+            return
         state, outcome = subject.cycle(framework, pod)
-        node = next(iter(outcome.scores), None) or next(iter(outcome.filter), None) or "absent-node"
-        for name in ("reserve", "unreserve", "permit"):
+        node = _first_node(framework, list(outcome.scores) or list(outcome.filter))
+        assert node is not None
+        for name in ("reserve", "permit", "unreserve"):
             hook = subject.hook(framework, name)
             if hook is not None:
                 hook(state, pod, node)
     except CheckFailed:
         raise
     except Exception as exc:
-        raise CheckFailed(f"{label}: {type(exc).__name__}: {exc}") from None
+        raise CheckFailed(f"{label}: {_exception(exc)}") from None
 
 
 def edge_inputs(subject: PluginUnderTest) -> list[str]:
@@ -551,8 +606,10 @@ def edge_inputs(subject: PluginUnderTest) -> list[str]:
         _exercise(subject, _framework(subject, nodes=unlabelled, running=[]), pod,
                   f"nodes without labels ({_describe(pod)})")
         _exercise(subject, _framework(subject, nodes=[], running=[]), pod, f"an empty cluster ({_describe(pod)})")
-    big = _framework(subject, nodes=large_cluster(subject.large_cluster), running=[])
-    for pod in [*pods[:1], bare]:
+    example_nodes, example_running, _pods = subject.examples()
+    nodes = large_cluster(subject.large_cluster, example_nodes)
+    big = _framework(subject, nodes=nodes, running=spread_over(nodes, example_running))
+    for pod in [*pods, bare]:
         _exercise(subject, big, pod, f"{subject.large_cluster} nodes ({_describe(pod)})")
     return []
 
@@ -561,14 +618,14 @@ def edge_inputs(subject: PluginUnderTest) -> list[str]:
 
 
 def time_budget(subject: PluginUnderTest) -> list[str]:
-    """Filter and Score calls take at most the per-call budget on average over a large cluster (a warning,
-    not a failure: machines differ)."""
+    """Filter and Score calls take at most the per-call budget on average over a large cluster, for every
+    example pod (a warning, not a failure: machines differ)."""
     if not subject.has("filter") and not subject.has("score"):
         raise CheckSkipped("the plugin has no Filter or Score hook")
     _require(subject)
-    framework = _framework(subject, nodes=large_cluster(subject.large_cluster), running=[])
-    _nodes, _running, pods = subject.examples()
-    pod = pods[0] if pods else make_pod("timed").obj()
+    example_nodes, running, pods = subject.examples()
+    nodes = large_cluster(subject.large_cluster, example_nodes)
+    framework = _framework(subject, nodes=nodes, running=spread_over(nodes, running))
     spent: dict[str, float] = {"filter": 0.0, "score": 0.0}
     calls: dict[str, int] = {"filter": 0, "score": 0}
     last = time.perf_counter()
@@ -581,14 +638,16 @@ def time_budget(subject: PluginUnderTest) -> list[str]:
             calls[hook] += 1
         last = now
 
-    subject.cycle(framework, pod, tick)
+    for pod in pods or [make_pod("timed").obj()]:
+        last = time.perf_counter()
+        subject.cycle(framework, pod, tick)
     warnings = []
     for hook in ("filter", "score"):
         if calls[hook]:
             per_call = spent[hook] / calls[hook]
             if per_call > subject.time_budget:
-                warnings.append(f"{hook} took {per_call * 1e6:.0f} µs per call on {calls[hook]} nodes; the budget "
-                                f"is {subject.time_budget * 1e6:.0f} µs")
+                warnings.append(f"{hook} took {per_call * 1e6:.0f} µs per call over {calls[hook]} calls; the "
+                                f"budget is {subject.time_budget * 1e6:.0f} µs")
     return warnings
 
 
@@ -596,16 +655,20 @@ CHECKS: tuple[Check, ...] = (
     Check("hooks-match-hookspecs", "hooks match the hookspecs", hooks_match_hookspecs),
     Check("args-accept-defaults", "args accept their defaults", args_accept_defaults),
     Check("args-reject-ill-typed", "args reject ill-typed values with a clear error", args_reject_ill_typed),
-    Check("no-input-mutation", "PreFilter/Filter/PreScore/Score do not mutate their inputs", no_input_mutation),
-    Check("deterministic", "equal inputs give equal results", deterministic),
-    Check("filter-status-valid", "Filter returns valid statuses with reasons", filter_status_valid),
-    Check("score-in-range", "scores end in [0, 100]", score_in_range),
+    Check("builds", "the plugin builds with its args", builds),
+    Check("no-input-mutation", "PreFilter/Filter/PreScore/Score do not mutate their inputs", no_input_mutation,
+          ("filter", "score")),
+    Check("deterministic", "equal inputs give equal results", deterministic, ("filter", "score")),
+    Check("filter-status-valid", "PreFilter and Filter return valid statuses with reasons", filter_status_valid,
+          ("filter",)),
+    Check("score-in-range", "scores end in [0, 100]", score_in_range, ("score",)),
     Check("pre-filter-state-clone", "PreFilter state survives CycleState clone without aliasing",
-          pre_filter_state_clone),
-    Check("add-remove-pod-restores", "AddPod then RemovePod restores Filter answers", add_remove_pod_restores),
+          pre_filter_state_clone, ("pre_filter", "pre_filter_add_pod")),
+    Check("add-remove-pod-restores", "AddPod then RemovePod restores Filter answers", add_remove_pod_restores,
+          ("pre_filter_add_pod", "filter")),
     Check("unreserve-idempotent", "Unreserve is idempotent and safe without Reserve", unreserve_idempotent),
-    Check("permit-valid", "Permit returns a valid code and a bounded timeout", permit_valid),
+    Check("permit-valid", "Permit returns a valid code and a bounded timeout", permit_valid, ("permit",)),
     Check("edge-inputs", "copes with edge inputs", edge_inputs),
-    Check("time-budget", "Filter and Score stay within the time budget", time_budget),
+    Check("time-budget", "Filter and Score stay within the time budget", time_budget, ("filter", "score")),
 )
 CHECKS_BY_ID = {c.id: c for c in CHECKS}

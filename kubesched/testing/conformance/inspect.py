@@ -7,14 +7,24 @@ exactly when the structures hold equal data, so "did this hook change its input"
 
 from __future__ import annotations
 
+import array
+import collections
+import datetime
+import decimal
 import enum
+import fractions
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import attrs
 
-_SCALARS = (str, bytes, int, float, complex, bool, type(None), enum.Enum)
-_MUTABLE = (list, dict, set, bytearray)
+_SCALARS = (str, bytes, int, float, complex, bool, type(None), enum.Enum, datetime.date, datetime.time,
+            datetime.timedelta, decimal.Decimal, fractions.Fraction)
+_MUTABLE = (list, dict, set, bytearray, collections.deque, array.array)
+_SEQUENCES = (list, tuple, collections.deque, array.array, bytearray)
+#: Data the scheduler shares read-only between plugins and cycles: API objects and the framework's PodInfo and
+#: NodeInfo. State may keep references to them; they are not aliasing (no-input-mutation guards them).
+_SHARED_BY_DESIGN = frozenset({"PodInfo", "NodeInfo"})
 #: Objects that are services, not data: a plugin's handle or the framework it holds.
 _OPAQUE_NAMES = frozenset({"Framework", "Handle", "InMemoryCluster", "Scheduler", "Random", "VirtualClock",
                            "Nominator", "Snapshot", "module", "function", "method", "builtin_function_or_method"})
@@ -54,13 +64,20 @@ def _freeze(value: Any, opaque: frozenset[str], active: set[int], depth: int) ->
             items = [(_freeze(k, opaque, active, depth + 1), _freeze(v, opaque, active, depth + 1))
                      for k, v in value.items()]
             return (name, tuple(sorted(items, key=repr)))
-        if isinstance(value, (list, tuple)):
+        if isinstance(value, _SEQUENCES):
             return (name, tuple(_freeze(v, opaque, active, depth + 1) for v in value))
         if isinstance(value, (set, frozenset)):
             return (name, tuple(sorted((_freeze(v, opaque, active, depth + 1) for v in value), key=repr)))
         return (name, tuple((k, _freeze(v, opaque, active, depth + 1)) for k, v in _fields(value)))
     finally:
         active.discard(id(value))
+
+
+def _shared_by_design(value: Any) -> bool:
+    """API objects, PodInfo, NodeInfo, and classes that say ``shared_across_clones = True`` (memo caches)."""
+    cls = type(value)
+    return (cls.__module__.startswith("kubesched.api.") or cls.__name__ in _SHARED_BY_DESIGN
+            or getattr(cls, "shared_across_clones", False) is True)
 
 
 def _is_mutable(value: Any) -> bool:
@@ -92,7 +109,7 @@ def shared_mutables(original: Any, clone: Any, path: str = "state") -> list[str]
 def _walk_shared(original: Any, clone: Any, path: str, found: list[str], seen: set[int], depth: int) -> None:
     if isinstance(original, _SCALARS) or depth > MAX_DEPTH or id(original) in seen:
         return
-    if type(original).__name__ in _OPAQUE_NAMES:
+    if type(original).__name__ in _OPAQUE_NAMES or _shared_by_design(original):
         return
     seen.add(id(original))
     if original is clone and _is_mutable(original):
@@ -103,7 +120,7 @@ def _walk_shared(original: Any, clone: Any, path: str, found: list[str], seen: s
         for key, value in original.items():
             if key in clone:
                 _walk_shared(value, clone[key], f"{path}[{key!r}]", found, seen, depth + 1)
-    elif isinstance(original, (list, tuple)) and isinstance(clone, (list, tuple)):
+    elif isinstance(original, _SEQUENCES) and isinstance(clone, _SEQUENCES):
         for i, (a, b) in enumerate(zip(original, clone, strict=False)):
             _walk_shared(a, b, f"{path}[{i}]", found, seen, depth + 1)
     elif isinstance(original, (set, frozenset)):
@@ -121,7 +138,7 @@ def deeply_immutable(value: Any) -> bool:
 
 
 def _first_mutable(value: Any, seen: set[int], depth: int) -> bool:
-    if isinstance(value, _SCALARS) or depth > MAX_DEPTH or id(value) in seen:
+    if isinstance(value, _SCALARS) or depth > MAX_DEPTH or id(value) in seen or _shared_by_design(value):
         return False
     seen.add(id(value))
     if _is_mutable(value):

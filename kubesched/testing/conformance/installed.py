@@ -26,6 +26,9 @@ def read_args_file(path: str | Path, plugin_class: type[Any]) -> Any:
         return structure(args_class, document)
     except ArgsError as exc:
         raise ProfileError(exc.message, file=name, key=exc.key or None) from None
+    except Exception as exc:  # a broken Args class: say so instead of a traceback
+        raise ProfileError(f"the plugin's Args class failed on these args: {type(exc).__name__}: {exc}",
+                           file=name) from None
 
 
 def installed_subject(name: str, args_file: str | Path | None = None, *, cluster: Sequence[str | Path] = (),
@@ -36,7 +39,8 @@ def installed_subject(name: str, args_file: str | Path | None = None, *, cluster
     pods as the pods to schedule."""
     plugin_class, _distribution, _version = load_plugin_class(name)
     args = read_args_file(args_file, plugin_class) if args_file is not None else None
-    subject = PluginUnderTest(plugin_class, args, time_budget=time_budget, large_cluster=large_cluster)
+    subject = PluginUnderTest(plugin_class, args, time_budget=time_budget, large_cluster=large_cluster,
+                              entry_point=name)
     if cluster:
         manifests = load(cluster)
         pending = tuple(p for p in manifests.pods if not p.spec.node_name)

@@ -30,15 +30,23 @@ class CheckResult:
 
 
 def run_check(check: Check, subject: PluginUnderTest) -> CheckResult:
-    """Run one check; an unexpected exception from the plugin is that check's failure."""
+    """Run one check; an unexpected exception from the plugin is that check's failure. A pass that never
+    reached a hook the check is about (the plugin has it, the examples skipped it) becomes a warning."""
+    subject.reset_calls()
     try:
         warnings = check.run(subject)
     except CheckSkipped as exc:
         return CheckResult(check, Outcome.SKIPPED, str(exc))
     except CheckFailed as exc:
         return CheckResult(check, Outcome.FAILED, str(exc))
-    except Exception as exc:
-        return CheckResult(check, Outcome.FAILED, f"the plugin raised {type(exc).__name__}: {exc}")
+    except (Exception, SystemExit) as exc:
+        text = str(exc)
+        return CheckResult(check, Outcome.FAILED,
+                           f"the plugin raised {type(exc).__name__}" + (f": {text}" if text else ""))
+    unexercised = [hook for hook in check.exercises if subject.has(hook) and not subject.calls[hook]]
+    if unexercised:
+        warnings = [*warnings, f"{', '.join(unexercised)} never ran on the example pods (PreFilter or PreScore "
+                               "skipped them all): give examples the plugin acts on"]
     if warnings:
         return CheckResult(check, Outcome.WARNED, "; ".join(warnings))
     return CheckResult(check, Outcome.PASSED)
