@@ -24,6 +24,13 @@ class _EmptyMap(Mapping[str, str]):
     def __len__(self) -> int:
         return 0
 
+    # Direct answers instead of Mapping's generic ones: label lookups on the hot path hit this map often.
+    def __contains__(self, key: object) -> bool:
+        return False
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return default
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Mapping) and not other
 
