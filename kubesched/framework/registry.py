@@ -159,7 +159,7 @@ def load_plugin_class(name: str, group: str = ENTRY_POINT_GROUP) -> tuple[type[A
     dist_name = dist.name if dist is not None else None
     try:
         loaded = entry_point.load()
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a module that exits on import is a broken plugin too
         raise PluginError(f"cannot import {entry_point.value}: {type(exc).__name__}: {exc}", plugin=name,
                           distribution=dist_name) from None
     if not isinstance(loaded, type):

@@ -329,6 +329,8 @@ def read_toml(path: str | Path, name: str | None = None) -> dict[str, Any]:
         raise ProfileError(f"cannot read: {exc.strerror or exc}", file=name) from None
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"invalid TOML: {exc}", file=name) from None
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"not UTF-8 text: byte {exc.start} cannot be decoded", file=name) from None
 
 
 def load_config_file(path: str | Path, registry: PluginRegistry, source: str | None = None) -> SchedulerConfiguration:

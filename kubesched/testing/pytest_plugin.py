@@ -70,7 +70,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if budget_ms is not None and not (math.isfinite(budget_ms) and budget_ms > 0):
         raise pytest.UsageError(f"--kubesched-time-budget-ms: {budget_ms} is not a positive number of milliseconds")
     seen: set[str] = set()
-    for spec in config.getoption("kubesched_conformance"):
+    for raw in config.getoption("kubesched_conformance"):
+        spec = raw.rstrip(":")
         if spec in seen:
             continue
         seen.add(spec)
@@ -83,6 +84,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             test_id = f"conformance[{spec}]::{check.id}"
             items.append(ConformanceItem.from_parent(session, name=test_id, nodeid=test_id, subject=subject,
                                                      check=check))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start each session with no conformance warnings (pytest.main may run several in one process)."""
+    NOTES.clear()
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

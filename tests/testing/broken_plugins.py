@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import itertools
 import time
 from typing import Any
@@ -273,6 +274,51 @@ class BrokenValidator(Plugin):
     @attrs.frozen
     class Args:
         limit: int = attrs.field(default=1, validator=_lookup_limit)
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None
+
+
+class PreScoreTrimsNodes(Plugin):
+    """PreScore deletes all but the first node from the list it is given."""
+
+    name = "PreScoreTrimsNodes"
+
+    @hookimpl
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        del nodes[1:]
+        return None
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return 50
+
+
+class Level(enum.IntEnum):
+    """Score levels as an IntEnum: an int subclass, which the framework refuses as a score."""
+
+    HIGH = 90
+
+
+class ScoresIntEnum(Plugin):
+    """Score returns an IntEnum member instead of a plain int."""
+
+    name = "ScoresIntEnum"
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return Level.HIGH
+
+
+class InitReadsSnapshot(Plugin):
+    """The constructor reads the first node: the scheduler builds plugins before any node is known."""
+
+    name = "InitReadsSnapshot"
+
+    def __init__(self, handle: Any, args: Any = None) -> None:
+        super().__init__(handle, args)
+        self.first = handle.snapshot.list()[0].name
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

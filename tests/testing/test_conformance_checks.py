@@ -17,12 +17,15 @@ BROKEN: list[tuple[str, type[Any], Any, str]] = [
     ("args-accept-defaults", broken.RequiredArg, {"zone": "eu-1"}, "Args() with no arguments raised TypeError"),
     ("args-reject-ill-typed", broken.UntypedArg, None, "threshold: is typed with Any"),
     ("builds", broken.CannotBeBuilt, None, 'initializing plugin "CannotBeBuilt": RuntimeError: no GPU driver'),
+    ("builds", broken.InitReadsSnapshot, None, "before any node is known: initializing plugin \"InitReadsSnapshot\""),
     ("no-input-mutation", broken.LabelsThePod, None, "filter changed the pod it was given"),
+    ("no-input-mutation", broken.PreScoreTrimsNodes, None, "pre_score changed the list of nodes it was given"),
     ("deterministic", broken.CountsCalls, None, "a second run on the same instance answered differently"),
     ("filter-status-valid", broken.SilentRejection, None, "rejected with Unschedulable but no reason"),
     ("filter-status-valid", broken.ReasonsAsString, None, "filter gave reasons 'Full': they must be a tuple"),
     ("score-in-range", broken.ScoresOutOfRange, None, "score 150 from score (no normalize_score)"),
     ("score-in-range", broken.DropsANode, None, "normalize_score changed the list of nodes"),
+    ("score-in-range", broken.ScoresIntEnum, None, "is <Level.HIGH: 90>, not an integer"),
     ("pre-filter-state-clone", broken.SharedClone, None, "clone() shares SharedClone.per_node"),
     ("add-remove-pod-restores", broken.ForgetfulRemovePod, None, "did not restore Filter's answer"),
     ("unreserve-idempotent", broken.UnreserveWithoutReserve, None, "unreserve without a prior reserve raised KeyError"),
@@ -56,11 +59,14 @@ def test_slow_plugin_only_warns() -> None:
 
 
 @pytest.mark.parametrize("plugin", [unusual.UsesRng, unusual.Narrows, unusual.KeepsReferences,
-                                    unusual.PermitNeedsReserve, unusual.ScoresFeasibleOnly],
+                                    unusual.PermitNeedsReserve, unusual.ScoresFeasibleOnly,
+                                    unusual.ReserveReadsPreFilter, unusual.KeepsPodLabels,
+                                    unusual.NarrowsWithAddPod],
                          ids=lambda p: p.__name__)
 def test_correct_but_unusual_plugin_passes(plugin: type[Any]) -> None:
-    """Seeded randomness, narrowing PreFilters, state that references the snapshot, Permit after Reserve and
-    Score that trusts Filter are all legitimate: nothing fails."""
+    """Seeded randomness, narrowing PreFilters (with AddPod), state that references the snapshot or the pod,
+    Reserve/Permit that rely on PreFilter and the assumed pod, Score that trusts Filter and loggers in the
+    plugin are all legitimate: nothing fails."""
     report = run_conformance(PluginUnderTest(plugin, large_cluster=100))
     assert report.ok, "\n".join(report.lines())
 
@@ -73,5 +79,6 @@ def test_a_pass_that_never_reached_the_hook_warns() -> None:
     report = run_conformance(PluginUnderTest(NodeAffinity, pods=[make_pod("plain").obj()], large_cluster=50))
     assert report.ok
     warned = {r.check.id: r.detail for r in report.by_outcome(Outcome.WARNED)}
-    assert warned["filter-status-valid"] == ("filter never ran on the example pods (PreFilter or PreScore skipped "
-                                             "them all): give examples the plugin acts on")
+    assert warned["filter-status-valid"] == ("filter never ran in this check (PreFilter or PreScore skipped every "
+                                             "pod, or no node was left to call it on): give examples the plugin "
+                                             "acts on")

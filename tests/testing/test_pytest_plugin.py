@@ -72,3 +72,18 @@ def test_time_budget_warning_is_a_summary_note_even_under_w_error(pytester: pyte
     result.stdout.fnmatch_lines(["*kubesched conformance warnings*",
                                  "TestSlow (Slow): time-budget: filter took * µs per call over * calls; the budget "
                                  "is 500 µs"])
+
+
+def test_without_the_pytest_plugin_the_warning_is_a_python_warning(pytester: pytest.Pytester, site: Path) -> None:
+    """With kubesched's pytest plugin disabled, a slow plugin's warning still shows, as a ConformanceWarning."""
+    pytester.makepyfile(test_slow="""
+        from kubesched_broken import Slow
+        from kubesched.testing import PluginConformance
+
+        class TestSlow(PluginConformance):
+            plugin_class = Slow
+            large_cluster = 20
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:kubesched")
+    result.assert_outcomes(passed=7, skipped=7, warnings=1)
+    result.stdout.fnmatch_lines(["*ConformanceWarning: TestSlow (Slow): time-budget: filter took*"])

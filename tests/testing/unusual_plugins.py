@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -53,6 +55,7 @@ class PodRef:
     pod_infos: tuple[PodInfo, ...]
 
 
+ZONE = "topology.kubernetes.io/zone"
 REF_KEY = StateKey[PodRef]("KeepsReferences")
 
 
@@ -117,3 +120,142 @@ class ScoresFeasibleOnly(Plugin):
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         return 100 // (0 if node_info.name == "node-c" else 1)
+
+
+@attrs.frozen
+class Team:
+    """What PreFilter learnt about the pod."""
+
+    name: str
+
+
+TEAM_KEY = StateKey[Team]("ReserveReadsPreFilter")
+
+
+class ReserveReadsPreFilter(Plugin):
+    """PreFilter rejects pods without an app label; Reserve and Permit read what PreFilter wrote and expect the
+    assumed pod (bound to the chosen node)."""
+
+    name = "ReserveReadsPreFilter"
+
+    def __init__(self, handle: Any, args: Any = None) -> None:
+        super().__init__(handle, args)
+        self.held: dict[str, str] = {}
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        if "app" not in pod.labels:
+            return Status.unresolvable("pod has no app label")
+        state.write(TEAM_KEY, Team(pod.labels["app"]))
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None
+
+    @hookimpl
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        assert pod.spec.node_name == node_name, "Reserve gets the assumed pod"
+        self.held[pod.uid] = state.read(TEAM_KEY).name
+        return None
+
+    @hookimpl
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        self.held.pop(pod.uid, None)
+        self.handle_log.debug("released %s", pod.name)
+
+    @hookimpl
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        return (None, 0.0) if state.read(TEAM_KEY).name else (Status.unschedulable("no team"), 0.0)
+
+    @property
+    def handle_log(self) -> logging.Logger:
+        """A logger; loggers are services, not plugin state."""
+        return LOG
+
+
+LOG = logging.getLogger("tests.unusual")
+
+
+@attrs.define
+class LabelsState:
+    """Cloneable state holding the pod's own labels mapping (input data, read-only by contract)."""
+
+    labels: Mapping[str, str]
+    seen: dict[str, int]
+
+    def clone(self) -> LabelsState:
+        return LabelsState(self.labels, dict(self.seen))
+
+
+LABELS_KEY = StateKey[LabelsState]("KeepsPodLabels")
+
+
+class KeepsPodLabels(Plugin):
+    """PreFilter state references the pod's labels dict; AddPod/RemovePod change only the state's own dict."""
+
+    name = "KeepsPodLabels"
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        state.write(LABELS_KEY, LabelsState(pod.labels, {}))
+        return None
+
+    @hookimpl
+    def pre_filter_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
+                           node_info: NodeInfo) -> Status | None:
+        seen = state.read(LABELS_KEY).seen
+        seen[node_info.name] = seen.get(node_info.name, 0) + 1
+        return None
+
+    @hookimpl
+    def pre_filter_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
+                              node_info: NodeInfo) -> Status | None:
+        seen = state.read(LABELS_KEY).seen
+        seen[node_info.name] = seen.get(node_info.name, 0) - 1
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None
+
+
+@attrs.define
+class PerNode:
+    """Pods per allowed node, cloned properly."""
+
+    counts: dict[str, int]
+
+    def clone(self) -> PerNode:
+        return PerNode(dict(self.counts))
+
+
+PER_NODE_KEY = StateKey[PerNode]("NarrowsWithAddPod")
+
+
+class NarrowsWithAddPod(Plugin):
+    """PreFilter narrows to zone-1 and counts pods there; AddPod/RemovePod only expect those nodes."""
+
+    name = "NarrowsWithAddPod"
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> PreFilterResult | None:
+        allowed = [n for n in nodes if n.node is not None and n.node.labels.get(ZONE) == "zone-1"]
+        state.write(PER_NODE_KEY, PerNode({n.name: len(n.pods) for n in allowed}))
+        return PreFilterResult(frozenset(n.name for n in allowed))
+
+    @hookimpl
+    def pre_filter_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
+                           node_info: NodeInfo) -> Status | None:
+        state.read(PER_NODE_KEY).counts[node_info.name] += 1
+        return None
+
+    @hookimpl
+    def pre_filter_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
+                              node_info: NodeInfo) -> Status | None:
+        state.read(PER_NODE_KEY).counts[node_info.name] -= 1
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status.unschedulable("crowded") if state.read(PER_NODE_KEY).counts[node_info.name] > 5 else None

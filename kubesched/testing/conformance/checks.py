@@ -22,8 +22,9 @@ from kubesched.framework.registry import validate_plugin_class
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.testing.builders import make_pod
-from kubesched.testing.conformance.inspect import deeply_immutable, freeze, shared_mutables
+from kubesched.testing.conformance.inspect import deeply_immutable, freeze, reachable_ids, shared_mutables
 from kubesched.testing.conformance.subject import (
+    NodesListChangedError,
     NormalizeChangedNodesError,
     PluginUnderTest,
     PreFiltered,
@@ -81,7 +82,7 @@ def _framework(subject: PluginUnderTest, **kwargs: Any) -> Framework:
     """A Framework for the subject; if the plugin cannot be built the check is skipped (``builds`` fails)."""
     try:
         return subject.framework(**kwargs)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise CheckSkipped(f"the plugin cannot be built with its args (see builds): {_exception(exc)}") from None
 
 
@@ -121,12 +122,6 @@ def _pre_filtered(subject: PluginUnderTest, framework: Framework, pod: Pod) -> P
     if pre_filtered is None:
         _check_status("pre_filter", outcome, PRE_FILTER_CODES, _describe(pod))
     return pre_filtered
-
-
-def _first_node(framework: Framework, preferred: Sequence[str] = ()) -> str | None:
-    """A node to reserve or permit on: the first of ``preferred`` (feasible ones), else the first node."""
-    names = [n.name for n in framework.snapshot.list()]
-    return next((n for n in preferred if n in names), names[0] if names else None)
 
 
 # -- hooks-match-hookspecs -----------------------------------------------------------------------------
@@ -258,12 +253,14 @@ def args_reject_ill_typed(subject: PluginUnderTest) -> list[str]:
 
 
 def builds(subject: PluginUnderTest) -> list[str]:
-    """The plugin builds with the args it is tested with (its defaults when none are given)."""
+    """The plugin builds with the args it is tested with (its defaults when none are given), both as the
+    scheduler builds it at start-up (before any node is known) and over the example cluster."""
     _require(subject)
-    try:
-        subject.framework()
-    except Exception as exc:
-        raise CheckFailed(f"the plugin cannot be built with its args: {_exception(exc)}") from None
+    for nodes, when in (([], "at start-up, before any node is known"), (None, "over the example cluster")):
+        try:
+            subject.framework(nodes=nodes, running=[] if nodes is not None else None)
+        except (Exception, SystemExit) as exc:
+            raise CheckFailed(f"the plugin cannot be built with its args {when}: {_exception(exc)}") from None
     return []
 
 
@@ -292,7 +289,10 @@ def no_input_mutation(subject: PluginUnderTest) -> list[str]:
                 where = f"the NodeInfo of {node.name} or the snapshot" if node is not None else "the snapshot"
                 raise CheckFailed(f"{hook} changed {where} ({_describe(pod)})")
 
-        subject.cycle(framework, pod, check)
+        try:
+            subject.cycle(framework, pod, check, check_lists=True)
+        except NodesListChangedError as exc:
+            raise CheckFailed(f"{exc} ({_describe(pod)})") from None
     return []
 
 
@@ -365,7 +365,7 @@ def score_in_range(subject: PluginUnderTest) -> list[str]:
         except NormalizeChangedNodesError as exc:
             raise CheckFailed(f"{exc} ({_describe(pod)}); it must rewrite each score in place") from None
         for name, score in outcome.scores.items():
-            if isinstance(score, bool) or not isinstance(score, int):
+            if type(score) is not int:  # as the framework: bools, int subclasses and floats are refused
                 raise CheckFailed(f"score for {_describe(pod, name)} is {score!r}, not an integer")
             if not 0 <= score <= 100:
                 step = "after normalize_score" if subject.has("normalize_score") else "from score (no normalize_score)"
@@ -388,12 +388,13 @@ def pre_filter_state_clone(subject: PluginUnderTest) -> list[str]:
         pre_filtered = _pre_filtered(subject, framework, pod)
         if pre_filtered is None or pre_filtered.skip:
             continue
+        inputs = reachable_ids(pod, framework.snapshot)
         for key, value in pre_filtered.state.items():
             if isinstance(value, Cloneable):
-                shared = shared_mutables(value, value.clone(), key.name)
+                shared = shared_mutables(value, value.clone(), key.name, exempt=inputs)
                 if shared:
                     raise CheckFailed(f"{key.name}: clone() shares {shared[0]} with the original ({_describe(pod)})")
-            elif extensions and not deeply_immutable(value):
+            elif extensions and not deeply_immutable(value, exempt=inputs):
                 raise CheckFailed(f"{key.name}: {type(value).__name__} is mutable but has no clone(), so the "
                                   f"AddPod/RemovePod of a preemption branch would change it for every branch "
                                   f"({_describe(pod)})")
@@ -410,7 +411,7 @@ def _clone_changes_leave_original(subject: PluginUnderTest, framework: Framework
     branch = state.clone()
     add_pod = subject.hook(framework, "pre_filter_add_pod")
     assert add_pod is not None
-    for node_info in framework.snapshot.list():
+    for node_info in pre_filtered.nodes:  # preemption and nominated pods only reach nodes PreFilter left
         for other in subject.examples()[2]:
             if other.uid == pod.uid:
                 continue
@@ -445,7 +446,7 @@ def add_remove_pod_restores(subject: PluginUnderTest) -> list[str]:
             continue
         state, checked = pre_filtered.state, pre_filtered.nodes
         expected = subject.filter_verdicts(framework, state, pod, checked)
-        for node_info in framework.snapshot.list():
+        for node_info in checked:  # preemption and nominated pods only reach nodes PreFilter left
             for other in pods:
                 if other.uid == pod.uid:
                     continue
@@ -494,30 +495,39 @@ def _show(answer: Verdict | None) -> str:
 
 def unreserve_idempotent(subject: PluginUnderTest) -> list[str]:
     """Unreserve without a Reserve does not raise, and a second Unreserve neither raises nor changes the
-    plugin's attributes (what the first one left)."""
+    plugin's attributes (what the first one left). Both run where the scheduler would: after the cycle, on the
+    chosen node, with the assumed pod."""
     _require(subject, "unreserve")
     _nodes, _running, pods = subject.examples()
     for pod in pods:
         framework = _framework(subject)
         plugin = framework.plugins[subject.plugin_class.name]
-        node = _first_node(framework) or "node"
         unreserve = subject.hook(framework, "unreserve")
+        reserve = subject.hook(framework, "reserve")
         assert unreserve is not None
+        target = subject.binding_target(framework, pod)
+        if target is None:
+            continue  # no node: the pod never reaches Reserve
+        state, node, assumed = target
         try:
-            unreserve(CycleState(), pod, node)
+            unreserve(state, assumed, node)
         except Exception as exc:
             raise CheckFailed(f"unreserve without a prior reserve raised {_exception(exc)} "
                               f"({_describe(pod, node)})") from None
-        state, outcome = subject.cycle(framework, pod)
-        node = _first_node(framework, list(outcome.scores) or [n for n, v in outcome.filter.items()
-                                                               if v[0] is Code.SUCCESS]) or node
+        framework = _framework(subject)  # a fresh plugin: the first Unreserve may have changed what it decides
+        plugin = framework.plugins[subject.plugin_class.name]
+        unreserve = subject.hook(framework, "unreserve")
         reserve = subject.hook(framework, "reserve")
+        assert unreserve is not None
+        target = subject.binding_target(framework, pod)
+        assert target is not None, "the same pod on a fresh plugin found no node this time"
+        state, node, assumed = target
         if reserve is not None:
-            reserve(state, pod, node)
-        unreserve(state, pod, node)
+            reserve(state, assumed, node)
+        unreserve(state, assumed, node)
         once = freeze(plugin)
         try:
-            unreserve(state, pod, node)
+            unreserve(state, assumed, node)
         except Exception as exc:
             raise CheckFailed(f"a second unreserve raised {_exception(exc)} ({_describe(pod, node)})") from None
         if freeze(plugin) != once:
@@ -528,25 +538,29 @@ def unreserve_idempotent(subject: PluginUnderTest) -> list[str]:
 # -- Permit --------------------------------------------------------------------------------------------
 
 
+def _reserved(subject: PluginUnderTest, framework: Framework, state: CycleState, assumed: Pod, node: str) -> bool:
+    """Run Reserve (if the plugin has it); whether it succeeded, so the pod goes on to Permit."""
+    reserve = subject.hook(framework, "reserve")
+    status = reserve(state, assumed, node) if reserve is not None else None
+    return status is None or (isinstance(status, Status) and status.is_success())
+
+
 def permit_valid(subject: PluginUnderTest) -> list[str]:
-    """After the cycle and Reserve, Permit returns (Status or None, timeout): a Permit code, reasons on
-    rejection, and for Wait a timeout in (0, 15 min]."""
+    """After the cycle and Reserve, on the chosen node with the assumed pod, Permit returns (Status or None,
+    timeout): a Permit code, reasons on rejection, and for Wait a timeout in (0, 15 min]."""
     _require(subject, "permit")
     _nodes, _running, pods = subject.examples()
     for pod in pods:
         framework = _framework(subject)
-        state, outcome = subject.cycle(framework, pod)
-        node = _first_node(framework, list(outcome.scores) or [n for n, v in outcome.filter.items()
-                                                               if v[0] is Code.SUCCESS])
-        if node is None:
-            raise CheckSkipped("the example cluster has no node")
-        reserve = subject.hook(framework, "reserve")
-        reserved = reserve(state, pod, node) if reserve is not None else None
-        if reserved is not None and not (isinstance(reserved, Status) and reserved.is_success()):
+        target = subject.binding_target(framework, pod)
+        if target is None:
+            continue  # no node: the pod never reaches Permit
+        state, node, assumed = target
+        if not _reserved(subject, framework, state, assumed, node):
             continue  # a failed Reserve never reaches Permit
         permit = subject.hook(framework, "permit")
         assert permit is not None
-        _check_permit(permit(state, pod, node), _describe(pod, node))
+        _check_permit(permit(state, assumed, node), _describe(pod, node))
     return []
 
 
@@ -571,21 +585,26 @@ _POINT_HOOKS = ("pre_enqueue", "pre_filter", "filter", "pre_score", "score", "no
 
 
 def _exercise(subject: PluginUnderTest, framework: Framework, pod: Pod, label: str) -> None:
-    """Every per-pod hook of the plugin on ``pod``, in the framework's order; any exception fails. An empty
-    cluster only reaches PreEnqueue, as in the scheduler (no nodes: no cycle)."""
+    """Every per-pod hook of the plugin on ``pod``, in the framework's order (Reserve, Permit and Unreserve
+    only when a node was chosen); any exception fails. An empty cluster only reaches PreEnqueue, as in the
+    scheduler (no nodes: no cycle)."""
     try:
         pre_enqueue = subject.hook(framework, "pre_enqueue")
         if pre_enqueue is not None:
             pre_enqueue(pod)
         if not framework.snapshot.list():
             return
-        state, outcome = subject.cycle(framework, pod)
-        node = _first_node(framework, list(outcome.scores) or list(outcome.filter))
-        assert node is not None
-        for name in ("reserve", "permit", "unreserve"):
-            hook = subject.hook(framework, name)
-            if hook is not None:
-                hook(state, pod, node)
+        target = subject.binding_target(framework, pod)
+        if target is None:
+            return
+        state, node, assumed = target
+        if _reserved(subject, framework, state, assumed, node):
+            permit = subject.hook(framework, "permit")
+            if permit is not None:
+                permit(state, assumed, node)
+        unreserve = subject.hook(framework, "unreserve")
+        if unreserve is not None:  # as after a failed Reserve, Permit or binding
+            unreserve(state, assumed, node)
     except CheckFailed:
         raise
     except Exception as exc:
@@ -608,7 +627,7 @@ def edge_inputs(subject: PluginUnderTest) -> list[str]:
         _exercise(subject, _framework(subject, nodes=[], running=[]), pod, f"an empty cluster ({_describe(pod)})")
     example_nodes, example_running, _pods = subject.examples()
     nodes = large_cluster(subject.large_cluster, example_nodes)
-    big = _framework(subject, nodes=nodes, running=spread_over(nodes, example_running))
+    big = _framework(subject, nodes=nodes, running=spread_over(nodes, example_running, example_nodes))
     for pod in [*pods, bare]:
         _exercise(subject, big, pod, f"{subject.large_cluster} nodes ({_describe(pod)})")
     return []
@@ -625,7 +644,7 @@ def time_budget(subject: PluginUnderTest) -> list[str]:
     _require(subject)
     example_nodes, running, pods = subject.examples()
     nodes = large_cluster(subject.large_cluster, example_nodes)
-    framework = _framework(subject, nodes=nodes, running=spread_over(nodes, running))
+    framework = _framework(subject, nodes=nodes, running=spread_over(nodes, running, example_nodes))
     spent: dict[str, float] = {"filter": 0.0, "score": 0.0}
     calls: dict[str, int] = {"filter": 0, "score": 0}
     last = time.perf_counter()

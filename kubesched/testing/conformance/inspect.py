@@ -22,9 +22,8 @@ _SCALARS = (str, bytes, int, float, complex, bool, type(None), enum.Enum, dateti
             datetime.timedelta, decimal.Decimal, fractions.Fraction)
 _MUTABLE = (list, dict, set, bytearray, collections.deque, array.array)
 _SEQUENCES = (list, tuple, collections.deque, array.array, bytearray)
-#: Data the scheduler shares read-only between plugins and cycles: API objects and the framework's PodInfo and
-#: NodeInfo. State may keep references to them; they are not aliasing (no-input-mutation guards them).
-_SHARED_BY_DESIGN = frozenset({"PodInfo", "NodeInfo"})
+#: Modules whose objects are services, never plugin data (loggers, locks, weak references, generators).
+_SERVICE_MODULES = frozenset({"logging", "threading", "_thread", "weakref", "random", "queue", "asyncio"})
 #: Objects that are services, not data: a plugin's handle or the framework it holds.
 _OPAQUE_NAMES = frozenset({"Framework", "Handle", "InMemoryCluster", "Scheduler", "Random", "VirtualClock",
                            "Nominator", "Snapshot", "module", "function", "method", "builtin_function_or_method"})
@@ -54,7 +53,8 @@ def _freeze(value: Any, opaque: frozenset[str], active: set[int], depth: int) ->
     if isinstance(value, _SCALARS):
         return value
     name = type(value).__name__
-    if name in opaque or (callable(value) and not attrs.has(type(value)) and not hasattr(value, "__dict__")):
+    if name in opaque or type(value).__module__.split(".")[0] in _SERVICE_MODULES or (
+            callable(value) and not attrs.has(type(value)) and not hasattr(value, "__dict__")):
         return ("<opaque>", name)
     if depth > MAX_DEPTH or id(value) in active:
         return ("<cycle>", name)
@@ -74,10 +74,37 @@ def _freeze(value: Any, opaque: frozenset[str], active: set[int], depth: int) ->
 
 
 def _shared_by_design(value: Any) -> bool:
-    """API objects, PodInfo, NodeInfo, and classes that say ``shared_across_clones = True`` (memo caches)."""
+    """Data the scheduler shares read-only between plugins and cycles (API objects, PodInfo, NodeInfo), and
+    classes that say ``shared_across_clones = True`` (memo caches): state may reference them."""
+    from kubesched.framework.node_info import NodeInfo, PodInfo
+
     cls = type(value)
-    return (cls.__module__.startswith("kubesched.api.") or cls.__name__ in _SHARED_BY_DESIGN
+    return (cls.__module__.startswith("kubesched.api.") or isinstance(value, (PodInfo, NodeInfo))
             or getattr(cls, "shared_across_clones", False) is True)
+
+
+def _is_service(value: Any) -> bool:
+    cls = type(value)
+    return cls.__name__ in _OPAQUE_NAMES or cls.__module__.split(".")[0] in _SERVICE_MODULES
+
+
+def reachable_ids(*roots: Any) -> frozenset[int]:
+    """The ids of the mutable containers reachable from ``roots`` (the pod and snapshot a hook received):
+    state may hold these, since inputs are read-only by contract."""
+    found: set[int] = set()
+    stack: list[tuple[Any, int]] = [(root, 0) for root in roots]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, _SCALARS) or id(value) in found or depth > MAX_DEPTH or _is_service(value):
+            continue
+        found.add(id(value))
+        if isinstance(value, Mapping):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, (*_SEQUENCES, set, frozenset)):
+            stack.extend((v, depth + 1) for v in value)
+        else:
+            stack.extend((v, depth + 1) for _k, v in _fields(value))
+    return frozenset(found)
 
 
 def _is_mutable(value: Any) -> bool:
@@ -98,18 +125,20 @@ def _is_frozen_attrs(cls: type) -> bool:
     return getattr(cls, "__setattr__", None) is _frozen_setattrs
 
 
-def shared_mutables(original: Any, clone: Any, path: str = "state") -> list[str]:
+def shared_mutables(original: Any, clone: Any, path: str = "state", *, exempt: frozenset[int] = frozenset()) \
+        -> list[str]:
     """Paths of mutable objects (lists, dicts, sets, non-frozen objects) that ``clone`` shares with
-    ``original`` by identity: writing through the clone there would change the original."""
+    ``original`` by identity: writing through the clone there would change the original. Objects whose id is
+    in ``exempt`` (inputs, read-only by contract) and data shared by design do not count."""
     found: list[str] = []
-    _walk_shared(original, clone, path, found, set(), 0)
+    _walk_shared(original, clone, path, found, set(exempt), 0)
     return found
 
 
 def _walk_shared(original: Any, clone: Any, path: str, found: list[str], seen: set[int], depth: int) -> None:
     if isinstance(original, _SCALARS) or depth > MAX_DEPTH or id(original) in seen:
         return
-    if type(original).__name__ in _OPAQUE_NAMES or _shared_by_design(original):
+    if _is_service(original) or _shared_by_design(original):
         return
     seen.add(id(original))
     if original is clone and _is_mutable(original):
@@ -132,13 +161,15 @@ def _walk_shared(original: Any, clone: Any, path: str, found: list[str], seen: s
                 _walk_shared(value, clone_fields[key], f"{path}.{key}", found, seen, depth + 1)
 
 
-def deeply_immutable(value: Any) -> bool:
-    """Whether nothing reachable from ``value`` can be changed in place (scalars, tuples, frozen attrs...)."""
-    return not _first_mutable(value, set(), 0)
+def deeply_immutable(value: Any, *, exempt: frozenset[int] = frozenset()) -> bool:
+    """Whether nothing reachable from ``value`` can be changed in place (scalars, tuples, frozen attrs...),
+    leaving out objects whose id is in ``exempt`` and data shared by design."""
+    return not _first_mutable(value, set(exempt), 0)
 
 
 def _first_mutable(value: Any, seen: set[int], depth: int) -> bool:
-    if isinstance(value, _SCALARS) or depth > MAX_DEPTH or id(value) in seen or _shared_by_design(value):
+    if isinstance(value, _SCALARS) or depth > MAX_DEPTH or id(value) in seen or _shared_by_design(value) \
+            or _is_service(value):
         return False
     seen.add(id(value))
     if _is_mutable(value):

@@ -45,8 +45,8 @@ def run_check(check: Check, subject: PluginUnderTest) -> CheckResult:
                            f"the plugin raised {type(exc).__name__}" + (f": {text}" if text else ""))
     unexercised = [hook for hook in check.exercises if subject.has(hook) and not subject.calls[hook]]
     if unexercised:
-        warnings = [*warnings, f"{', '.join(unexercised)} never ran on the example pods (PreFilter or PreScore "
-                               "skipped them all): give examples the plugin acts on"]
+        warnings = [*warnings, f"{', '.join(unexercised)} never ran in this check (PreFilter or PreScore skipped "
+                               "every pod, or no node was left to call it on): give examples the plugin acts on"]
     if warnings:
         return CheckResult(check, Outcome.WARNED, "; ".join(warnings))
     return CheckResult(check, Outcome.PASSED)

@@ -71,6 +71,10 @@ def default_pods() -> tuple[Pod, ...]:
             .toleration("dedicated", "batch", "NoSchedule").pod_affinity(ZONE, app="db").obj())
 
 
+class NodesListChangedError(Exception):
+    """PreScore changed the list of nodes it was given."""
+
+
 class NormalizeChangedNodesError(Exception):
     """NormalizeScore added, removed or reordered entries instead of rewriting scores in place."""
 
@@ -180,7 +184,7 @@ class PluginUnderTest:
         return None, outcome
 
     def cycle(self, framework: Framework, pod: Pod, observe: Observer | None = None, *, strict: bool = False,
-              check_step: StepCheck | None = None) -> tuple[CycleState, CycleOutcome]:
+              check_step: StepCheck | None = None, check_lists: bool = False) -> tuple[CycleState, CycleOutcome]:
         """PreFilter, Filter on every node it leaves, PreScore, Score and NormalizeScore over the feasible nodes,
         as the framework sequences them for this one plugin; ``observe(hook, node)`` runs after every call and
         ``check_step(hook, status)`` gets what PreScore and NormalizeScore returned."""
@@ -203,12 +207,13 @@ class PluginUnderTest:
                     continue
             feasible.append(node_info)
         pre_filter_verdict: Verdict = (Code.SKIP, ()) if pre_filtered.skip else (Code.SUCCESS, ())
-        scores = self.scores(framework, state, pod, feasible, observe, strict=strict, check_step=check_step)
+        scores = self.scores(framework, state, pod, feasible, observe, strict=strict, check_step=check_step,
+                             check_lists=check_lists)
         return state, CycleOutcome(pre_filter_verdict, filters, scores)
 
     def scores(self, framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
-               observe: Observer | None = None, *, strict: bool = False,
-               check_step: StepCheck | None = None) -> dict[str, int]:
+               observe: Observer | None = None, *, strict: bool = False, check_step: StepCheck | None = None,
+               check_lists: bool = False) -> dict[str, int]:
         """PreScore, Score and NormalizeScore over ``nodes``: the final score per node ({} if none). ``strict``
         raises :class:`NormalizeChangedNodesError` when NormalizeScore drops, adds or reorders entries."""
         score = self.hook(framework, "score")
@@ -216,7 +221,12 @@ class PluginUnderTest:
             return {}
         pre_score = self.hook(framework, "pre_score")
         if pre_score is not None:
-            status = pre_score(state, pod, list(nodes))
+            given = list(nodes)
+            status = pre_score(state, pod, nodes)
+            if check_lists and nodes != given:
+                raise NodesListChangedError(f"pre_score changed the list of nodes it was given: "
+                                            f"{[n.name for n in given]} became {[n.name for n in nodes]}")
+            nodes = given
             if check_step is not None:
                 check_step("pre_score", status)
             skipped = isinstance(status, Status) and status.code is Code.SKIP
@@ -239,6 +249,23 @@ class PluginUnderTest:
                 raise NormalizeChangedNodesError(f"normalize_score changed the list of nodes: {names} became "
                                                  f"{[s.name for s in scores]}")
         return {s.name: s.score for s in scores}
+
+    def binding_target(self, framework: Framework, pod: Pod) -> tuple[CycleState, str, Pod] | None:
+        """Run the cycle and pick where the pod would go, as the scheduler would before Reserve: (the cycle's
+        state, the best-scoring feasible node, the assumed pod bound to it); None when no node is feasible."""
+        pre_filtered, _outcome = self.pre_filter(framework, pod)
+        if pre_filtered is None:
+            return None
+        state, outcome = self.cycle(framework, pod)
+        if outcome.scores:
+            node = max(outcome.scores, key=lambda name: outcome.scores[name])
+        else:
+            feasible = [n.name for n in pre_filtered.nodes
+                        if outcome.filter.get(n.name, (Code.SUCCESS, ()))[0] is Code.SUCCESS]
+            if not feasible:
+                return None
+            node = feasible[0]
+        return state, node, pod.with_node_name(node)
 
     def filter_verdicts(self, framework: Framework, state: CycleState, pod: Pod,
                         nodes: Sequence[NodeInfo]) -> dict[str, Verdict]:
@@ -272,15 +299,21 @@ def large_cluster(count: int, templates: Sequence[Node] = ()) -> list[Node]:
     return nodes
 
 
-def spread_over(nodes: Sequence[Node], running: Sequence[Pod], copies: int = 50) -> list[Pod]:
-    """Copies of the running pods bound to about ``copies`` of ``nodes`` each, so a large cluster has pods for
-    affinity, spreading and port plugins to work on."""
-    if not nodes:
+def spread_over(nodes: Sequence[Node], running: Sequence[Pod], templates: Sequence[Node], copies: int = 50) \
+        -> list[Pod]:
+    """Copies of the running pods for a large cluster made by :func:`large_cluster` from ``templates``: each
+    pod goes to about ``copies`` of the copies of its own node, so taints, ports and capacity stay as they
+    were in the example cluster."""
+    if not nodes or not templates:
         return []
+    index = {t.name: i for i, t in enumerate(templates)}
     step = max(1, len(nodes) // copies)
     placed = []
     for i in range(0, len(nodes), step):
+        template = i % len(templates)
         for pod in running:
+            if index.get(pod.spec.node_name or "") != template:
+                continue
             meta = attrs.evolve(pod.metadata, name=f"{pod.name}-{i}", uid=f"{pod.uid}-{i}")
             placed.append(attrs.evolve(pod, metadata=meta).with_node_name(nodes[i].name))
     return placed

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -57,14 +58,19 @@ class PluginConformance:
 
     def plugin_under_test(self) -> PluginUnderTest:
         """The subject the checks run on, from the class attributes."""
+        def built(items: Sequence[Any] | None) -> tuple[Any, ...] | None:
+            return None if items is None else tuple(i.obj() if hasattr(i, "obj") else i for i in items)
+
+        nodes, running, pods = built(self.nodes), built(self.running), built(self.pods)
         return PluginUnderTest(self.plugin_class, self.plugin_args,
-                               self.nodes if self.nodes is not None else default_nodes(),
-                               self.running if self.running is not None else default_running(),
-                               self.pods if self.pods is not None else default_pods(),
+                               nodes if nodes is not None else default_nodes(),
+                               running if running is not None else default_running(),
+                               pods if pods is not None else default_pods(),
                                self.time_budget, self.large_cluster)
 
-    def run_conformance_check(self, check: Check) -> None:
-        """Run one check, turning its outcome into pytest's: a failure, a skip, or a warning."""
+    def run_conformance_check(self, check: Check, summary: bool = True) -> None:
+        """Run one check, turning its outcome into pytest's: a failure, a skip, or a warning (a line of the
+        terminal summary when kubesched's pytest plugin is active, else a :class:`ConformanceWarning`)."""
         import pytest
 
         if not hasattr(self, "plugin_class"):
@@ -75,12 +81,16 @@ class PluginConformance:
         if result.outcome is Outcome.SKIPPED:
             pytest.skip(f"{check.id}: {result.detail}")
         if result.outcome is Outcome.WARNED:
-            NOTES.append(f"{type(self).__name__} ({self.plugin_class.name}): {check.id}: {result.detail}")
+            note = f"{type(self).__name__} ({self.plugin_class.name}): {check.id}: {result.detail}"
+            if summary:
+                NOTES.append(note)
+            else:
+                warnings.warn(ConformanceWarning(note), stacklevel=2)
 
 
-def _test_method(check: Check) -> Callable[[PluginConformance], None]:
-    def test(self: PluginConformance) -> None:
-        self.run_conformance_check(check)
+def _test_method(check: Check) -> Callable[[PluginConformance, Any], None]:
+    def test(self: PluginConformance, pytestconfig: Any) -> None:
+        self.run_conformance_check(check, summary=pytestconfig.pluginmanager.has_plugin("kubesched"))
 
     test.__name__ = "test_" + check.id.replace("-", "_")
     test.__doc__ = f"Conformance: {check.title}."
