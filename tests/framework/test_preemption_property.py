@@ -48,16 +48,22 @@ EXAMPLES = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 @attrs.frozen
 class Budget:
-    """A PDB over ``app=<app>``: a fixed ``allowed`` in its status, or computed from ``min_available``."""
+    """A PDB over ``app=<app>`` in ``namespace``: a fixed ``allowed`` in its status, or computed from
+    ``min_available``. Every generated pod is in "default", so a PDB elsewhere protects nothing."""
 
     app: str
     allowed: int | None
     min_available: int
     disrupted: tuple[str, ...]
+    namespace: str = "default"
 
     def obj(self, index: int) -> PodDisruptionBudget:
         return pdb(f"pdb{index}", self.allowed, min_available=None if self.allowed is not None else self.min_available,
-                   disrupted=self.disrupted, app=self.app)
+                   disrupted=self.disrupted, namespace=self.namespace, app=self.app)
+
+    def selects(self, pod: Pod) -> bool:
+        """Whether the PDB covers the pod: same namespace and label."""
+        return pod.namespace == self.namespace and pod.labels["app"] == self.app
 
 
 @attrs.frozen
@@ -119,7 +125,8 @@ def budgets(draw: st.DrawFn, running: Sequence[Pod]) -> list[Budget]:
         allowed = draw(st.one_of(st.none(), st.integers(0, 1)))
         names = [p.name for p in running if p.labels["app"] == app]
         disrupted = tuple(draw(st.lists(st.sampled_from(names), max_size=1, unique=True))) if names else ()
-        result.append(Budget(app, allowed, draw(st.integers(0, 3)), disrupted))
+        namespace = draw(st.sampled_from(["default", "default", "default", "other"]))
+        result.append(Budget(app, allowed, draw(st.integers(0, 3)), disrupted, namespace))
     return result
 
 
@@ -130,8 +137,9 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     nominated = []
     if draw(st.booleans()):
         node = draw(st.sampled_from(nodes)).name
+        # Often more important than the preemptor, so that its room on the node counts in the dry run.
         nominated.append(make_pod("nominee").nominated(node).req(cpu=f"{draw(CPU_MILLIS)}m")
-                         .priority(draw(st.sampled_from(PRIORITIES))).label(app="a").obj())
+                         .priority(draw(st.sampled_from([*PRIORITIES, 30, 50, 50]))).label(app="a").obj())
     builder = (make_pod("preemptor").req(cpu=f"{draw(st.sampled_from([500, 1000, 2000, 3000]))}m")
                .priority(draw(st.sampled_from([15, 25, 40]))).label(app="p"))
     if draw(st.booleans()):
@@ -165,13 +173,13 @@ def violating_uids(scenario: Scenario, ordered: Sequence[Pod]) -> set[str]:
         if budget.allowed is not None:
             allowed.append(budget.allowed)
             continue
-        matching = [p for p in scenario.running if p.labels["app"] == budget.app]
+        matching = [p for p in scenario.running if budget.selects(p)]
         healthy = sum(1 for p in matching if p.name not in budget.disrupted)
         allowed.append(max(0, healthy - budget.min_available) if matching else 0)
     violating = set()
     for pod in ordered:
         for i, budget in enumerate(scenario.budgets):
-            if pod.labels["app"] == budget.app and pod.name not in budget.disrupted:
+            if budget.selects(pod) and pod.name not in budget.disrupted:
                 allowed[i] -= 1
                 if allowed[i] < 0:
                     violating.add(pod.uid)
@@ -226,6 +234,13 @@ def test_default_preemption_agrees_with_the_oracle(scenario: Scenario, seed: int
     potential = [n.name for n in scenario.nodes
                  if (s := statuses.get(n.name)) is not None and s.code is Code.UNSCHEDULABLE]
     expected = {name: c for name in potential if (c := expected_candidate(scenario, name)) is not None}
+
+    # Every candidate of the dry run (all of them: at most six nodes, under min-candidate-nodes-absolute) has
+    # the oracle's victims, in order, and its count of PDB violations.
+    candidates, _statuses, _error = pc.evaluator.find_candidates(state, pc.framework.snapshot.list(), preemptor,
+                                                                 statuses)
+    assert {c.name: (tuple(v.key for v in c.victims), c.num_pdb_violations) for c in candidates} == {
+        name: (tuple(v.key for v in c.victims), c.violations) for name, c in expected.items()}
 
     result, status = pc.plugin.post_filter(state, preemptor, statuses)
 
