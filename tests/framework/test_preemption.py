@@ -85,6 +85,17 @@ class TestSelectVictimsOnNode:
                                                                 "NodeResourcesFit")
         assert _victims == []
 
+    def test_more_important_nominated_pod_holds_its_room_in_the_dry_run(self) -> None:
+        """A pod nominated to the node with higher priority than the preemptor keeps its room while victims
+        are chosen: on 4 CPUs, vip (2, nominated) and p (1) leave room for one of a and b; b started later."""
+        running = [on_n1("a", LOW, cpu="1", start=0), on_n1("b", LOW, cpu="1", start=1)]
+        nominee = make_pod("vip").priority(HIGH + 1).req(cpu="2").nominated("n1").obj()
+        pod = preemptor(cpu="1")
+        setup = preemption_cluster([make_node("n1").capacity(cpu="4").obj()], [*running, nominee, pod])
+        victims, _violations, status = setup.evaluator.select_victims_on_node(
+            setup.pre_filter(pod), pod, setup.node("n1").clone(), DisruptionBudgets.of((), running))
+        assert (names(victims), status) == (["b"], Status.success())
+
     def test_pdb_violating_pods_are_reprieved_first(self) -> None:
         """A pod whose eviction would break a PDB is reprieved before a more important one that would not."""
         running = [on_n1("guarded", LOW, cpu="2", app="db"), on_n1("free", MID, cpu="2")]
@@ -164,6 +175,8 @@ class TestSelectCandidate:
                      id="5 latest start among the highest-priority victims"),
         pytest.param([candidate("n1", MID, starts=[None]), candidate("n2", MID, starts=[23])], "n1",
                      id="5 no start time counts as now"),
+        pytest.param([candidate("n1", MID, MID, starts=[0, 3]), candidate("n2", MID, MID, starts=[2, 2])], "n2",
+                     id="5 compares the earliest start of each node's top-priority victims"),
         pytest.param([candidate("n2", MID), candidate("n1", MID)], "n2", id="6 first in candidate order"),
         pytest.param([candidate("n1", MID)], "n1", id="a single candidate"),
         pytest.param([], None, id="no candidate"),

@@ -141,7 +141,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
         nominated.append(make_pod("nominee").nominated(node).req(cpu=f"{draw(CPU_MILLIS)}m")
                          .priority(draw(st.sampled_from([*PRIORITIES, 30, 50, 50]))).label(app="a").obj())
     builder = (make_pod("preemptor").req(cpu=f"{draw(st.sampled_from([500, 1000, 2000, 3000]))}m")
-               .priority(draw(st.sampled_from([15, 25, 40]))).label(app="p"))
+               .priority(draw(st.sampled_from([10, 15, 20, 25, 30, 40]))).label(app="p"))  # ties with running pods too
     if draw(st.booleans()):
         builder = builder.pod_affinity(HOSTNAME, anti=True, app="c")
     return Scenario(tuple(nodes), tuple(running), tuple(nominated), tuple(draw(budgets(running))), builder.obj())
