@@ -336,7 +336,7 @@ class AllocatableWatch:
                 self.overcommits.append(f"{node}: {used}m of {self.capacity[node]}m after {pod.key}")
 
     def on_node_add(self, node: Node) -> None:
-        pass
+        """Nodes come first and never change here: nothing to check."""
 
     def on_pod_add(self, pod: Pod) -> None:
         self._check(pod)
