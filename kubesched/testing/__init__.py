@@ -3,11 +3,11 @@ and the conformance suite."""
 
 from kubesched.testing.builders import NodeBuilder, PodBuilder, make_node, make_pod
 from kubesched.testing.conformance import (
-                                           ConformanceReport,
-                                           ConformanceWarning,
-                                           PluginConformance,
-                                           PluginUnderTest,
-                                           run_conformance,
+    ConformanceReport,
+    ConformanceWarning,
+    PluginConformance,
+    PluginUnderTest,
+    run_conformance,
 )
 from kubesched.testing.harness import Decision, Decisions, plugin_framework, run_plugin, run_profile
 
