@@ -158,14 +158,14 @@ def run_plugin(plugin_class: type[Any], nodes: Sequence[Node | Any], pods: Seque
     return _run(config, plugin_registry(plugin_class), nodes, pods, pdbs, seed)
 
 
-def _built(items: Sequence[Any]) -> tuple[Any, ...]:
+def built(items: Sequence[Any]) -> tuple[Any, ...]:
     """Objects as given, with builders (anything with ``obj()``, like ``make_pod("p")``) built."""
     return tuple(item.obj() if hasattr(item, "obj") else item for item in items)
 
 
 def _run(config: SchedulerConfiguration, registry: PluginRegistry, nodes: Sequence[Node | Any],
          pods: Sequence[Pod | Any], pdbs: Sequence[PodDisruptionBudget], seed: int) -> Decisions:
-    cluster_input = ClusterInput(nodes=_built(nodes), pods=_built(pods), pdbs=tuple(pdbs))
+    cluster_input = ClusterInput(nodes=built(nodes), pods=built(pods), pdbs=tuple(pdbs))
     simulation = Simulation(cluster_input, config, registry, seed=seed)
     last: dict[str, CycleRecord] = {}
 

@@ -14,6 +14,7 @@ from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Status
 from kubesched.framework.types import PreFilterResult
+from tests.testing.broken_plugins import Counts  # the properly cloned per-node counts
 
 
 class UsesRng(Plugin):
@@ -220,17 +221,7 @@ class KeepsPodLabels(Plugin):
         return None
 
 
-@attrs.define
-class PerNode:
-    """Pods per allowed node, cloned properly."""
-
-    counts: dict[str, int]
-
-    def clone(self) -> PerNode:
-        return PerNode(dict(self.counts))
-
-
-PER_NODE_KEY = StateKey[PerNode]("NarrowsWithAddPod")
+PER_NODE_KEY = StateKey[Counts]("NarrowsWithAddPod")
 
 
 class NarrowsWithAddPod(Plugin):
@@ -241,21 +232,21 @@ class NarrowsWithAddPod(Plugin):
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> PreFilterResult | None:
         allowed = [n for n in nodes if n.node is not None and n.node.labels.get(ZONE) == "zone-1"]
-        state.write(PER_NODE_KEY, PerNode({n.name: len(n.pods) for n in allowed}))
+        state.write(PER_NODE_KEY, Counts({n.name: len(n.pods) for n in allowed}))
         return PreFilterResult(frozenset(n.name for n in allowed))
 
     @hookimpl
     def pre_filter_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
                            node_info: NodeInfo) -> Status | None:
-        state.read(PER_NODE_KEY).counts[node_info.name] += 1
+        state.read(PER_NODE_KEY).per_node[node_info.name] += 1
         return None
 
     @hookimpl
     def pre_filter_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
                               node_info: NodeInfo) -> Status | None:
-        state.read(PER_NODE_KEY).counts[node_info.name] -= 1
+        state.read(PER_NODE_KEY).per_node[node_info.name] -= 1
         return None
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        return Status.unschedulable("crowded") if state.read(PER_NODE_KEY).counts[node_info.name] > 5 else None
+        return Status.unschedulable("crowded") if state.read(PER_NODE_KEY).per_node[node_info.name] > 5 else None

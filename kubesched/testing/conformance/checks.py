@@ -22,7 +22,13 @@ from kubesched.framework.registry import validate_plugin_class
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.testing.builders import make_pod
-from kubesched.testing.conformance.inspect import deeply_immutable, freeze, reachable_ids, shared_mutables
+from kubesched.testing.conformance.inspect import (
+    OPAQUE_NAMES,
+    deeply_immutable,
+    freeze,
+    reachable_ids,
+    shared_mutables,
+)
 from kubesched.testing.conformance.subject import (
     NodesListChangedError,
     NormalizeChangedNodesError,
@@ -83,10 +89,11 @@ def _framework(subject: PluginUnderTest, **kwargs: Any) -> Framework:
     try:
         return subject.framework(**kwargs)
     except (Exception, SystemExit) as exc:
-        raise CheckSkipped(f"the plugin cannot be built with its args (see builds): {_exception(exc)}") from None
+        raise CheckSkipped(f"the plugin cannot be built with its args (see builds): {explain(exc)}") from None
 
 
-def _exception(exc: BaseException) -> str:
+def explain(exc: BaseException) -> str:
+    """``Type: message`` (just ``Type`` without a message); the framework's ProfileError as its message."""
     if isinstance(exc, ProfileError):  # the framework's own wrapping: its message already names the cause
         return exc.message
     text = str(exc)
@@ -156,19 +163,19 @@ def args_accept_defaults(subject: PluginUnderTest) -> list[str]:
     try:
         defaults = args_class()
     except Exception as exc:
-        raise CheckFailed(f"Args() with no arguments raised {_exception(exc)}; every arg needs a default so that "
+        raise CheckFailed(f"Args() with no arguments raised {explain(exc)}; every arg needs a default so that "
                           "a profile may leave it out") from None
     try:
         again = structure(args_class, unstructure(defaults))
     except Exception as exc:
-        raise CheckFailed(f"the defaults, written as profile keys, are rejected: {_exception(exc)}") from None
+        raise CheckFailed(f"the defaults, written as profile keys, are rejected: {explain(exc)}") from None
     if again != defaults:
         raise CheckFailed(f"the defaults do not survive a round trip through profile keys: {defaults!r} "
                           f"became {again!r}")
     try:
         PluginUnderTest(subject.plugin_class, defaults).framework()
     except Exception as exc:
-        raise CheckFailed(f"the plugin rejects its default args: {_exception(exc)}") from None
+        raise CheckFailed(f"the plugin rejects its default args: {explain(exc)}") from None
     return []
 
 
@@ -223,7 +230,7 @@ def args_reject_ill_typed(subject: PluginUnderTest) -> list[str]:
     try:
         hints = typing.get_type_hints(args_class)
     except Exception as exc:
-        raise CheckFailed(f"Args' annotations cannot be resolved at run time: {_exception(exc)}") from None
+        raise CheckFailed(f"Args' annotations cannot be resolved at run time: {explain(exc)}") from None
     for field in fields:
         key = kebab(field.name)
         if field.name not in hints:
@@ -242,7 +249,7 @@ def args_reject_ill_typed(subject: PluginUnderTest) -> list[str]:
                     raise CheckFailed(f"{key} = {sample!r}: the error does not name the key: {exc}") from None
                 continue
             except Exception as exc:
-                raise CheckFailed(f"{key} = {sample!r}: raised {_exception(exc)} instead of a clear args "
+                raise CheckFailed(f"{key} = {sample!r}: raised {explain(exc)} instead of a clear args "
                                   "error") from None
             if kind not in accepted:
                 raise CheckFailed(f"{key} = {sample!r} ({kind}) was accepted")
@@ -260,14 +267,14 @@ def builds(subject: PluginUnderTest) -> list[str]:
         try:
             subject.framework(nodes=nodes, running=[] if nodes is not None else None)
         except (Exception, SystemExit) as exc:
-            raise CheckFailed(f"the plugin cannot be built with its args {when}: {_exception(exc)}") from None
+            raise CheckFailed(f"the plugin cannot be built with its args {when}: {explain(exc)}") from None
     return []
 
 
 # -- inputs are read-only ------------------------------------------------------------------------------
 
-_SNAPSHOT_VISIBLE = frozenset({"Framework", "Handle", "InMemoryCluster", "Scheduler", "Random", "VirtualClock",
-                               "Nominator", "module", "function", "method", "builtin_function_or_method"})
+#: The services freeze() leaves opaque, except the snapshot, which no-input-mutation looks inside.
+_SNAPSHOT_VISIBLE = OPAQUE_NAMES - {"Snapshot"}
 
 
 def no_input_mutation(subject: PluginUnderTest) -> list[str]:
@@ -512,7 +519,7 @@ def unreserve_idempotent(subject: PluginUnderTest) -> list[str]:
         try:
             unreserve(state, assumed, node)
         except Exception as exc:
-            raise CheckFailed(f"unreserve without a prior reserve raised {_exception(exc)} "
+            raise CheckFailed(f"unreserve without a prior reserve raised {explain(exc)} "
                               f"({_describe(pod, node)})") from None
         framework = _framework(subject)  # a fresh plugin: the first Unreserve may have changed what it decides
         plugin = framework.plugins[subject.plugin_class.name]
@@ -529,7 +536,7 @@ def unreserve_idempotent(subject: PluginUnderTest) -> list[str]:
         try:
             unreserve(state, assumed, node)
         except Exception as exc:
-            raise CheckFailed(f"a second unreserve raised {_exception(exc)} ({_describe(pod, node)})") from None
+            raise CheckFailed(f"a second unreserve raised {explain(exc)} ({_describe(pod, node)})") from None
         if freeze(plugin) != once:
             raise CheckFailed(f"a second unreserve changed the plugin's attributes ({_describe(pod, node)})")
     return []
@@ -608,7 +615,7 @@ def _exercise(subject: PluginUnderTest, framework: Framework, pod: Pod, label: s
     except CheckFailed:
         raise
     except Exception as exc:
-        raise CheckFailed(f"{label}: {_exception(exc)}") from None
+        raise CheckFailed(f"{label}: {explain(exc)}") from None
 
 
 def edge_inputs(subject: PluginUnderTest) -> list[str]:

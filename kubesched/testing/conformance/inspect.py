@@ -25,7 +25,7 @@ _SEQUENCES = (list, tuple, collections.deque, array.array, bytearray)
 #: Modules whose objects are services, never plugin data (loggers, locks, weak references, generators).
 _SERVICE_MODULES = frozenset({"logging", "threading", "_thread", "weakref", "random", "queue", "asyncio"})
 #: Objects that are services, not data: a plugin's handle or the framework it holds.
-_OPAQUE_NAMES = frozenset({"Framework", "Handle", "InMemoryCluster", "Scheduler", "Random", "VirtualClock",
+OPAQUE_NAMES = frozenset({"Framework", "Handle", "InMemoryCluster", "Scheduler", "Random", "VirtualClock",
                            "Nominator", "Snapshot", "module", "function", "method", "builtin_function_or_method"})
 MAX_DEPTH = 40
 
@@ -44,7 +44,7 @@ def _fields(value: Any) -> Iterator[tuple[str, Any]]:
     yield from getattr(value, "__dict__", {}).items()
 
 
-def freeze(value: Any, *, opaque: frozenset[str] = _OPAQUE_NAMES) -> Any:
+def freeze(value: Any, *, opaque: frozenset[str] = OPAQUE_NAMES) -> Any:
     """A comparable snapshot of ``value``'s data (services such as handles are reduced to their type name)."""
     return _freeze(value, opaque, set(), 0)
 
@@ -53,7 +53,7 @@ def _freeze(value: Any, opaque: frozenset[str], active: set[int], depth: int) ->
     if isinstance(value, _SCALARS):
         return value
     name = type(value).__name__
-    if name in opaque or type(value).__module__.split(".")[0] in _SERVICE_MODULES or (
+    if name in opaque or _in_service_module(value) or (
             callable(value) and not attrs.has(type(value)) and not hasattr(value, "__dict__")):
         return ("<opaque>", name)
     if depth > MAX_DEPTH or id(value) in active:
@@ -83,9 +83,12 @@ def _shared_by_design(value: Any) -> bool:
             or getattr(cls, "shared_across_clones", False) is True)
 
 
+def _in_service_module(value: Any) -> bool:
+    return type(value).__module__.split(".")[0] in _SERVICE_MODULES
+
+
 def _is_service(value: Any) -> bool:
-    cls = type(value)
-    return cls.__name__ in _OPAQUE_NAMES or cls.__module__.split(".")[0] in _SERVICE_MODULES
+    return type(value).__name__ in OPAQUE_NAMES or _in_service_module(value)
 
 
 def reachable_ids(*roots: Any) -> frozenset[int]:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from kubesched.testing.conformance.checks import CHECKS, Check, CheckFailed, CheckSkipped
+from kubesched.testing.conformance.checks import CHECKS, Check, CheckFailed, CheckSkipped, explain
 from kubesched.testing.conformance.subject import PluginUnderTest
 
 
@@ -40,9 +40,7 @@ def run_check(check: Check, subject: PluginUnderTest) -> CheckResult:
     except CheckFailed as exc:
         return CheckResult(check, Outcome.FAILED, str(exc))
     except (Exception, SystemExit) as exc:
-        text = str(exc)
-        return CheckResult(check, Outcome.FAILED,
-                           f"the plugin raised {type(exc).__name__}" + (f": {text}" if text else ""))
+        return CheckResult(check, Outcome.FAILED, f"the plugin raised {explain(exc)}")
     unexercised = [hook for hook in check.exercises if subject.has(hook) and not subject.calls[hook]]
     if unexercised:
         warnings = [*warnings, f"{', '.join(unexercised)} never ran in this check (PreFilter or PreScore skipped "

@@ -28,6 +28,7 @@ from kubesched.testing.conformance.subject import (
     default_pods,
     default_running,
 )
+from kubesched.testing.harness import built
 
 
 class ConformanceWarning(UserWarning):
@@ -58,14 +59,10 @@ class PluginConformance:
 
     def plugin_under_test(self) -> PluginUnderTest:
         """The subject the checks run on, from the class attributes."""
-        def built(items: Sequence[Any] | None) -> tuple[Any, ...] | None:
-            return None if items is None else tuple(i.obj() if hasattr(i, "obj") else i for i in items)
-
-        nodes, running, pods = built(self.nodes), built(self.running), built(self.pods)
         return PluginUnderTest(self.plugin_class, self.plugin_args,
-                               nodes if nodes is not None else default_nodes(),
-                               running if running is not None else default_running(),
-                               pods if pods is not None else default_pods(),
+                               built(self.nodes) if self.nodes is not None else default_nodes(),
+                               built(self.running) if self.running is not None else default_running(),
+                               built(self.pods) if self.pods is not None else default_pods(),
                                self.time_budget, self.large_cluster)
 
     def run_conformance_check(self, check: Check, summary: bool = True) -> None:
