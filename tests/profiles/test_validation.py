@@ -242,3 +242,12 @@ def test_missing_profile_file_names_the_file(tmp_path: Path, registry: PluginReg
     with pytest.raises(ProfileError) as caught:
         load_config(str(path), registry)
     assert str(caught.value) == f"{path}: cannot read: No such file or directory"
+
+
+def test_profile_that_is_not_utf8_names_the_file(tmp_path: Path, registry: PluginRegistry) -> None:
+    """A file in another encoding is one clear error, not a decoding traceback."""
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(b"# caf\xe9\n[[profiles]]\n")
+    with pytest.raises(ProfileError) as caught:
+        load_config(str(path), registry)
+    assert str(caught.value) == f"{path}: not UTF-8 text: byte 5 cannot be decoded"

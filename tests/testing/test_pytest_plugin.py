@@ -87,3 +87,12 @@ def test_without_the_pytest_plugin_the_warning_is_a_python_warning(pytester: pyt
     result = pytester.runpytest_subprocess("-p", "no:kubesched")
     result.assert_outcomes(passed=7, skipped=7, warnings=1)
     result.stdout.fnmatch_lines(["*ConformanceWarning: TestSlow (Slow): time-budget: filter took*"])
+
+
+@pytest.mark.parametrize("budget", ["0", "-2", "nan"])
+def test_time_budget_option_must_be_positive(pytester: pytest.Pytester, budget: str) -> None:
+    """A zero, negative or NaN budget stops the run with a usage error."""
+    result = pytester.runpytest_subprocess("--kubesched-conformance", "NodePorts", "--kubesched-time-budget-ms",
+                                           budget)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--kubesched-time-budget-ms: * is not a positive number of milliseconds*"])
