@@ -18,12 +18,12 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.profile import PluginEntry, Profile
-from kubesched.framework.registry import PluginRegistry, new_plugin_manager
-from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Status
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.priority_sort import PrioritySort
+from kubesched.runtime._framework import Framework
+from kubesched.runtime._profile import PluginEntry, Profile
+from kubesched.runtime._registry import PluginRegistry, new_plugin_manager
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
 

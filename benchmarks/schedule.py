@@ -18,9 +18,9 @@ import time
 
 from kubesched.api.meta import ObjectMeta
 from kubesched.api.workload import Service
-from kubesched.framework.registry import PluginRegistry
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
+from kubesched.runtime._registry import PluginRegistry
 from kubesched.sim.simulate import Simulation
 from kubesched.testing import make_node, make_pod
 

@@ -5,26 +5,87 @@ The names plugin authors and embedders use most are re-exported here. The module
 ``sim`` and ``cli`` are the application built on them.
 """
 
-from kubesched.api.meta import LabelSelector, ObjectMeta
-from kubesched.api.node import Node, Taint
-from kubesched.api.pod import Pod, Toleration
-from kubesched.api.policy import PodDisruptionBudget, PriorityClass
-from kubesched.api.quantity import Quantity
-from kubesched.errors import InputError, KubeschedError, PluginError, ProfileError
-from kubesched.framework.args import ArgsError, in_range
-from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.handle import Handle, WaitingPod
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.queue import QueuedPodInfo
-from kubesched.framework.resource import Resource
-from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult
-from kubesched.io.load import ClusterInput, load
-from kubesched.sim.simulate import SimulationResult, simulate
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# Each public name and the module that defines it. They are imported on first use, so that
+# ``import kubesched.framework`` (what a plugin needs) loads neither the YAML loader nor the simulator.
+_LAZY: dict[str, str] = {
+    "ArgsError": "kubesched.framework.args",
+    "ClusterInput": "kubesched.io.load",
+    "Code": "kubesched.framework.status",
+    "CycleState": "kubesched.framework.cycle_state",
+    "Handle": "kubesched.framework.handle",
+    "InputError": "kubesched.errors",
+    "KubeschedError": "kubesched.errors",
+    "LabelSelector": "kubesched.api.meta",
+    "Node": "kubesched.api.node",
+    "NodeInfo": "kubesched.framework.node_info",
+    "NodeScore": "kubesched.framework.types",
+    "NodeToStatus": "kubesched.framework.types",
+    "ObjectMeta": "kubesched.api.meta",
+    "Plugin": "kubesched.framework.plugin",
+    "PluginError": "kubesched.errors",
+    "Pod": "kubesched.api.pod",
+    "PodDisruptionBudget": "kubesched.api.policy",
+    "PodInfo": "kubesched.framework.node_info",
+    "PostFilterResult": "kubesched.framework.types",
+    "PreFilterResult": "kubesched.framework.types",
+    "PriorityClass": "kubesched.api.policy",
+    "ProfileError": "kubesched.errors",
+    "Quantity": "kubesched.api.quantity",
+    "QueuedPodInfo": "kubesched.framework.types",
+    "Resource": "kubesched.framework.resource",
+    "SimulationResult": "kubesched.sim.simulate",
+    "Snapshot": "kubesched.framework.snapshot",
+    "StateKey": "kubesched.framework.cycle_state",
+    "Status": "kubesched.framework.status",
+    "Taint": "kubesched.api.node",
+    "Toleration": "kubesched.api.pod",
+    "WaitingPod": "kubesched.framework.handle",
+    "hookimpl": "kubesched.framework.plugin",
+    "in_range": "kubesched.framework.args",
+    "load": "kubesched.io.load",
+    "simulate": "kubesched.sim.simulate",
+}
+
+if TYPE_CHECKING:
+    from kubesched.api.meta import LabelSelector, ObjectMeta
+    from kubesched.api.node import Node, Taint
+    from kubesched.api.pod import Pod, Toleration
+    from kubesched.api.policy import PodDisruptionBudget, PriorityClass
+    from kubesched.api.quantity import Quantity
+    from kubesched.errors import InputError, KubeschedError, PluginError, ProfileError
+    from kubesched.framework.args import ArgsError, in_range
+    from kubesched.framework.cycle_state import CycleState, StateKey
+    from kubesched.framework.handle import Handle, WaitingPod
+    from kubesched.framework.node_info import NodeInfo, PodInfo
+    from kubesched.framework.plugin import Plugin, hookimpl
+    from kubesched.framework.resource import Resource
+    from kubesched.framework.snapshot import Snapshot
+    from kubesched.framework.status import Code, Status
+    from kubesched.framework.types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult, QueuedPodInfo
+    from kubesched.io.load import ClusterInput, load
+    from kubesched.sim.simulate import SimulationResult, simulate
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first access (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kubesched' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "ArgsError",

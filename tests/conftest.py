@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kubesched.framework.registry import PluginRegistry
+from kubesched.runtime._registry import PluginRegistry
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"

@@ -11,9 +11,9 @@ from typing import Any, TypeVar
 import click
 
 from kubesched.errors import KubeschedError
-from kubesched.framework.registry import PluginRegistry
 from kubesched.io.load import InputErrorList, load
 from kubesched.profiles import DEFAULT_PROFILE, load_config, render_config
+from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import simulate as run_simulation
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -9,7 +9,7 @@ from typing import IO
 from rich.console import Console
 from rich.table import Table
 
-from kubesched.framework.registry import PluginSpec
+from kubesched.runtime import PluginSpec
 from kubesched.sim.simulate import SimulationResult
 
 # Without a terminal rich would assume 80 columns; a fixed width keeps piped output stable and readable.

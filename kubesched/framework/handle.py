@@ -6,12 +6,12 @@ import random
 from typing import Protocol
 
 from kubesched.api.pod import Pod
-from kubesched.framework.backend import Clock, ClusterClient
+from kubesched.backend import Clock, ClusterClient
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.nominator import Nominator
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Status
+from kubesched.framework.types import NominatingInfo
 
 # framework.maxTimeout: Permit waits are capped at 15 minutes.
 MAX_PERMIT_TIMEOUT = 15 * 60.0
@@ -70,6 +70,28 @@ class WaitingPod:
                 return
 
 
+class PodNominator(Protocol):
+    """Pods nominated to nodes (status.nominatedNodeName), as the scheduler tracks them."""
+
+    def add_nominated_pod(self, pod_info: PodInfo, nominating_info: NominatingInfo | None = None) -> None:
+        """Record a nomination: the Override node, else the pod's own status.nominatedNodeName."""
+
+    def delete_nominated_pod_if_exists(self, pod: Pod) -> None:
+        """Forget ``pod``'s nomination, if any."""
+
+    def update_nominated_pod(self, old: Pod, new_pod_info: PodInfo) -> None:
+        """Carry a nomination over to a new version of the pod."""
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        """The pods nominated to ``node_name``, in nomination order (a copy: changing it changes nothing)."""
+
+    def nominated_node_of(self, pod: Pod) -> str:
+        """The node ``pod`` is nominated to, or ``""``."""
+
+    def has_nominations(self) -> bool:
+        """Whether any pod is nominated anywhere."""
+
+
 class Handle(Protocol):
     """The services a plugin may use; passed to every plugin's constructor."""
 
@@ -86,7 +108,7 @@ class Handle(Protocol):
         """The cluster backend: bind, delete, patch nominations, record events."""
 
     @property
-    def nominator(self) -> Nominator:
+    def nominator(self) -> PodNominator:
         """Pods nominated to nodes."""
 
     @property

@@ -21,9 +21,8 @@ if TYPE_CHECKING:
     from kubesched.api.pod import Pod
     from kubesched.framework.cycle_state import CycleState
     from kubesched.framework.node_info import NodeInfo, PodInfo
-    from kubesched.framework.queue import QueuedPodInfo
     from kubesched.framework.status import Status
-    from kubesched.framework.types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult
+    from kubesched.framework.types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult, QueuedPodInfo
 
 PROJECT_NAME = "kubesched"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import enum
+import itertools
 from collections.abc import Iterable
 
 import attrs
 
 from kubesched.api.pod import Pod
-from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.status import Code, Status
 
 MIN_NODE_SCORE = 0
@@ -208,3 +209,28 @@ class ScoreTable:
                                  self.totals[i])
                 for i, name in enumerate(self.nodes)]
 
+
+_sequence = itertools.count()
+
+
+@attrs.define(slots=True, eq=False)
+class QueuedPodInfo:
+    """A pod in the queue with its scheduling history."""
+
+    pod_info: PodInfo
+    #: When the pod was last added or re-added to the queue (the PrioritySort tie-breaker).
+    timestamp: float
+    attempts: int = 0
+    initial_attempt_timestamp: float | None = None
+    unschedulable_plugins: set[str] = attrs.field(factory=set)
+    pending_plugins: set[str] = attrs.field(factory=set)
+    #: The PreEnqueue plugin keeping the pod out of activeQ, if any.
+    gating_plugin: str = ""
+    gating_status: Status | None = None
+    #: Insertion order, the final tie-breaker so equal pods keep a stable order.
+    seq: int = attrs.field(factory=lambda: next(_sequence))
+
+    @property
+    def pod(self) -> Pod:
+        """The queued pod."""
+        return self.pod_info.pod

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kubesched.api.pod import Pod
-from kubesched.framework.backend import BindingError
+from kubesched.backend import BindingError
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Status

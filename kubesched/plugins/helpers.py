@@ -6,7 +6,7 @@ from __future__ import annotations
 from kubesched.api.meta import LabelSelector, LabelSelectorRequirement
 from kubesched.api.pod import Pod
 from kubesched.api.workload import CONTROLLER_KINDS
-from kubesched.framework.backend import ClusterClient
+from kubesched.backend import ClusterClient
 from kubesched.framework.types import MAX_NODE_SCORE, NodeScore
 
 

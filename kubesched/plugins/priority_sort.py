@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.queue import QueuedPodInfo
+from kubesched.framework.types import QueuedPodInfo
 
 
 class PrioritySort(Plugin):

@@ -9,9 +9,9 @@ from typing import Any
 from kubesched.errors import ProfileError
 from kubesched.framework.args import did_you_mean, unstructure
 from kubesched.framework.plugin import EXTENSION_POINTS
-from kubesched.framework.registry import PluginRegistry
 from kubesched.profiles import toml_writer
 from kubesched.profiles.config import SchedulerConfiguration, load_config_file, parse_config
+from kubesched.runtime import PluginRegistry
 
 __all__ = ["SchedulerConfiguration", "load_config", "parse_config", "render_config", "shipped_profiles"]
 

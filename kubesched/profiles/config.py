@@ -17,10 +17,8 @@ import attrs
 from kubesched.errors import ProfileError
 from kubesched.framework.args import ArgsError, did_you_mean, structure, unstructure
 from kubesched.framework.plugin import EXTENSION_POINTS, POINTS_BY_KEY, ExtensionPoint
-from kubesched.framework.profile import PluginEntry, Profile
-from kubesched.framework.registry import PluginRegistry
-from kubesched.framework.scheduler import SchedulerSettings
 from kubesched.profiles.defaults import DEFAULT_MULTI_POINT, DEFAULT_SCHEDULER_NAME
+from kubesched.runtime import PluginEntry, PluginRegistry, Profile, SchedulerSettings
 
 MULTI_POINT = "multi-point"
 POINT_KEYS = (MULTI_POINT, *(p.key for p in EXTENSION_POINTS))

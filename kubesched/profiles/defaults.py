@@ -5,7 +5,7 @@ The order and weights are kube-scheduler's. Left out: the volume and DRA plugins
 
 from __future__ import annotations
 
-from kubesched.framework.profile import PluginEntry
+from kubesched.runtime import PluginEntry
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 

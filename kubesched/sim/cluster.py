@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
 
 import attrs
 from sortedcontainers import SortedList
@@ -18,7 +17,7 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.workload import Namespace, Service, WorkloadController, namespace_labels
-from kubesched.framework.backend import BindingError
+from kubesched.backend import BindingError, ClusterListener
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -47,15 +46,6 @@ class VirtualClock:
         self._now = max(self._now, when)
 
 
-class ClusterListener(Protocol):
-    """Receives cluster changes (the scheduler's informer handlers)."""
-
-    def on_node_add(self, node: Node) -> None: ...
-    def on_pod_add(self, pod: Pod) -> None: ...
-    def on_pod_update(self, old: Pod, new: Pod) -> None: ...
-    def on_pod_delete(self, pod: Pod) -> None: ...
-
-
 @attrs.frozen
 class Event:
     """A recorded event: when, Normal/Warning, reason, the object (``ns/name``) and the message."""
@@ -68,7 +58,7 @@ class Event:
 
 
 class InMemoryCluster:
-    """Nodes, pods and PDBs in memory, implementing :class:`~kubesched.framework.backend.ClusterClient`."""
+    """Nodes, pods and PDBs in memory, implementing :class:`~kubesched.backend.ClusterClient`."""
 
     def __init__(self, clock: VirtualClock) -> None:
         self.clock = clock

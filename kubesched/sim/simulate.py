@@ -18,10 +18,9 @@ import attrs
 from kubesched.api.pod import Pod
 from kubesched.errors import KubeschedError
 from kubesched.framework.node_info import pod_has_affinity, pod_host_ports
-from kubesched.framework.registry import PluginRegistry
-from kubesched.framework.scheduler import Scheduler
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
+from kubesched.runtime import PluginRegistry, Scheduler
 from kubesched.sim.cluster import EPOCH, Event, InMemoryCluster, VirtualClock
 
 TERMINATED_PHASES = ("Succeeded", "Failed")

@@ -20,13 +20,10 @@ from kubesched.api.policy import PodDisruptionBudget
 from kubesched.framework.args import structure
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import extension_points
-from kubesched.framework.profile import PluginEntry, Profile
-from kubesched.framework.registry import PluginRegistry
-from kubesched.framework.runtime import Framework
-from kubesched.framework.scheduler import CycleRecord, SchedulerSettings
 from kubesched.framework.snapshot import Snapshot
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
+from kubesched.runtime import CycleRecord, Framework, PluginEntry, PluginRegistry, Profile, SchedulerSettings
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.sim.simulate import Simulation, SimulationResult
 

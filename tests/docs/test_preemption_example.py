@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kubesched.framework.registry import PluginRegistry
 from kubesched.io.load import load
 from kubesched.profiles import load_config
+from kubesched.runtime._registry import PluginRegistry
 from kubesched.sim.simulate import SimulationResult, simulate
 from tests.conftest import EXAMPLES, REPO
 

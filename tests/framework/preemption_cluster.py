@@ -16,17 +16,17 @@ from kubesched.api.pod import Pod
 from kubesched.api.policy import IntOrPercent, PodDisruptionBudget, PodDisruptionBudgetStatus
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.nominator import Nominator
 from kubesched.framework.preemption import Evaluator
-from kubesched.framework.profile import PluginEntry, Profile
-from kubesched.framework.registry import PluginRegistry
-from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Status
 from kubesched.framework.types import NodeToStatus
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
 from kubesched.plugins.node_resources_fit import NodeResourcesFit
 from kubesched.plugins.priority_sort import PrioritySort
+from kubesched.runtime._framework import Framework
+from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._profile import PluginEntry, Profile
+from kubesched.runtime._registry import PluginRegistry
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing.harness import cluster_and_snapshot
 

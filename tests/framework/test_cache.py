@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubesched.framework.cache import Cache, NodeTree, zone_key
 from kubesched.framework.cycle_state import CycleState, StateKey, StateNotFoundError
 from kubesched.framework.node_info import HostPortInfo, NodeInfo, PodInfo
 from kubesched.framework.snapshot import Snapshot
+from kubesched.runtime._cache import Cache, NodeTree, zone_key
 from kubesched.testing import make_node, make_pod
 
 

@@ -9,8 +9,6 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.registry import PluginRegistry
-from kubesched.framework.scheduler import Scheduler
 from kubesched.framework.status import Status
 from kubesched.framework.types import NodeToStatus, PostFilterResult
 from kubesched.io.load import ClusterInput
@@ -18,6 +16,8 @@ from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.node_resources_fit import NodeResourcesFit
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.profiles import load_config
+from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime._scheduler import Scheduler
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.sim.simulate import Simulation
 from kubesched.testing import make_node, make_pod

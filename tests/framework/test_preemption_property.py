@@ -29,11 +29,11 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.framework.preemption import unix_nanos
-from kubesched.framework.registry import PluginRegistry
 from kubesched.framework.status import Code
 from kubesched.io.load import ClusterInput
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.profiles import load_config
+from kubesched.runtime._registry import PluginRegistry
 from kubesched.sim.simulate import PHASE_EVICTED, Simulation
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import NOW, T0, pdb, preemption_cluster
@@ -346,6 +346,12 @@ class AllocatableWatch:
 
     def on_pod_delete(self, pod: Pod) -> None:
         self.bound.pop(pod.uid, None)
+
+    def on_node_update(self, node: Node) -> None:
+        """Node changes do not matter here: the generated clusters never change a node."""
+
+    def on_node_delete(self, name: str) -> None:
+        """Nodes are never deleted in the generated clusters."""
 
 
 def cpu_millis(pod: Pod) -> int:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from kubesched.api.pod import Pod
-from kubesched.framework.queue import QueuedPodInfo, SchedulingQueue, backoff_duration
 from kubesched.framework.status import Status
+from kubesched.framework.types import QueuedPodInfo
 from kubesched.plugins.priority_sort import PrioritySort
+from kubesched.runtime._queue import SchedulingQueue, backoff_duration
 from kubesched.sim.cluster import VirtualClock
 from kubesched.testing import make_pod
 

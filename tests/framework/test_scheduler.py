@@ -11,16 +11,16 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.registry import PluginRegistry
-from kubesched.framework.scheduler import (
+from kubesched.framework.status import Code, Status
+from kubesched.framework.types import Diagnosis, NodeToStatus, ScoreTable, fit_error_message
+from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime._scheduler import (
     CycleRecord,
     Scheduler,
     SchedulerSettings,
     num_feasible_nodes_to_find,
     select_host,
 )
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import Diagnosis, NodeToStatus, ScoreTable, fit_error_message
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
 from tests.framework.fakes import profile_of

@@ -12,11 +12,11 @@ from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.registry import PluginRegistry
 from kubesched.framework.status import Status
 from kubesched.io.load import ClusterInput, load
 from kubesched.profiles import load_config
 from kubesched.profiles.config import SchedulerConfiguration
+from kubesched.runtime._registry import PluginRegistry
 from kubesched.sim.simulate import PodResult, Simulation, SimulationResult, simulate
 from kubesched.testing import make_node, make_pod
 from tests.conftest import write

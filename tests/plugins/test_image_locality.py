@@ -11,11 +11,11 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.cache import Cache
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.plugin import extension_points, marked_hooks
 from kubesched.framework.snapshot import Snapshot
 from kubesched.plugins.image_locality import ImageLocality, normalized_image_name
+from kubesched.runtime._cache import Cache
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.helpers import fake_handle
 

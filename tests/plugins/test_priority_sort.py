@@ -8,7 +8,7 @@ import pytest
 
 from kubesched.api.pod import Pod
 from kubesched.framework.node_info import PodInfo
-from kubesched.framework.queue import QueuedPodInfo
+from kubesched.framework.types import QueuedPodInfo
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.testing.builders import make_pod
 from tests.plugins.helpers import fake_handle

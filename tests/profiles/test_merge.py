@@ -16,13 +16,13 @@ from kubesched.errors import ProfileError
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.profile import PluginEntry, Profile
-from kubesched.framework.registry import PluginRegistry
 from kubesched.framework.status import Status
 from kubesched.plugins.node_resources_fit import MOST_ALLOCATED, NodeResourcesFitArgs
 from kubesched.plugins.resource_allocation import ResourceSpec
 from kubesched.profiles import load_config
 from kubesched.profiles.config import PluginSet, SchedulerConfiguration, merge_plugin_set
+from kubesched.runtime._profile import PluginEntry, Profile
+from kubesched.runtime._registry import PluginRegistry
 from tests.conftest import ISSUE_EXAMPLE_PROFILE
 from tests.framework.fakes import FilterScore
 

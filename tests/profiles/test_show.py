@@ -9,8 +9,8 @@ from typing import Any
 import attrs
 import pytest
 
-from kubesched.framework.registry import PluginRegistry
 from kubesched.profiles import config_document, load_config, render_config
+from kubesched.runtime._registry import PluginRegistry
 from tests.framework.fakes import FilterScore
 
 

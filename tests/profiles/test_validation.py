@@ -9,9 +9,9 @@ import pytest
 
 from kubesched.errors import ProfileError
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.queue import QueuedPodInfo
-from kubesched.framework.registry import PluginRegistry
+from kubesched.framework.types import QueuedPodInfo
 from kubesched.profiles import load_config, shipped_profiles
+from kubesched.runtime._registry import PluginRegistry
 
 
 class FifoSort(Plugin):

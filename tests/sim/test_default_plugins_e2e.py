@@ -8,9 +8,9 @@ import textwrap
 from collections import Counter
 from pathlib import Path
 
-from kubesched.framework.registry import PluginRegistry
 from kubesched.io.load import load
 from kubesched.profiles import load_config
+from kubesched.runtime._registry import PluginRegistry
 from kubesched.sim.simulate import PodResult, simulate
 from tests.conftest import RunCli, write
 

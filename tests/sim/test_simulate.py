@@ -13,11 +13,11 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.queue import QueuedPodInfo
-from kubesched.framework.registry import PluginRegistry
 from kubesched.framework.status import Status
+from kubesched.framework.types import QueuedPodInfo
 from kubesched.io.load import ClusterInput, load
 from kubesched.profiles import load_config
+from kubesched.runtime._registry import PluginRegistry
 from kubesched.sim.simulate import PodResult, Simulation, SimulationResult, queue_order, simulate
 from kubesched.testing import make_node, make_pod
 from tests.conftest import EXAMPLES, REAL_DUMP, write

@@ -10,8 +10,8 @@ import tomllib
 from pathlib import Path
 
 from kubesched import load
-from kubesched.framework.registry import PluginRegistry
 from kubesched.profiles import load_config
+from kubesched.runtime._registry import PluginRegistry
 from kubesched.sim.simulate import simulate
 
 from support import EXAMPLE_DIR

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from kubesched.framework.registry import PluginRegistry
+from kubesched.runtime._registry import PluginRegistry
 
 SOURCE = "kubesched-example-plugins 0.1.0"
 

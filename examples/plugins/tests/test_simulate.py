@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from kubesched.framework.registry import PluginRegistry
+from kubesched.runtime._registry import PluginRegistry
 from kubesched.sim.simulate import SimulationError
 from kubesched.testing import make_pod
 

@@ -16,8 +16,8 @@ import attrs
 
 from kubesched.api.meta import LabelSelector, LabelSelectorRequirement
 from kubesched.api.pod import Pod, PodAffinityTerm, WeightedPodAffinityTerm
+from kubesched.backend import ClusterClient
 from kubesched.framework.args import in_range
-from kubesched.framework.backend import ClusterClient
 
 NAME = "InterPodAffinity"
 

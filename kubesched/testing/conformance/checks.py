@@ -18,9 +18,8 @@ from kubesched.framework.args import ArgsError, kebab, structure, unstructure
 from kubesched.framework.cycle_state import Cloneable, CycleState
 from kubesched.framework.handle import MAX_PERMIT_TIMEOUT
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.registry import validate_plugin_class
-from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
+from kubesched.runtime import Framework, validate_plugin_class
 from kubesched.testing.builders import make_pod
 from kubesched.testing.conformance.inspect import (
     OPAQUE_NAMES,

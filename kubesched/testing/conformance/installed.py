@@ -8,9 +8,9 @@ from typing import Any
 
 from kubesched.errors import InputError, ProfileError
 from kubesched.framework.args import ArgsError, structure
-from kubesched.framework.registry import load_plugin_class
 from kubesched.io.load import load
 from kubesched.profiles.config import read_toml
+from kubesched.runtime import load_plugin_class
 from kubesched.testing.conformance.subject import DEFAULT_LARGE_CLUSTER, DEFAULT_TIME_BUDGET, PluginUnderTest
 
 

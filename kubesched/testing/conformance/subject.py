@@ -15,9 +15,9 @@ from kubesched.api.pod import Pod, PodAffinityTerm
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import marked_hooks
-from kubesched.framework.runtime import Framework, Hook
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore, PreFilterResult
+from kubesched.runtime import Framework, Hook
 from kubesched.testing.builders import make_node, make_pod
 from kubesched.testing.harness import plugin_framework
 

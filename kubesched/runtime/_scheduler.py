@@ -15,21 +15,10 @@ import attrs
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.backend import Clock, ClusterClient
 from kubesched.errors import ProfileError
-from kubesched.framework.backend import Clock, ClusterClient
-from kubesched.framework.cache import Cache
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.nominator import Nominator
-from kubesched.framework.profile import Profile
-from kubesched.framework.queue import (
-    DEFAULT_POD_INITIAL_BACKOFF,
-    DEFAULT_POD_MAX_BACKOFF,
-    QueuedPodInfo,
-    SchedulingQueue,
-)
-from kubesched.framework.registry import PluginRegistry
-from kubesched.framework.runtime import Framework
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
@@ -38,9 +27,20 @@ from kubesched.framework.types import (
     NominatingInfo,
     NominatingMode,
     PreFilterResult,
+    QueuedPodInfo,
     ScoreTable,
     fit_error_message,
 )
+from kubesched.runtime._cache import Cache
+from kubesched.runtime._framework import Framework
+from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._profile import Profile
+from kubesched.runtime._queue import (
+    DEFAULT_POD_INITIAL_BACKOFF,
+    DEFAULT_POD_MAX_BACKOFF,
+    SchedulingQueue,
+)
+from kubesched.runtime._registry import PluginRegistry
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 # How often a pod that keeps failing with an Error is retried while nothing else changes.

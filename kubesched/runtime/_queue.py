@@ -7,48 +7,21 @@ events move unschedulable pods to backoffQ (still backing off) or activeQ.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable
 
-import attrs
 from sortedcontainers import SortedList
 
 from kubesched.api.pod import Pod
-from kubesched.framework.backend import Clock
+from kubesched.backend import Clock
 from kubesched.framework.node_info import PodInfo
-from kubesched.framework.nominator import Nominator
 from kubesched.framework.status import Status
+from kubesched.framework.types import QueuedPodInfo
+from kubesched.runtime._nominator import Nominator
 
 DEFAULT_POD_INITIAL_BACKOFF = 1.0
 DEFAULT_POD_MAX_BACKOFF = 10.0
 # podMaxInUnschedulablePodsDuration: unschedulable pods are retried at least this often.
 POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 300.0
-
-_sequence = itertools.count()
-
-
-@attrs.define(slots=True, eq=False)
-class QueuedPodInfo:
-    """A pod in the queue with its scheduling history."""
-
-    pod_info: PodInfo
-    #: When the pod was last added or re-added to the queue (the PrioritySort tie-breaker).
-    timestamp: float
-    attempts: int = 0
-    initial_attempt_timestamp: float | None = None
-    unschedulable_plugins: set[str] = attrs.field(factory=set)
-    pending_plugins: set[str] = attrs.field(factory=set)
-    #: The PreEnqueue plugin keeping the pod out of activeQ, if any.
-    gating_plugin: str = ""
-    gating_status: Status | None = None
-    #: Insertion order, the final tie-breaker so equal pods keep a stable order.
-    seq: int = attrs.field(factory=lambda: next(_sequence))
-
-    @property
-    def pod(self) -> Pod:
-        """The queued pod."""
-        return self.pod_info.pod
-
 
 class _Ordered:
     """Wraps a QueuedPodInfo so SortedList orders it by the QueueSort plugin, then insertion."""

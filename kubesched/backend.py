@@ -1,4 +1,4 @@
-"""The backend interface: everything the scheduler asks of a cluster, in-memory or real.
+"""The backend contract: what the scheduler asks of a cluster, and what a cluster tells the scheduler.
 
 Nothing in ``framework/`` or ``plugins/`` knows which backend runs; the simulator implements this with
 a virtual clock, and a Kubernetes backend can implement it with API calls.
@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Protocol
 
+from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.workload import Service, WorkloadController
@@ -68,3 +69,29 @@ class ClusterClient(Protocol):
 
     def get_controller(self, kind: str, namespace: str, name: str) -> WorkloadController | None:
         """The ReplicaSet, StatefulSet or ReplicationController of that kind and name, or None."""
+
+
+class ClusterListener(Protocol):
+    """Receives cluster changes as an informer delivers them (the scheduler's event handlers).
+
+    A backend calls these synchronously for every change it makes or observes, so that the scheduler's
+    cache, queue and nominator stay consistent with the cluster.
+    """
+
+    def on_node_add(self, node: Node) -> None:
+        """A node appeared."""
+
+    def on_node_update(self, node: Node) -> None:
+        """A node changed (labels, taints, allocatable, unschedulable)."""
+
+    def on_node_delete(self, name: str) -> None:
+        """A node is gone."""
+
+    def on_pod_add(self, pod: Pod) -> None:
+        """A pod appeared (pending or already bound)."""
+
+    def on_pod_update(self, old: Pod, new: Pod) -> None:
+        """A pod changed: bound, nominated, given a deletionTimestamp, relabelled."""
+
+    def on_pod_delete(self, pod: Pod) -> None:
+        """A pod is gone."""

@@ -15,15 +15,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kubesched.api.pod import Pod
+from kubesched.backend import Clock, ClusterClient
 from kubesched.errors import ProfileError
-from kubesched.framework.backend import Clock, ClusterClient
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.handle import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.nominator import Nominator
 from kubesched.framework.plugin import EXTENSION_POINTS
-from kubesched.framework.profile import Profile
-from kubesched.framework.registry import PluginRegistry, new_plugin_manager
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
@@ -37,6 +34,9 @@ from kubesched.framework.types import (
     PreFilterResult,
     ScoreTable,
 )
+from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._profile import Profile
+from kubesched.runtime._registry import PluginRegistry, new_plugin_manager
 
 Hook = Callable[..., Any]
 _SUCCESS = Code.SUCCESS

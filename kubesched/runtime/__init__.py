@@ -1,0 +1,38 @@
+"""The machinery that runs plugins: the Framework runtime, the scheduling loop, queue, cache and registry.
+
+Plugins never import from here; they see only :mod:`kubesched.framework`. The modules below are private;
+the application (``sim``, ``cli``, ``testing``) uses the names this package exports.
+"""
+
+from kubesched.runtime._cache import Cache
+from kubesched.runtime._framework import Framework, Hook
+from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._profile import PluginEntry, Profile
+from kubesched.runtime._queue import SchedulingQueue, backoff_duration
+from kubesched.runtime._registry import (
+    PluginRegistry,
+    PluginSpec,
+    load_plugin_class,
+    new_plugin_manager,
+    validate_plugin_class,
+)
+from kubesched.runtime._scheduler import CycleRecord, Scheduler, SchedulerSettings
+
+__all__ = [
+    "Cache",
+    "CycleRecord",
+    "Framework",
+    "Hook",
+    "Nominator",
+    "PluginEntry",
+    "PluginRegistry",
+    "PluginSpec",
+    "Profile",
+    "Scheduler",
+    "SchedulerSettings",
+    "SchedulingQueue",
+    "backoff_duration",
+    "load_plugin_class",
+    "new_plugin_manager",
+    "validate_plugin_class",
+]
