@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
@@ -48,6 +48,18 @@ def run_cli() -> RunCli:
                               cwd=cwd or REPO, check=check, timeout=120)
 
     return run
+
+
+# Fixtures that start a process, install a distribution or run pytest inside pytest: a test using any of them
+# is slow and skipped by the fast inner loop (``pytest -m "not slow"``).
+SLOW_FIXTURES = frozenset({"run_cli", "pytester", "acme_site", "project"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses a process-starting fixture as ``slow``."""
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -9,9 +9,10 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from kubesched import load
 from kubesched.profiles import load_config
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import simulate
 
 from support import EXAMPLE_DIR
@@ -41,6 +42,7 @@ def test_readme_profile_is_the_shipped_profile() -> None:
     assert tomllib.loads(block.group(1)) == tomllib.loads(PROFILE.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_readme_output_is_current() -> None:
     """The README shows exactly what the simulate command in its marker prints (at 110 columns)."""
     block = re.search(r"<!-- example-output: COLUMNS=110 kubesched (.*?) -->\n```text\n(.*?)```", README, re.S)

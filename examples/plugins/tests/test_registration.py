@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 
 SOURCE = "kubesched-example-plugins 0.1.0"
 
@@ -26,6 +26,7 @@ def test_plugin_is_discovered_from_this_distribution(registry: PluginRegistry, p
     assert [p.name for p in spec.points] == points
 
 
+@pytest.mark.slow
 def test_kubesched_plugins_lists_both() -> None:
     """`kubesched plugins --output json` shows both plugins with this distribution as their source."""
     script = Path(sys.executable).with_name("kubesched")

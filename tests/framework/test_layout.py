@@ -1,0 +1,89 @@
+"""The package layout as a contract: what plugins may import, and what importing the contract costs."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import kubesched
+import kubesched.framework
+
+PACKAGE = Path(kubesched.__file__).resolve().parent
+# What a plugin may import from kubesched: the public contract, the object model, the backend contract.
+PLUGIN_IMPORTS = ("kubesched.api", "kubesched.framework", "kubesched.backend", "kubesched.plugins")
+# The contract must not depend on the machinery or the application around it.
+CONTRACT_FORBIDDEN = ("kubesched.runtime", "kubesched.io", "kubesched.sim", "kubesched.profiles",
+                      "kubesched.cli", "kubesched.testing")
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a source file imports, at any depth (conditional and TYPE_CHECKING imports included)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def kubesched_imports(folder: str) -> list[tuple[str, str]]:
+    """(file, module) for every kubesched module imported under ``folder`` of the package."""
+    return [(str(path.relative_to(PACKAGE)), module)
+            for path in sorted((PACKAGE / folder).rglob("*.py"))
+            for module in sorted(imported_modules(path)) if module.split(".")[0] == "kubesched"]
+
+
+def test_builtin_plugins_import_only_the_public_contract() -> None:
+    """Built-ins use exactly the API third parties get: no runtime, loader, simulator or private module."""
+    bad = [(f, m) for f, m in kubesched_imports("plugins")
+           if not m.startswith(PLUGIN_IMPORTS) and m != "kubesched"]
+    assert bad == []
+
+
+def test_the_contract_does_not_import_the_machinery() -> None:
+    """kubesched.framework depends on the object model and the backend contract only."""
+    bad = [(f, m) for f, m in kubesched_imports("framework") if m.startswith(CONTRACT_FORBIDDEN)]
+    assert bad == []
+
+
+def test_runtime_modules_are_private_and_the_package_exports_them() -> None:
+    """The machinery's modules start with an underscore; what the application needs is in ``__all__``."""
+    import kubesched.runtime as runtime
+
+    modules = sorted(p.name for p in (PACKAGE / "runtime").glob("*.py") if p.name != "__init__.py")
+    assert modules, "kubesched/runtime has no modules"
+    assert [m for m in modules if not m.startswith("_")] == []
+    assert all(hasattr(runtime, name) for name in runtime.__all__)
+
+
+def test_outside_the_runtime_nothing_imports_its_private_modules() -> None:
+    """Other packages go through ``kubesched.runtime``'s exports, never its private modules."""
+    bad = [(f, m) for folder in ("api", "framework", "plugins", "io", "profiles", "sim", "cli", "testing")
+           for f, m in kubesched_imports(folder) if m.startswith("kubesched.runtime._")]
+    assert bad == []
+
+
+@pytest.mark.parametrize("name", kubesched.framework.__all__)
+def test_every_contract_name_is_importable(name: str) -> None:
+    """``from kubesched.framework import NAME`` works for every name in ``__all__``."""
+    assert getattr(kubesched.framework, name) is not None
+
+
+@pytest.mark.parametrize("name", kubesched.__all__)
+def test_every_root_name_resolves(name: str) -> None:
+    """The package root's lazy re-exports resolve to real objects."""
+    assert getattr(kubesched, name) is not None
+
+
+def test_importing_the_contract_loads_neither_yaml_nor_the_simulator() -> None:
+    """A plugin's ``import kubesched.framework`` stays light: no PyYAML, loader, simulator or CLI."""
+    probe = ("import sys, kubesched.framework; "
+             "print(' '.join(sorted(m for m in sys.modules if m == 'yaml' or m.startswith("
+             "('kubesched.io', 'kubesched.sim', 'kubesched.cli', 'kubesched.profiles', 'rich', 'click')))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.split() == []
