@@ -9,8 +9,9 @@ and the reusable preemption :class:`Evaluator`. The machinery that runs plugins 
 from kubesched.framework.args import ArgsError, in_range
 from kubesched.framework.cycle_state import CycleState, StateKey, StateNotFoundError
 from kubesched.framework.handle import Handle, PodNominator, WaitingPod
+from kubesched.framework.hookspecs import EXTENSION_POINTS, ExtensionPoint
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import EXTENSION_POINTS, ExtensionPoint, Plugin, hookimpl
+from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.preemption import Candidate, Evaluator
 from kubesched.framework.resource import Resource
 from kubesched.framework.snapshot import Snapshot

@@ -1,21 +1,30 @@
-"""The plugin contract: one pluggy hookspec per extension point, in the order a pod meets them.
+"""The plugin contract: one pluggy hookspec per extension point, in the order a pod meets them, and the rules
+around them: the extension point table, the status codes each hook may return, the parameter rules enforced
+when a plugin is registered, and what each parameter holds.
 
 A plugin implements a hook by defining a method of the same name marked with
-:data:`kubesched.hookimpl`. It may accept any subset of the hook's arguments, by name. ``None`` returned
-where a :class:`~kubesched.framework.status.Status` is expected means Success. An exception raised by a
-hook becomes an Error status naming the plugin; the scheduler carries on with the next pod.
+:data:`kubesched.hookimpl`. It may accept any subset of the hook's parameters, by name, as plain positional
+parameters (see :func:`parameter_problems`). ``None`` returned where a
+:class:`~kubesched.framework.status.Status` is expected means Success. An exception raised by a hook becomes
+an Error status naming the plugin; the scheduler carries on with the next pod.
 
 The framework resolves each profile's hook implementations once and calls them directly in its loops,
 so every hook runs for exactly the plugins the profile enables at that point, in the profile's order.
 """
 
-# The argument names below are the contract: pluggy matches implementations to them by name.
+# The parameter names below are the contract: pluggy matches implementations to them by name.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import inspect
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
+import attrs
 import pluggy
+
+from kubesched.framework.status import Code
 
 if TYPE_CHECKING:
     from kubesched.api.pod import Pod
@@ -26,6 +35,127 @@ if TYPE_CHECKING:
 
 PROJECT_NAME = "kubesched"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+
+
+# -- the extension point table ---------------------------------------------------------------------------
+
+
+@attrs.frozen
+class ExtensionPoint:
+    """An extension point: its kube-scheduler name, its profile key, and the hooks that make it up."""
+
+    name: str
+    key: str
+    hook: str
+    #: Hooks that only make sense together with ``hook`` (PreFilter extensions, NormalizeScore, Unreserve).
+    companions: tuple[str, ...] = ()
+
+
+#: Every extension point in the order a pod meets them.
+EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
+    ExtensionPoint("PreEnqueue", "pre-enqueue", "pre_enqueue"),
+    ExtensionPoint("QueueSort", "queue-sort", "queue_sort_less"),
+    ExtensionPoint("PreFilter", "pre-filter", "pre_filter", ("pre_filter_add_pod", "pre_filter_remove_pod")),
+    ExtensionPoint("Filter", "filter", "filter"),
+    ExtensionPoint("PostFilter", "post-filter", "post_filter"),
+    ExtensionPoint("PreScore", "pre-score", "pre_score"),
+    ExtensionPoint("Score", "score", "score", ("normalize_score",)),
+    ExtensionPoint("Reserve", "reserve", "reserve", ("unreserve",)),
+    ExtensionPoint("Permit", "permit", "permit"),
+    ExtensionPoint("PreBind", "pre-bind", "pre_bind"),
+    ExtensionPoint("Bind", "bind", "bind"),
+    ExtensionPoint("PostBind", "post-bind", "post_bind"),
+)
+POINTS_BY_KEY = {p.key: p for p in EXTENSION_POINTS}
+HOOK_NAMES = frozenset(h for p in EXTENSION_POINTS for h in (p.hook, *p.companions))
+
+
+# -- the status codes each hook may return ---------------------------------------------------------------
+
+#: The codes that reject a pod (kube-scheduler's ``Status.IsRejected``).
+REJECTION_CODES = frozenset({Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING})
+
+#: Per hook that returns a Status, the codes it may return besides Error. ``None`` counts as Success. The
+#: runtime reports any other code as an Error naming the plugin (PreEnqueue: any non-success gates the pod).
+#: ``queue_sort_less`` and ``score`` return values, ``unreserve`` and ``post_bind`` nothing.
+STATUS_CODES: Mapping[str, frozenset[Code]] = MappingProxyType({
+    "pre_enqueue": frozenset({Code.SUCCESS, *REJECTION_CODES}),
+    "pre_filter": frozenset({Code.SUCCESS, Code.SKIP, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE}),
+    "pre_filter_add_pod": frozenset({Code.SUCCESS}),
+    "pre_filter_remove_pod": frozenset({Code.SUCCESS}),
+    "filter": frozenset({Code.SUCCESS, *REJECTION_CODES}),
+    "post_filter": frozenset({Code.SUCCESS, *REJECTION_CODES}),
+    "pre_score": frozenset({Code.SUCCESS, Code.SKIP}),
+    "normalize_score": frozenset({Code.SUCCESS}),
+    "reserve": frozenset({Code.SUCCESS, *REJECTION_CODES}),
+    "permit": frozenset({Code.SUCCESS, Code.WAIT, *REJECTION_CODES}),
+    "pre_bind": frozenset({Code.SUCCESS, *REJECTION_CODES}),
+    "bind": frozenset({Code.SUCCESS, Code.SKIP, *REJECTION_CODES}),
+})
+
+
+# -- what each parameter holds ---------------------------------------------------------------------------
+
+#: Every hookspec parameter, described once (hooks share names, and a name means the same thing everywhere).
+PARAMETERS: Mapping[str, str] = MappingProxyType({
+    "pod": "The pod being scheduled (PreEnqueue: the pod about to enter the active queue); immutable.",
+    "pod_info_a": "The first QueuedPodInfo compared by QueueSort: the pod, its queue timestamp and attempts.",
+    "pod_info_b": "The second QueuedPodInfo compared by QueueSort.",
+    "state": "This scheduling cycle's CycleState: per-cycle data under StateKeys; may be a clone in the "
+             "nominated-pods pass and preemption dry runs.",
+    "nodes": "PreFilter: every node of the snapshot; PreScore: the feasible nodes. Do not modify the list.",
+    "node_info": "The node being checked, with the pods on it (assumed pods included) and their requests; "
+                 "read-only (may be a clone holding nominated pods or without preemption victims).",
+    "pod_info_to_add": "AddPod: the pod to count on node_info (a nominated pod, or a victim put back).",
+    "pod_info_to_remove": "RemovePod: the pod to stop counting on node_info (a preemption victim).",
+    "filtered_node_status": "PostFilter: why each node was rejected by PreFilter or Filter.",
+    "scores": "NormalizeScore: one NodeScore per feasible node, in node order; rewrite .score in place.",
+    "node_name": "The node chosen for the pod.",
+})
+
+
+# -- the parameter rules enforced at registration --------------------------------------------------------
+
+
+def spec_parameters(hook: str) -> tuple[str, ...]:
+    """The hookspec's parameter names for ``hook``, in order."""
+    return tuple(inspect.signature(_SPECS[hook]).parameters)
+
+
+def parameter_problems(hook: str, function: Callable[..., Any]) -> list[str]:
+    """Why ``function`` (a plugin class's method, ``self`` first) breaks the parameter rules of ``hook``.
+
+    The rules: each parameter is a plain positional-or-keyword parameter named as one of the hookspec's,
+    with no default; no keyword-only parameters, no ``*args`` or ``**kwargs``. The framework passes exactly
+    the hookspec's arguments the implementation names, so anything else would silently receive nothing.
+    """
+    from kubesched.framework.args import did_you_mean  # args is heavier; only registration needs it
+
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return [f"its signature cannot be read ({function!r})"]
+    if parameters and parameters[0].name == "self" and "." in getattr(function, "__qualname__", ""):
+        parameters = parameters[1:]
+    expected = spec_parameters(hook)
+    takes = f"the hookspec takes: {', '.join(expected)}"
+    problems = []
+    for parameter in parameters:
+        name, kind = parameter.name, parameter.kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            problems.append(f"*{name} is not allowed: name the parameters you use ({takes})")
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            problems.append(f"**{name} is not allowed: name the parameters you use ({takes})")
+        elif name not in expected:
+            problems.append(f"parameter {name!r} is not in the hookspec{did_you_mean(name, expected)} ({takes})")
+        elif kind is inspect.Parameter.KEYWORD_ONLY:
+            problems.append(f"parameter {name!r} is keyword-only: hook parameters are plain positional ones")
+        elif kind is inspect.Parameter.POSITIONAL_ONLY:
+            problems.append(f"parameter {name!r} is positional-only: hook parameters are passed by name")
+        elif parameter.default is not inspect.Parameter.empty:
+            problems.append(f"parameter {name!r} has a default: hook parameters take none (pluggy would never "
+                            "pass a parameter with a default, so the hook would always see the default)")
+    return problems
 
 
 @hookspec
@@ -141,3 +271,8 @@ def bind(state: CycleState, pod: Pod, node_name: str) -> Status | None:
 @hookspec
 def post_bind(state: CycleState, pod: Pod, node_name: str) -> None:
     """PostBind: informational, after a successful bind."""
+
+
+_SPECS: Mapping[str, Callable[..., Any]] = MappingProxyType({
+    name: value for name, value in list(globals().items())
+    if inspect.isfunction(value) and hasattr(value, f"{PROJECT_NAME}_spec")})

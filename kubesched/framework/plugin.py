@@ -1,13 +1,21 @@
-"""What a plugin is: a class with a ``name``, hook methods marked with :data:`hookimpl`, optional ``Args``."""
+"""What a plugin is: a class with a ``name``, hook methods marked with :data:`hookimpl`, optional ``Args``.
+
+The extension point table lives in :mod:`kubesched.framework.hookspecs`.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import attrs
 import pluggy
 
-from kubesched.framework.hookspecs import PROJECT_NAME
+from kubesched.framework.hookspecs import (  # the table lives in hookspecs; re-exported for existing imports
+    EXTENSION_POINTS,
+    HOOK_NAMES,
+    POINTS_BY_KEY,
+    PROJECT_NAME,
+    ExtensionPoint,
+)
 
 if TYPE_CHECKING:
     from kubesched.framework.handle import Handle
@@ -15,34 +23,8 @@ if TYPE_CHECKING:
 #: Marks a plugin method as the implementation of the hook with the same name.
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
-
-@attrs.frozen
-class ExtensionPoint:
-    """An extension point: its kube-scheduler name, its profile key, and the hooks that make it up."""
-
-    name: str
-    key: str
-    hook: str
-    #: Hooks that only make sense together with ``hook`` (PreFilter extensions, NormalizeScore, Unreserve).
-    companions: tuple[str, ...] = ()
-
-
-EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
-    ExtensionPoint("PreEnqueue", "pre-enqueue", "pre_enqueue"),
-    ExtensionPoint("QueueSort", "queue-sort", "queue_sort_less"),
-    ExtensionPoint("PreFilter", "pre-filter", "pre_filter", ("pre_filter_add_pod", "pre_filter_remove_pod")),
-    ExtensionPoint("Filter", "filter", "filter"),
-    ExtensionPoint("PostFilter", "post-filter", "post_filter"),
-    ExtensionPoint("PreScore", "pre-score", "pre_score"),
-    ExtensionPoint("Score", "score", "score", ("normalize_score",)),
-    ExtensionPoint("Reserve", "reserve", "reserve", ("unreserve",)),
-    ExtensionPoint("Permit", "permit", "permit"),
-    ExtensionPoint("PreBind", "pre-bind", "pre_bind"),
-    ExtensionPoint("Bind", "bind", "bind"),
-    ExtensionPoint("PostBind", "post-bind", "post_bind"),
-)
-POINTS_BY_KEY = {p.key: p for p in EXTENSION_POINTS}
-HOOK_NAMES = frozenset(h for p in EXTENSION_POINTS for h in (p.hook, *p.companions))
+__all__ = ["EXTENSION_POINTS", "HOOK_NAMES", "POINTS_BY_KEY", "ExtensionPoint", "Plugin", "extension_points",
+           "hookimpl", "marked_hooks"]
 
 
 def marked_hooks(plugin: type | object) -> set[str]:

@@ -20,7 +20,7 @@ from kubesched.errors import ProfileError
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.handle import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import EXTENSION_POINTS
+from kubesched.framework.hookspecs import EXTENSION_POINTS
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
@@ -69,7 +69,8 @@ class Framework:
 
     def __init__(self, profile: Profile, registry: PluginRegistry, *, client: ClusterClient,
                  nominator: Nominator | None = None, rng: random.Random | None = None,
-                 clock: Clock | None = None, snapshot: Snapshot | None = None) -> None:
+                 clock: Clock | None = None, snapshot: Snapshot | None = None,
+                 hook_wrapper: Callable[[str, str, Hook], Hook] | None = None) -> None:
         self.profile = profile
         self._client = client
         self._nominator = nominator if nominator is not None else Nominator()
@@ -96,6 +97,8 @@ class Framework:
             names = [entry.name for entry in profile.enabled(point.key)]
             for hook in (point.hook, *point.companions):
                 self._hooks[hook] = [(n, self._resolve(n, hook)) for n in names if self._implements(n, hook)]
+                if hook_wrapper is not None:  # tools that observe plugins (the conformance suite) wrap each call
+                    self._hooks[hook] = [(n, hook_wrapper(n, hook, h)) for n, h in self._hooks[hook]]
         self._score_weights = {e.name: e.weight or 1 for e in profile.enabled("score")}
         self._check_score_overflow()
         self._normalizers = dict(self._hooks["normalize_score"])

@@ -16,8 +16,8 @@ import pluggy
 from kubesched.errors import PluginError
 from kubesched.framework import hookspecs
 from kubesched.framework.args import did_you_mean
-from kubesched.framework.hookspecs import PROJECT_NAME
-from kubesched.framework.plugin import EXTENSION_POINTS, HOOK_NAMES, ExtensionPoint, extension_points, marked_hooks
+from kubesched.framework.hookspecs import EXTENSION_POINTS, HOOK_NAMES, PROJECT_NAME, ExtensionPoint, parameter_problems
+from kubesched.framework.plugin import extension_points, marked_hooks
 
 ENTRY_POINT_GROUP = "kubesched.plugins"
 BUILTIN_DISTRIBUTION = "kubesched"
@@ -82,6 +82,10 @@ def validate_plugin_class(cls: Any, name: str, distribution: str | None = None,
                 raise fail(f"{companion} requires {point.hook}: it extends the {point.name} extension point")
     for hook in sorted(hooks - HOOK_NAMES):
         raise fail(f"unknown hook {hook!r}{did_you_mean(hook, HOOK_NAMES)}")
+    problems = [f"hook {hook!r}: {problem}" for hook in sorted(hooks)
+                for problem in parameter_problems(hook, getattr(cls, hook))]
+    if problems:
+        raise fail("; ".join(problems))
     manager = new_plugin_manager()
     try:
         manager.register(cls, name=name)

@@ -77,12 +77,72 @@ def test_unknown_hook_name_is_rejected() -> None:
 
 
 def test_argument_not_in_hookspec_is_rejected() -> None:
-    """A hook argument the hookspec does not have is rejected, naming the argument."""
+    """A hook argument the hookspec does not have is rejected, naming the argument and the closest name."""
     with pytest.raises(PluginError) as info:
         validate_plugin_class(_plugin("Y", filter=hookimpl(_wrong_args)), "Y", "acme")
-    assert str(info.value) == ("plugin 'Y' (from acme): hook 'filter': Argument(s) {'node'} are declared in the "
-                               "hookimpl but can not be found in the hookspec (the hookspec takes: state, pod, "
-                               "node_info)")
+    assert str(info.value) == ("plugin 'Y' (from acme): hook 'filter': parameter 'node' is not in the hookspec "
+                               "(did you mean 'node_info'?) (the hookspec takes: state, pod, node_info)")
+
+
+def _keyword_only(self: Any, state: CycleState, pod: Pod, *, node_info: NodeInfo) -> None:
+    return None
+
+
+def _defaulted(self: Any, state: CycleState, pod: Pod, node_info: NodeInfo | None = None) -> None:
+    return None
+
+
+def _var_positional(self: Any, *args: Any) -> None:
+    return None
+
+
+def _var_keyword(self: Any, state: CycleState, **kwargs: Any) -> None:
+    return None
+
+
+def _positional_only(self: Any, state: CycleState, /, pod: Pod) -> None:
+    return None
+
+
+for function in (_keyword_only, _defaulted, _var_positional, _var_keyword, _positional_only):
+    function.__qualname__ = f"Plugin.{function.__name__}"
+
+_TAKES = "(the hookspec takes: state, pod, node_info)"
+
+
+@pytest.mark.parametrize(("function", "problem"), [
+    (_keyword_only, "parameter 'node_info' is keyword-only: hook parameters are plain positional ones"),
+    (_defaulted, "parameter 'node_info' has a default: hook parameters take none (pluggy would never pass a "
+                 "parameter with a default, so the hook would always see the default)"),
+    (_var_positional, f"*args is not allowed: name the parameters you use {_TAKES}"),
+    (_var_keyword, f"**kwargs is not allowed: name the parameters you use {_TAKES}"),
+    (_positional_only, "parameter 'state' is positional-only: hook parameters are passed by name"),
+], ids=["keyword-only", "default", "var-positional", "var-keyword", "positional-only"])
+def test_hook_parameters_must_be_plain_hookspec_names(function: Any, problem: str) -> None:
+    """Keyword-only, defaulted, positional-only, *args and **kwargs parameters are rejected at registration,
+    naming the plugin and the hook."""
+    with pytest.raises(PluginError) as info:
+        validate_plugin_class(_plugin("Y", filter=hookimpl(function)), "Y", "acme")
+    assert str(info.value) == f"plugin 'Y' (from acme): hook 'filter': {problem}"
+
+
+def test_every_parameter_problem_is_reported_at_once() -> None:
+    """Problems in several hooks are reported together, in hook-name order."""
+    cls = _plugin("Y", filter=hookimpl(_keyword_only), score=hookimpl(_defaulted))
+    with pytest.raises(PluginError) as info:
+        validate_plugin_class(cls, "Y")
+    assert str(info.value).count("hook 'filter': ") == 1
+    assert str(info.value).index("hook 'filter': ") < str(info.value).index("hook 'score': ")
+
+
+def test_a_subset_of_the_hookspec_parameters_in_any_order_is_accepted() -> None:
+    """A hook may name only the parameters it uses, in any order."""
+    def score(self: Any, node_info: NodeInfo, pod: Pod) -> int:
+        return 0
+
+    score.__qualname__ = "Plugin.score"
+    spec = validate_plugin_class(_plugin("Y", score=hookimpl(score)), "Y")
+    assert [p.name for p in spec.points] == ["Score"]
 
 
 def test_duplicate_names_are_an_error_naming_both_sources() -> None:

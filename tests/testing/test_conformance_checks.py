@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
 
+from kubesched.framework.plugin import hookimpl
 from kubesched.testing.conformance import Outcome, PluginUnderTest, run_conformance
 from kubesched.testing.conformance.checks import CHECKS
 from tests.testing import broken_plugins as broken
@@ -82,3 +84,27 @@ def test_a_pass_that_never_reached_the_hook_warns() -> None:
     assert warned["filter-status-valid"] == ("filter never ran in this check (PreFilter or PreScore skipped every "
                                              "pod, or no node was left to call it on): give examples the plugin "
                                              "acts on")
+
+
+class _WrongNameWithArgs:
+    """Valid defaulted Args, but Filter names its node parameter ``node``."""
+
+    name = "WrongNameWithArgs"
+
+    @attrs.frozen
+    class Args:
+        limit: int = 3
+
+    def __init__(self, handle: Any, args: Any = None) -> None:
+        self.args = args
+
+    @hookimpl
+    def filter(self, state: Any, pod: Any, node: Any) -> None:
+        return None
+
+
+def test_a_wrong_parameter_name_fails_only_the_hookspec_check() -> None:
+    """A hook parameter the hookspec lacks fails hooks-match-hookspecs alone; args-accept-defaults does not also
+    fail claiming the plugin rejects its default args."""
+    report = run_conformance(PluginUnderTest(_WrongNameWithArgs, large_cluster=50))
+    assert report.failed_ids() == ["hooks-match-hookspecs"], "\n".join(report.lines())

@@ -172,6 +172,11 @@ def args_accept_defaults(subject: PluginUnderTest) -> list[str]:
         raise CheckFailed(f"the defaults do not survive a round trip through profile keys: {defaults!r} "
                           f"became {again!r}")
     try:
+        validate_plugin_class(subject.plugin_class, subject.name)
+    except KubeschedError:
+        raise CheckSkipped("the defaults build and round-trip, but the plugin's hooks do not match the hookspecs, "
+                           "so it cannot be built (see hooks-match-hookspecs)") from None
+    try:
         PluginUnderTest(subject.plugin_class, defaults).framework()
     except Exception as exc:
         raise CheckFailed(f"the plugin rejects its default args: {explain(exc)}") from None
