@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import attrs
 
@@ -52,6 +52,65 @@ class _EmptyMap(Mapping[str, str]):
 
 EMPTY_MAP: Mapping[str, str] = _EmptyMap()
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _read_only(self: object, *args: object, **kwargs: object) -> NoReturn:
+    raise TypeError(f"'{type(self).__name__}' object is read-only: API objects are immutable (use attrs.evolve)")
+
+
+class FrozenMap(dict[K, V]):
+    """A read-only dict: the map fields of API objects (labels, selectors, resource lists) hold one.
+
+    A dict subclass so that reads run at dict speed (the hot path reads labels constantly) and JSON, repr and
+    equality stay those of a dict; every method that would change it raises TypeError. Unhashable, like dict.
+    """
+
+    __slots__ = ()
+
+    __setitem__ = __delitem__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+    __ior__ = _read_only
+
+    def __copy__(self) -> FrozenMap[K, V]:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenMap[K, V]:
+        return self  # the keys and values of API maps are immutable too
+
+    def __reduce__(self) -> tuple[type[FrozenMap[K, V]], tuple[dict[K, V]]]:
+        return type(self), (dict(self),)
+
+
+def frozen_map(value: Mapping[K, V]) -> Mapping[K, V]:
+    """The read-only map a map field stores: the value itself when already read-only, else a copy (EMPTY_MAP
+    when empty). Objects are thus frozen once, when built or evolved, never when read."""
+    if type(value) is FrozenMap or value is EMPTY_MAP:
+        return value
+    if not value:
+        return EMPTY_MAP  # type: ignore[return-value]
+    return FrozenMap(value)
+
+
+def frozen_tuple(value: Iterable[V]) -> tuple[V, ...]:
+    """The tuple a list field stores: the value itself when already a tuple."""
+    return value if type(value) is tuple else tuple(value)
+
+
+# The attrs converters of the fields: mypy's attrs plugin types __init__ from a converter's parameter and
+# supports only named, non-generic functions, hence one small converter per element type.
+def frozen_str_map(value: Mapping[str, str]) -> Mapping[str, str]:
+    """Converter of string maps (labels, annotations, selectors)."""
+    return frozen_map(value)
+
+
+def frozen_strs(value: Iterable[str]) -> tuple[str, ...]:
+    """Converter of string lists; a lone string is refused rather than split into characters."""
+    if isinstance(value, str):
+        raise TypeError(f"expected a list of strings, got the string {value!r}")
+    return frozen_tuple(value)
+
 
 @attrs.frozen(slots=True)
 class OwnerReference:
@@ -64,6 +123,10 @@ class OwnerReference:
     controller: bool = False
 
 
+def _owner_references(value: Iterable[OwnerReference]) -> tuple[OwnerReference, ...]:
+    return frozen_tuple(value)
+
+
 @attrs.frozen(slots=True)
 class ObjectMeta:
     """The metadata the scheduler reads: identity, labels, annotations, timestamps and owners."""
@@ -71,11 +134,11 @@ class ObjectMeta:
     name: str
     namespace: str = ""
     uid: str = ""
-    labels: Mapping[str, str] = EMPTY_MAP
-    annotations: Mapping[str, str] = EMPTY_MAP
+    labels: Mapping[str, str] = attrs.field(default=EMPTY_MAP, converter=frozen_str_map)
+    annotations: Mapping[str, str] = attrs.field(default=EMPTY_MAP, converter=frozen_str_map)
     creation_timestamp: datetime | None = None
     deletion_timestamp: datetime | None = None
-    owner_references: tuple[OwnerReference, ...] = ()
+    owner_references: tuple[OwnerReference, ...] = attrs.field(default=(), converter=_owner_references)
 
 
 @attrs.frozen(slots=True)
@@ -84,7 +147,7 @@ class LabelSelectorRequirement:
 
     key: str
     operator: str
-    values: tuple[str, ...] = ()
+    values: tuple[str, ...] = attrs.field(default=(), converter=frozen_strs)
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         """Whether the labels satisfy this requirement (apimachinery semantics)."""
@@ -100,12 +163,16 @@ class LabelSelectorRequirement:
         return False
 
 
+def _requirements(value: Iterable[LabelSelectorRequirement]) -> tuple[LabelSelectorRequirement, ...]:
+    return frozen_tuple(value)
+
+
 @attrs.frozen(slots=True)
 class LabelSelector:
     """A metav1.LabelSelector: ``matchLabels`` and ``matchExpressions``, ANDed."""
 
-    match_labels: Mapping[str, str] = EMPTY_MAP
-    match_expressions: tuple[LabelSelectorRequirement, ...] = ()
+    match_labels: Mapping[str, str] = attrs.field(default=EMPTY_MAP, converter=frozen_str_map)
+    match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(), converter=_requirements)
 
     def is_empty(self) -> bool:
         """An empty selector has neither labels nor expressions."""

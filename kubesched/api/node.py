@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import attrs
 
-from kubesched.api.meta import ObjectMeta
-from kubesched.api.pod import EMPTY_RESOURCES, ResourceList
+from kubesched.api.meta import ObjectMeta, frozen_strs, frozen_tuple
+from kubesched.api.pod import EMPTY_RESOURCES, ResourceList, frozen_resources
 
 NO_SCHEDULE = "NoSchedule"
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
@@ -31,15 +31,23 @@ class Taint:
 class ContainerImage:
     """An image present on a node, under all its names."""
 
-    names: tuple[str, ...]
+    names: tuple[str, ...] = attrs.field(converter=frozen_strs)
     size_bytes: int = 0
+
+
+def _taints(value: Iterable[Taint]) -> tuple[Taint, ...]:
+    return frozen_tuple(value)
+
+
+def _images(value: Iterable[ContainerImage]) -> tuple[ContainerImage, ...]:
+    return frozen_tuple(value)
 
 
 @attrs.frozen(slots=True)
 class NodeSpec:
     """Taints and the cordon flag."""
 
-    taints: tuple[Taint, ...] = ()
+    taints: tuple[Taint, ...] = attrs.field(default=(), converter=_taints)
     unschedulable: bool = False
 
 
@@ -47,9 +55,9 @@ class NodeSpec:
 class NodeStatus:
     """Capacity, allocatable and the images the kubelet reports."""
 
-    capacity: ResourceList = EMPTY_RESOURCES
-    allocatable: ResourceList = EMPTY_RESOURCES
-    images: tuple[ContainerImage, ...] = ()
+    capacity: ResourceList = attrs.field(default=EMPTY_RESOURCES, converter=frozen_resources)
+    allocatable: ResourceList = attrs.field(default=EMPTY_RESOURCES, converter=frozen_resources)
+    images: tuple[ContainerImage, ...] = attrs.field(default=(), converter=_images)
 
 
 @attrs.frozen(slots=True)

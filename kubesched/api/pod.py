@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 import attrs
 
-from kubesched.api.meta import EMPTY_MAP, LabelSelector, ObjectMeta
+from kubesched.api.meta import (
+    EMPTY_MAP,
+    LabelSelector,
+    ObjectMeta,
+    frozen_map,
+    frozen_str_map,
+    frozen_strs,
+    frozen_tuple,
+)
 from kubesched.api.quantity import Quantity
 
 ResourceList = Mapping[str, Quantity]
-EMPTY_RESOURCES: ResourceList = {}
+EMPTY_RESOURCES: ResourceList = EMPTY_MAP  # type: ignore[assignment]  # empty, so any value type
+
+
+def frozen_resources(value: ResourceList) -> ResourceList:
+    """Converter of resource lists (requests, limits, overhead, capacity, allocatable)."""
+    return frozen_map(value)
 
 PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
 PREEMPT_NEVER = "Never"
@@ -24,22 +37,30 @@ class NodeSelectorRequirement:
 
     key: str
     operator: str
-    values: tuple[str, ...] = ()
+    values: tuple[str, ...] = attrs.field(default=(), converter=frozen_strs)
+
+
+def _requirements(value: Iterable[NodeSelectorRequirement]) -> tuple[NodeSelectorRequirement, ...]:
+    return frozen_tuple(value)
 
 
 @attrs.frozen(slots=True)
 class NodeSelectorTerm:
     """Expressions on labels and on fields (``metadata.name``), ANDed."""
 
-    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
-    match_fields: tuple[NodeSelectorRequirement, ...] = ()
+    match_expressions: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_requirements)
+    match_fields: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_requirements)
+
+
+def _terms(value: Iterable[NodeSelectorTerm]) -> tuple[NodeSelectorTerm, ...]:
+    return frozen_tuple(value)
 
 
 @attrs.frozen(slots=True)
 class NodeSelector:
     """Required node selector terms, ORed."""
 
-    node_selector_terms: tuple[NodeSelectorTerm, ...] = ()
+    node_selector_terms: tuple[NodeSelectorTerm, ...] = attrs.field(default=(), converter=_terms)
 
 
 @attrs.frozen(slots=True)
@@ -50,12 +71,16 @@ class PreferredSchedulingTerm:
     preference: NodeSelectorTerm
 
 
+def _preferred_terms(value: Iterable[PreferredSchedulingTerm]) -> tuple[PreferredSchedulingTerm, ...]:
+    return frozen_tuple(value)
+
+
 @attrs.frozen(slots=True)
 class NodeAffinity:
     """requiredDuringSchedulingIgnoredDuringExecution and its preferred counterpart."""
 
     required: NodeSelector | None = None
-    preferred: tuple[PreferredSchedulingTerm, ...] = ()
+    preferred: tuple[PreferredSchedulingTerm, ...] = attrs.field(default=(), converter=_preferred_terms)
 
 
 @attrs.frozen(slots=True)
@@ -64,10 +89,10 @@ class PodAffinityTerm:
 
     topology_key: str
     label_selector: LabelSelector | None = None
-    namespaces: tuple[str, ...] = ()
+    namespaces: tuple[str, ...] = attrs.field(default=(), converter=frozen_strs)
     namespace_selector: LabelSelector | None = None
-    match_label_keys: tuple[str, ...] = ()
-    mismatch_label_keys: tuple[str, ...] = ()
+    match_label_keys: tuple[str, ...] = attrs.field(default=(), converter=frozen_strs)
+    mismatch_label_keys: tuple[str, ...] = attrs.field(default=(), converter=frozen_strs)
 
 
 @attrs.frozen(slots=True)
@@ -78,12 +103,20 @@ class WeightedPodAffinityTerm:
     pod_affinity_term: PodAffinityTerm
 
 
+def _affinity_terms(value: Iterable[PodAffinityTerm]) -> tuple[PodAffinityTerm, ...]:
+    return frozen_tuple(value)
+
+
+def _weighted_terms(value: Iterable[WeightedPodAffinityTerm]) -> tuple[WeightedPodAffinityTerm, ...]:
+    return frozen_tuple(value)
+
+
 @attrs.frozen(slots=True)
 class PodAffinity:
     """Required and preferred pod affinity (or anti-affinity) terms."""
 
-    required: tuple[PodAffinityTerm, ...] = ()
-    preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_affinity_terms)
+    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_weighted_terms)
 
 
 @attrs.frozen(slots=True)
@@ -129,7 +162,7 @@ class TopologySpreadConstraint:
     min_domains: int | None = None
     node_affinity_policy: str | None = None
     node_taints_policy: str | None = None
-    match_label_keys: tuple[str, ...] = ()
+    match_label_keys: tuple[str, ...] = attrs.field(default=(), converter=frozen_strs)
 
 
 @attrs.frozen(slots=True)
@@ -143,35 +176,52 @@ class ContainerPort:
     name: str = ""
 
 
+def _ports(value: Iterable[ContainerPort]) -> tuple[ContainerPort, ...]:
+    return frozen_tuple(value)
+
+
 @attrs.frozen(slots=True)
 class Container:
     """A container or init container; ``restart_policy == "Always"`` marks a sidecar init container."""
 
     name: str
     image: str = ""
-    requests: ResourceList = EMPTY_RESOURCES
-    limits: ResourceList = EMPTY_RESOURCES
-    ports: tuple[ContainerPort, ...] = ()
+    requests: ResourceList = attrs.field(default=EMPTY_RESOURCES, converter=frozen_resources)
+    limits: ResourceList = attrs.field(default=EMPTY_RESOURCES, converter=frozen_resources)
+    ports: tuple[ContainerPort, ...] = attrs.field(default=(), converter=_ports)
     restart_policy: str | None = None
+
+
+def _containers(value: Iterable[Container]) -> tuple[Container, ...]:
+    return frozen_tuple(value)
+
+
+def _tolerations(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
+    return frozen_tuple(value)
+
+
+def _spread_constraints(value: Iterable[TopologySpreadConstraint]) -> tuple[TopologySpreadConstraint, ...]:
+    return frozen_tuple(value)
 
 
 @attrs.frozen(slots=True)
 class PodSpec:
     """The parts of a pod spec that scheduling reads."""
 
-    containers: tuple[Container, ...] = ()
-    init_containers: tuple[Container, ...] = ()
+    containers: tuple[Container, ...] = attrs.field(default=(), converter=_containers)
+    init_containers: tuple[Container, ...] = attrs.field(default=(), converter=_containers)
     node_name: str = ""
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
     priority: int | None = None
     priority_class_name: str = ""
     preemption_policy: str | None = None
-    node_selector: Mapping[str, str] = EMPTY_MAP
+    node_selector: Mapping[str, str] = attrs.field(default=EMPTY_MAP, converter=frozen_str_map)
     affinity: Affinity | None = None
-    tolerations: tuple[Toleration, ...] = ()
-    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
-    overhead: ResourceList = EMPTY_RESOURCES
-    scheduling_gates: tuple[str, ...] = ()
+    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_tolerations)
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = attrs.field(
+        default=(), converter=_spread_constraints)
+    overhead: ResourceList = attrs.field(default=EMPTY_RESOURCES, converter=frozen_resources)
+    scheduling_gates: tuple[str, ...] = attrs.field(default=(), converter=frozen_strs)
     termination_grace_period_seconds: int = 30
 
 
@@ -186,6 +236,10 @@ class PodCondition:
     last_transition_time: datetime | None = None
 
 
+def _conditions(value: Iterable[PodCondition]) -> tuple[PodCondition, ...]:
+    return frozen_tuple(value)
+
+
 @attrs.frozen(slots=True)
 class PodStatus:
     """Phase, nomination, start time and conditions."""
@@ -193,7 +247,7 @@ class PodStatus:
     phase: str = "Pending"
     nominated_node_name: str = ""
     start_time: datetime | None = None
-    conditions: tuple[PodCondition, ...] = ()
+    conditions: tuple[PodCondition, ...] = attrs.field(default=(), converter=_conditions)
 
 
 @attrs.frozen(slots=True)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from kubesched.api.meta import LabelSelector, ObjectMeta
+from kubesched.api.meta import EMPTY_MAP, LabelSelector, ObjectMeta, frozen_str_map
 from kubesched.api.pod import PREEMPT_LOWER_PRIORITY
 
 # pkg/apis/scheduling: values of the classes the API server creates itself.
@@ -69,7 +69,7 @@ class PodDisruptionBudgetStatus:
     current_healthy: int | None = None
     desired_healthy: int | None = None
     expected_pods: int | None = None
-    disrupted_pods: Mapping[str, str] = attrs.field(factory=dict)
+    disrupted_pods: Mapping[str, str] = attrs.field(default=EMPTY_MAP, converter=frozen_str_map)
 
 
 @attrs.frozen(slots=True)

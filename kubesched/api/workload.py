@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from kubesched.api.meta import EMPTY_MAP, LabelSelector, ObjectMeta
+from kubesched.api.meta import EMPTY_MAP, LabelSelector, ObjectMeta, frozen_str_map
 
 #: The label the API server puts on every namespace (immutable, equal to the namespace's name).
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
@@ -38,7 +38,7 @@ class Service:
     """A Service: its spec.selector (a plain label map) selects the pods it fronts."""
 
     metadata: ObjectMeta
-    selector: Mapping[str, str] = EMPTY_MAP
+    selector: Mapping[str, str] = attrs.field(default=EMPTY_MAP, converter=frozen_str_map)
 
     def selects(self, namespace: str, labels: Mapping[str, str]) -> bool:
         """Whether the service selects a pod (same namespace, non-empty selector, labels match)."""
