@@ -12,13 +12,14 @@ import click
 
 from kubesched.errors import KubeschedError
 from kubesched.io.load import InputErrorList, load
-from kubesched.profiles import DEFAULT_PROFILE, load_config, render_config
+from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import simulate as run_simulation
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-PROFILE_HELP = "A shipped profile name (default, ...) or the path of a TOML profile file."
+PROFILE_HELP = ("A shipped profile name (default, ...), or the path of a TOML profile or of a "
+                "KubeSchedulerConfiguration YAML file.")
 
 
 def _fail(exc: KubeschedError) -> None:
@@ -95,23 +96,33 @@ def profile() -> None:
     """Validate and inspect scheduling profiles."""
 
 
+def _load_profile(spec: str) -> SchedulerConfiguration:
+    """Load a profile and print its warnings (settings read but not honoured) on stderr."""
+    config = load_config(spec, PluginRegistry.discover())
+    for warning in config.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return config
+
+
 @profile.command("check")
 @click.argument("spec", metavar="NAME|PATH")
 @_guarded
 def profile_check(spec: str) -> None:
-    """Validate a profile; exit 1 with the problem if it is invalid."""
-    config = load_config(spec, PluginRegistry.discover())
+    """Validate a profile (TOML or KubeSchedulerConfiguration); exit 1 with the problem if it is invalid."""
+    config = _load_profile(spec)
     names = ", ".join(p.scheduler_name for p in config.profiles)
     click.echo(f"ok: {config.source}: {len(config.profiles)} profile(s): {names}")
 
 
 @profile.command("show")
 @click.argument("spec", metavar="NAME|PATH")
+@click.option("--format", "form", type=click.Choice(FORMATS), default="toml", show_default=True,
+              help="Print a kubesched TOML profile or a KubeSchedulerConfiguration (YAML).")
 @_guarded
-def profile_show(spec: str) -> None:
-    """Print the effective profile (merged onto the defaults) as TOML."""
-    config = load_config(spec, PluginRegistry.discover())
-    click.echo(render_config(config), nl=False)
+def profile_show(spec: str, form: str) -> None:
+    """Print the effective profile (merged onto the defaults) as TOML or as a KubeSchedulerConfiguration."""
+    config = _load_profile(spec)
+    click.echo(render(config, form), nl=False)
 
 
 @main.command()

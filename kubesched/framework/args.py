@@ -1,12 +1,16 @@
-"""Plugin args: fill a plugin's attrs ``Args`` class from profile config (kebab-case keys) and back.
+"""Plugin args: fill a plugin's attrs ``Args`` class from profile config and back.
 
-Types come from the class's annotations (int, float, str, bool, Literal, tuple/list, dict, nested attrs
-classes, optional fields). Every error names the key path and what was expected.
+Keys are kebab-case in TOML profiles and camelCase in KubeSchedulerConfiguration, both derived from the
+attrs field names (``naming``). Types come from the class's annotations (int, float, str, bool, Literal,
+tuple/list, dict, nested attrs classes, optional fields). Every error names the key path and what was expected.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
+import math
+import re
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -40,6 +44,54 @@ def kebab(name: str) -> str:
     return name.replace("_", "-")
 
 
+def camel(name: str) -> str:
+    """``scoring_strategy`` (or ``scoring-strategy``) -> ``scoringStrategy``, as kube-scheduler spells args."""
+    first, *rest = re.split(r"[_-]", name)
+    return first + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
+#: How args keys are spelled: a function from an attrs field name to the key.
+Naming = Callable[[str], str]
+
+_MAX_SHOWN_DIGITS = 40
+_MAX_SHOWN_CHARS = 80
+
+
+def _digits(number: int) -> int:
+    """The number of decimal digits of ``number`` without converting it to text (limited for huge ints)."""
+    magnitude = abs(number)
+    estimate = max(1, int(magnitude.bit_length() * math.log10(2)))
+    while 10 ** estimate <= magnitude:
+        estimate += 1
+    while estimate > 1 and 10 ** (estimate - 1) > magnitude:
+        estimate -= 1
+    return estimate
+
+
+def show(value: object) -> str:
+    """A value for an error message, as Kubernetes prints it: strings quoted and escaped, numbers as
+    written, huge numbers and long strings abbreviated, tables and arrays described rather than dumped."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        if _digits(value) > _MAX_SHOWN_DIGITS:
+            return f"{'-' if value < 0 else ''}an integer of {_digits(value)} digits"
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "+Inf" if value > 0 else "-Inf"
+        return repr(value)
+    if isinstance(value, str):
+        text = json.dumps(value if len(value) <= _MAX_SHOWN_CHARS else value[:_MAX_SHOWN_CHARS] + "...",
+                          ensure_ascii=False)
+        return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+    return describe(value)
+
+
 def did_you_mean(name: str, candidates: typing.Iterable[str]) -> str:
     """A " (did you mean X?)" hint, or ""."""
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
@@ -55,29 +107,30 @@ def in_range(low: float, high: float, *, low_open: bool = False,
         ok = (value > low if low_open else value >= low) and value <= high
         if not ok:
             bounds = f"({low:g}, {high:g}]" if low_open else f"[{low:g}, {high:g}]"
-            text = message.format(value=value) if message else f"{value} not in valid range {bounds}"
+            text = message.format(value=show(value)) if message else f"{show(value)} not in valid range {bounds}"
             raise ArgsError(text, kebab(attribute.name))
 
     return check
 
 
 # -- structuring ----------------------------------------------------------------------------------
-def structure(cls: type[T], data: Mapping[str, Any] | None) -> T:
-    """Build an attrs ``cls`` from a kebab-case mapping; raise :class:`ArgsError` with the key path."""
+def structure(cls: type[T], data: Mapping[str, Any] | None, naming: Naming = kebab) -> T:
+    """Build an attrs ``cls`` from a mapping whose keys are spelled by ``naming`` (kebab-case unless told);
+    raise :class:`ArgsError` with the key path, spelled the same way."""
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
-        raise ArgsError(f"expected a table, got {_describe(data)}")
-    fields = {kebab(f.name): f for f in attrs.fields(cast("Any", cls))}
+        raise ArgsError(f"expected a table, got {describe(data)}")
+    fields = {naming(f.name): f for f in attrs.fields(cast("Any", cls))}
     hints = typing.get_type_hints(cls)
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
-        field = fields.get(key)
+        field = fields.get(key) if isinstance(key, str) else None
         if field is None:
-            hint = did_you_mean(key, fields) or f" (expected one of: {', '.join(sorted(fields)) or 'none'})"
-            raise ArgsError(f"unknown key{hint}", key)
+            hint = did_you_mean(str(key), fields) or f" (expected one of: {', '.join(sorted(fields)) or 'none'})"
+            raise ArgsError(f"unknown key{hint}", str(key))
         try:
-            kwargs[field.name] = _convert(hints[field.name], value)
+            kwargs[field.name] = _convert(hints[field.name], value, naming)
         except ArgsError as exc:
             raise exc.under(key) from None
     for key, field in fields.items():
@@ -85,13 +138,25 @@ def structure(cls: type[T], data: Mapping[str, Any] | None) -> T:
             raise ArgsError("Required value", key)
     try:
         return cls(**kwargs)
-    except ArgsError:
-        raise
-    except (TypeError, ValueError) as exc:
+    except ArgsError as exc:
+        raise exc if naming is kebab else _respelled(exc, cls, naming) from None
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ArgsError(str(exc)) from None
 
 
-def _describe(value: object) -> str:
+def _respelled(exc: ArgsError, cls: type[Any], naming: Naming) -> ArgsError:
+    """A validator's error (written with kebab-case keys) with its key path and the field names it mentions
+    spelled by ``naming``."""
+    key = re.sub(r"[A-Za-z0-9_-]+", lambda m: naming(m.group(0).replace("-", "_")), exc.key)
+    message = exc.message
+    for field in attrs.fields(cls):
+        if "_" in field.name:
+            message = re.sub(rf"(?<![\w-]){re.escape(kebab(field.name))}(?![\w-])", naming(field.name), message)
+    return ArgsError(message, key)
+
+
+def describe(value: object) -> str:
+    """What kind of value this is, in TOML and Kubernetes terms (``a string``, ``a table``), for messages."""
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, int):
@@ -104,7 +169,9 @@ def _describe(value: object) -> str:
         return "an array"
     if isinstance(value, Mapping):
         return "a table"
-    return type(value).__name__
+    if value is None:
+        return "null"
+    return "an unsupported value"
 
 
 def _type_name(tp: Any) -> str:
@@ -122,23 +189,23 @@ def _type_name(tp: Any) -> str:
     return {int: "an integer", float: "a number", str: "a string", bool: "a boolean"}.get(tp, str(tp))
 
 
-def _convert(tp: Any, value: Any) -> Any:
+def _convert(tp: Any, value: Any, naming: Naming = kebab) -> Any:
     origin = get_origin(tp)
-    expected = ArgsError(f"expected {_type_name(tp)}, got {_describe(value)}")
+    expected = ArgsError(f"expected {_type_name(tp)}, got {describe(value)}")
     if tp is Any:
         return value
     if origin is Literal:
         # Compare types too: True == 1 in Python, but a TOML boolean is not the integer 1.
         if not any(value == choice and type(value) is type(choice) for choice in get_args(tp)):
-            choices = ", ".join(f'"{a}"' for a in get_args(tp))
-            raise ArgsError(f'Unsupported value: "{value}": supported values: {choices}')
+            choices = ", ".join(show(str(a)) for a in get_args(tp))
+            raise ArgsError(f"Unsupported value: {show(value)}: supported values: {choices}")
         return value
     if origin in (Union, types.UnionType):
         options = [a for a in get_args(tp) if a is not type(None)]
         errors = []
         for option in options:
             try:
-                return _convert(option, value)
+                return _convert(option, value, naming)
             except ArgsError as exc:
                 errors.append(exc)
         if len(errors) == 1:
@@ -151,7 +218,7 @@ def _convert(tp: Any, value: Any) -> Any:
         out = []
         for i, item in enumerate(value):
             try:
-                out.append(_convert(item_type, item))
+                out.append(_convert(item_type, item, naming))
             except ArgsError as exc:
                 raise exc.under(f"[{i}]") from None
         return tuple(out) if origin is tuple else out
@@ -162,14 +229,14 @@ def _convert(tp: Any, value: Any) -> Any:
         result = {}
         for key, item in value.items():
             try:
-                result[str(key)] = _convert(value_type, item)
+                result[str(key)] = _convert(value_type, item, naming)
             except ArgsError as exc:
                 raise exc.under(str(key)) from None
         return result
     if attrs.has(tp):
         if not isinstance(value, Mapping):
             raise expected
-        return structure(tp, value)
+        return structure(tp, value, naming)
     if tp is bool:
         if not isinstance(value, bool):
             raise expected
@@ -181,7 +248,13 @@ def _convert(tp: Any, value: Any) -> Any:
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise expected
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number):
+            raise ArgsError(f"Invalid value: {show(value)}: must be a finite number")
+        return number
     if tp is str:
         if not isinstance(value, str):
             raise expected
@@ -189,17 +262,17 @@ def _convert(tp: Any, value: Any) -> Any:
     raise ArgsError(f"unsupported argument type {tp!r}")
 
 
-def unstructure(instance: Any) -> Any:
-    """The inverse of :func:`structure`: kebab-case dicts, lists for tuples, None fields omitted."""
+def unstructure(instance: Any, naming: Naming = kebab) -> Any:
+    """The inverse of :func:`structure`: dicts keyed by ``naming``, lists for tuples, None fields omitted."""
     if attrs.has(type(instance)):
         out: dict[str, Any] = {}
         for field in attrs.fields(type(instance)):
             value = getattr(instance, field.name)
             if value is not None:
-                out[kebab(field.name)] = unstructure(value)
+                out[naming(field.name)] = unstructure(value, naming)
         return out
     if isinstance(instance, (list, tuple)):
-        return [unstructure(v) for v in instance]
+        return [unstructure(v, naming) for v in instance]
     if isinstance(instance, Mapping):
-        return {str(k): unstructure(v) for k, v in instance.items()}
+        return {str(k): unstructure(v, naming) for k, v in instance.items()}
     return instance

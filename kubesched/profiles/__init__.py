@@ -1,7 +1,9 @@
-"""Scheduling profiles: shipped TOML profiles selectable by name, user profile files, and their display."""
+"""Scheduling profiles: shipped TOML profiles selectable by name, user profile files (TOML or a
+KubeSchedulerConfiguration YAML), and their display in either form."""
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -10,12 +12,18 @@ from kubesched.errors import ProfileError
 from kubesched.framework.args import did_you_mean, unstructure
 from kubesched.framework.plugin import EXTENSION_POINTS
 from kubesched.profiles import toml_writer
-from kubesched.profiles.config import SchedulerConfiguration, load_config_file, parse_config
+from kubesched.profiles.config import SchedulerConfiguration, load_config_file, parse_config, read_text
+from kubesched.profiles.kube import parse_kube_config, read_yaml, render_kube_config
 from kubesched.runtime import PluginRegistry
 
-__all__ = ["SchedulerConfiguration", "load_config", "parse_config", "render_config", "shipped_profiles"]
+__all__ = ["FORMATS", "SchedulerConfiguration", "load_config", "parse_config", "parse_kube_config", "render",
+           "render_config", "render_kube_config", "shipped_profiles"]
 
 DEFAULT_PROFILE = "default"
+#: The forms ``kubesched profile show`` prints: kubesched's TOML, or a KubeSchedulerConfiguration.
+FORMATS = ("toml", "kube-scheduler-config")
+_YAML_SUFFIXES = (".yaml", ".yml", ".json")
+_KUBE_HEADER = re.compile(r"^(apiVersion|kind)\s*:", re.MULTILINE)
 
 
 def shipped_profiles() -> list[str]:
@@ -25,18 +33,33 @@ def shipped_profiles() -> list[str]:
 
 
 def _looks_like_path(spec: str) -> bool:
-    return "/" in spec or "\\" in spec or spec.endswith(".toml") or Path(spec).exists()
+    return "/" in spec or "\\" in spec or spec.endswith((".toml", *_YAML_SUFFIXES)) or Path(spec).exists()
+
+
+def _is_kube_file(path: str) -> bool:
+    """A .yaml/.yml/.json file, or a file of another name whose text has a top-level apiVersion or kind."""
+    suffix = Path(path).suffix.lower()
+    if suffix in _YAML_SUFFIXES:
+        return True
+    if suffix == ".toml":
+        return False
+    try:
+        return bool(_KUBE_HEADER.search(read_text(path, path)))
+    except ProfileError:
+        return False  # the TOML reader reports the problem
 
 
 def load_config(spec: str, registry: PluginRegistry) -> SchedulerConfiguration:
-    """Load a profile by shipped name (``default``) or by path to a TOML file."""
+    """Load a profile by shipped name (``default``) or by path to a TOML profile or a KubeSchedulerConfiguration."""
     if _looks_like_path(spec):
+        if _is_kube_file(spec):
+            return parse_kube_config(read_yaml(spec, spec), registry, spec)
         return load_config_file(spec, registry)
     names = shipped_profiles()
     if spec not in names:
         hint = did_you_mean(spec, names)
         raise ProfileError(f"no shipped profile named {spec!r}{hint}; shipped profiles: {', '.join(names)} "
-                           "(or give a path to a .toml file)")
+                           "(or give the path of a .toml profile or a KubeSchedulerConfiguration .yaml)")
     resource = resources.files(__name__) / f"{spec}.toml"
     with resources.as_file(resource) as path:
         return load_config_file(path, registry, source=f"{spec} (shipped profile)")
@@ -80,3 +103,12 @@ def render_config(config: SchedulerConfiguration) -> str:
     header = ("# Effective configuration" + (f" of {config.source}" if config.source else "") + ":\n"
               "# every extension point lists its complete plugin list, in the order plugins run.\n")
     return header + toml_writer.dumps(config_document(config), table_arrays=frozenset({"profiles"}))
+
+
+def render(config: SchedulerConfiguration, form: str = "toml") -> str:
+    """The effective configuration in one of :data:`FORMATS`."""
+    if form == "kube-scheduler-config":
+        return render_kube_config(config)
+    if form != "toml":
+        raise ValueError(f"unknown format {form!r}; expected one of: {', '.join(FORMATS)}")
+    return render_config(config)

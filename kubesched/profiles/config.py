@@ -7,15 +7,26 @@ weight, new plugins are appended), then multi-point plugins expand into every po
 
 from __future__ import annotations
 
+import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import ArgsError, did_you_mean, structure, unstructure
+from kubesched.framework.args import (
+    ArgsError,
+    Naming,
+    camel,
+    describe,
+    did_you_mean,
+    kebab,
+    show,
+    structure,
+    unstructure,
+)
 from kubesched.framework.plugin import EXTENSION_POINTS, POINTS_BY_KEY, ExtensionPoint
 from kubesched.profiles.defaults import DEFAULT_MULTI_POINT, DEFAULT_SCHEDULER_NAME
 from kubesched.runtime import PluginEntry, PluginRegistry, Profile, SchedulerSettings
@@ -24,6 +35,30 @@ MULTI_POINT = "multi-point"
 POINT_KEYS = (MULTI_POINT, *(p.key for p in EXTENSION_POINTS))
 SETTINGS_KEYS = ("percentage-of-nodes-to-score", "pod-initial-backoff-seconds", "pod-max-backoff-seconds")
 PROFILE_KEYS = ("scheduler-name", "percentage-of-nodes-to-score", "plugins", "plugin-config")
+#: Documents nested deeper than this are rejected before anything walks them.
+MAX_DEPTH = 64
+
+
+@attrs.frozen
+class Dialect:
+    """How a profile document spells its keys: kubesched's kebab-case TOML or a KubeSchedulerConfiguration."""
+
+    scheduler_name: str
+    percentage: str
+    initial_backoff: str
+    max_backoff: str
+    #: Extension point keys (``multi-point``, ``queue-sort``, ...) as written.
+    points: Mapping[str, str]
+    #: How plugin args keys are spelled.
+    naming: Naming
+    #: kube-scheduler cannot tell a weight of 0 from an unset one; kubesched's TOML rejects 0.
+    zero_weight_is_unset: bool
+
+
+TOML = Dialect("scheduler-name", "percentage-of-nodes-to-score", "pod-initial-backoff-seconds",
+               "pod-max-backoff-seconds", {k: k for k in POINT_KEYS}, kebab, zero_weight_is_unset=False)
+KUBE = Dialect("schedulerName", "percentageOfNodesToScore", "podInitialBackoffSeconds", "podMaxBackoffSeconds",
+               {k: camel(k) for k in POINT_KEYS}, camel, zero_weight_is_unset=True)
 
 
 @attrs.frozen
@@ -36,11 +71,13 @@ class PluginSet:
 
 @attrs.frozen
 class SchedulerConfiguration:
-    """A validated profile file: scheduler settings and resolved profiles."""
+    """A validated profile file: scheduler settings, resolved profiles, and what was read but ignored."""
 
     settings: SchedulerSettings
     profiles: tuple[Profile, ...]
     source: str = ""
+    #: One line each, located like errors: settings kubesched accepts but cannot honour.
+    warnings: tuple[str, ...] = ()
 
 
 # -- parsing ----------------------------------------------------------------------------------------
@@ -57,17 +94,18 @@ def _check_keys(table: Mapping[str, Any], allowed: Sequence[str], path: str) -> 
 
 def _table(value: object, key: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise _fail(f"expected a table, got {type(value).__name__}", key)
+        raise _fail(f"expected a table, got {describe(value)}", key)
     return value
 
 
 def _int(value: object, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(f"expected an integer, got {value!r}", key)
+        raise _fail(f"expected an integer, got {describe(value)}", key)
     return value
 
 
-def _parse_entries(value: object, key: str, *, allow_weight: bool) -> tuple[PluginEntry, ...]:
+def _parse_entries(value: object, key: str, *, allow_weight: bool,
+                   dialect: Dialect = TOML) -> tuple[PluginEntry, ...]:
     if not isinstance(value, list):
         raise _fail("expected an array of tables like [{ name = \"X\" }]", key)
     entries = []
@@ -81,6 +119,8 @@ def _parse_entries(value: object, key: str, *, allow_weight: bool) -> tuple[Plug
         weight = None
         if "weight" in table:
             weight = _int(table["weight"], f"{item_key}.weight")
+            if weight == 0 and dialect.zero_weight_is_unset:
+                weight = None
         entries.append(PluginEntry(name, weight))
     return tuple(entries)
 
@@ -100,15 +140,25 @@ def _parse_plugins(value: object, key: str) -> dict[str, PluginSet]:
 
 
 @attrs.frozen
-class _RawProfile:
+class RawProfile:
+    """One profile as written, before merging: its key path, name, plugin sets and args by plugin name."""
+
     key: str
     scheduler_name: str
     percentage: int | None
     plugins: Mapping[str, PluginSet]
     plugin_config: Mapping[str, Any]
+    #: The key path of each plugin's args, and of the args of a plugin that has none written.
+    args_keys: Mapping[str, str]
+    args_key: str
+    dialect: Dialect = TOML
+
+    def point_key(self, point: str) -> str:
+        """The key path of an extension point's plugin set."""
+        return f"{self.key}.plugins.{self.dialect.points[point]}"
 
 
-def _parse_profile(raw: object, key: str, default_name: str | None) -> _RawProfile:
+def _parse_profile(raw: object, key: str, default_name: str | None) -> RawProfile:
     table = _table(raw, key)
     _check_keys(table, PROFILE_KEYS, key)
     name = table.get("scheduler-name", default_name)
@@ -119,26 +169,41 @@ def _parse_profile(raw: object, key: str, default_name: str | None) -> _RawProfi
         percentage = _percentage(table["percentage-of-nodes-to-score"], f"{key}.percentage-of-nodes-to-score")
     plugins = _parse_plugins(table.get("plugins", {}), f"{key}.plugins")
     config = _table(table.get("plugin-config", {}), f"{key}.plugin-config")
-    return _RawProfile(key, name, percentage, plugins, config)
+    args_keys = {str(name): f"{key}.plugin-config.{name}" for name in config}
+    return RawProfile(key, name, percentage, plugins, config, args_keys, f"{key}.plugin-config")
 
 
 def _percentage(value: object, key: str) -> int:
     number = _int(value, key)
     if not 0 <= number <= 100:
-        raise _fail(f"Invalid value: {number}: not in valid range [0-100]", key)
+        raise _fail(f"Invalid value: {show(number)}: not in valid range [0-100]", key)
     return number
 
 
-def _parse_settings(document: Mapping[str, Any]) -> SchedulerSettings:
-    percentage = _percentage(document.get("percentage-of-nodes-to-score", 0), "percentage-of-nodes-to-score")
-    initial = _int(document.get("pod-initial-backoff-seconds", 1), "pod-initial-backoff-seconds")
-    if initial <= 0:
-        raise _fail(f"Invalid value: {initial}: must be greater than 0", "pod-initial-backoff-seconds")
-    maximum = _int(document.get("pod-max-backoff-seconds", 10), "pod-max-backoff-seconds")
-    if maximum < initial:
-        raise _fail(f"Invalid value: {maximum}: must be greater than or equal to pod-initial-backoff-seconds",
-                    "pod-max-backoff-seconds")
+#: Backoffs are stored as floats: larger values cannot be represented (kube-scheduler's are int64).
+_MAX_SECONDS = 2**63 - 1
+
+
+def parse_settings(document: Mapping[str, Any], dialect: Dialect = TOML) -> SchedulerSettings:
+    """The scheduler-wide settings of a document, defaulted and validated as kube-scheduler does."""
+    percentage = _percentage(_value(document, dialect.percentage, 0), dialect.percentage)
+    initial = _int(_value(document, dialect.initial_backoff, 1), dialect.initial_backoff)
+    if not 0 < initial <= _MAX_SECONDS:
+        raise _fail(f"Invalid value: {show(initial)}: must be greater than 0"
+                    if initial <= 0 else f"Invalid value: {show(initial)}: must be at most {_MAX_SECONDS}",
+                    dialect.initial_backoff)
+    maximum = _int(_value(document, dialect.max_backoff, 10), dialect.max_backoff)
+    if not initial <= maximum <= _MAX_SECONDS:
+        raise _fail(f"Invalid value: {show(maximum)}: must be greater than or equal to {dialect.initial_backoff}"
+                    if maximum < initial else f"Invalid value: {show(maximum)}: must be at most {_MAX_SECONDS}",
+                    dialect.max_backoff)
     return SchedulerSettings(percentage, float(initial), float(maximum))
+
+
+def _value(document: Mapping[str, Any], key: str, default: object) -> object:
+    """``document[key]``, or ``default`` when absent or null (YAML's ``key:`` with no value)."""
+    value = document.get(key)
+    return default if value is None else value
 
 
 # -- merging ----------------------------------------------------------------------------------------
@@ -170,7 +235,7 @@ def _default_sets() -> dict[str, PluginSet]:
 class _Resolver:
     """Validates one parsed profile against the registry and produces the effective Profile."""
 
-    def __init__(self, raw: _RawProfile, registry: PluginRegistry) -> None:
+    def __init__(self, raw: RawProfile, registry: PluginRegistry) -> None:
         self.raw = raw
         self.registry = registry
 
@@ -180,7 +245,7 @@ class _Resolver:
 
     def _check_user_sets(self) -> None:
         for point_key, plugin_set in self.raw.plugins.items():
-            base = f"{self.raw.key}.plugins.{point_key}"
+            base = self.raw.point_key(point_key)
             point = POINTS_BY_KEY.get(point_key)
             for i, entry in enumerate(plugin_set.enabled):
                 key = f"{base}.enabled[{i}]"
@@ -205,7 +270,7 @@ class _Resolver:
                         key)
         assert entry.weight is not None
         if not 0 < entry.weight <= 100:
-            raise _fail(f"Invalid value: {entry.weight}: a weight must be in (0, 100]", key)
+            raise _fail(f"Invalid value: {show(entry.weight)}: a weight must be in (0, 100]", key)
 
     def resolve(self) -> Profile:
         self._check_user_sets()
@@ -226,11 +291,11 @@ class _Resolver:
         return attrs.evolve(profile, plugin_args=self._args(profile))
 
     def _expand(self, point: ExtensionPoint, specific: PluginSet, multi: PluginSet) -> tuple[PluginEntry, ...]:
-        base = f"{self.raw.key}.plugins"
         specific_names = [e.name for e in specific.enabled]
         duplicates = {n for n in specific_names if specific_names.count(n) > 1}
         if duplicates:
-            raise _fail(f"plugin {sorted(duplicates)[0]!r} is enabled twice", f"{base}.{point.key}.enabled")
+            raise _fail(f"plugin {sorted(duplicates)[0]!r} is enabled twice",
+                        f"{self.raw.point_key(point.key)}.enabled")
         if "*" in specific.disabled:
             return tuple(PluginEntry(n) for n in specific_names)
         overrides: list[str] = []
@@ -242,7 +307,8 @@ class _Resolver:
                 overrides.append(entry.name)
                 continue
             if entry.name in from_multi:
-                raise _fail(f"plugin {entry.name!r} already registered as {point.name}", f"{base}.multi-point.enabled")
+                raise _fail(f"plugin {entry.name!r} already registered as {point.name}",
+                            f"{self.raw.point_key(MULTI_POINT)}.enabled")
             from_multi.append(entry.name)
         ordered = [n for n in specific_names if n in overrides] + from_multi + \
                   [n for n in specific_names if n not in overrides]
@@ -252,28 +318,30 @@ class _Resolver:
         name = self.raw.scheduler_name
         queue_sort = points["queue-sort"]
         if len(queue_sort) != 1:
-            raise _fail(f"only one queue sort plugin required for profile with scheduler name {name!r}, "
-                        f"but got {len(queue_sort)}", f"{self.raw.key}.plugins.queue-sort")
+            raise _fail(f"only one queue sort plugin required for profile with scheduler name {show(name)}, "
+                        f"but got {len(queue_sort)}", self.raw.point_key("queue-sort"))
         if not points["bind"]:
-            raise _fail(f"at least one bind plugin is needed for profile with scheduler name {name!r}",
-                        f"{self.raw.key}.plugins.bind")
+            raise _fail(f"at least one bind plugin is needed for profile with scheduler name {show(name)}",
+                        self.raw.point_key("bind"))
 
     def _args(self, profile: Profile) -> dict[str, Any]:
-        key = f"{self.raw.key}.plugin-config"
+        keys = self.raw.args_keys
         for name in self.raw.plugin_config:
-            self._known(name, f"{key}.{name}")
+            self._known(name, keys[name])
             if self.registry[name].args_class is None:
-                raise _fail(f"plugin {name!r} takes no args", f"{key}.{name}")
+                raise _fail(f"plugin {name!r} takes no args", keys[name])
         args: dict[str, Any] = {}
         for name in sorted({*profile.plugin_names(), *self.raw.plugin_config}):
             args_class = self.registry[name].args_class
             if args_class is None:
                 continue
-            raw = self.raw.plugin_config.get(name, {})
+            raw = self.raw.plugin_config.get(name)
+            key = keys.get(name, self.raw.args_key)
             try:
-                args[name] = structure(args_class, _table(raw, f"{key}.{name}"))
+                args[name] = structure(args_class, _table({} if raw is None else raw, key), self.raw.dialect.naming)
             except ArgsError as exc:
-                raise _fail(exc.message, f"{key}.{name}.{exc.key}" if exc.key else f"{key}.{name}") from None
+                joiner = "" if exc.key.startswith("[") else "."
+                raise _fail(exc.message, f"{key}{joiner}{exc.key}" if exc.key else key) from None
         return args
 
 
@@ -285,50 +353,94 @@ def _point_names(points: Sequence[ExtensionPoint]) -> str:
 def parse_config(document: Mapping[str, Any], registry: PluginRegistry, source: str = "") -> SchedulerConfiguration:
     """Validate and resolve a parsed profile document; errors carry ``source`` and the key path."""
     try:
+        check_depth(document)
         _check_keys(document, (*SETTINGS_KEYS, "profiles"), "")
-        settings = _parse_settings(document)
+        settings = parse_settings(document)
         raw_profiles = document.get("profiles", [{}])
         if not isinstance(raw_profiles, list) or not raw_profiles:
             raise _fail("expected one or more [[profiles]] tables", "profiles")
         default_name = DEFAULT_SCHEDULER_NAME if len(raw_profiles) == 1 else None
         parsed = [_parse_profile(p, f"profiles[{i}]", default_name) for i, p in enumerate(raw_profiles)]
-        seen: dict[str, str] = {}
-        for raw in parsed:
-            if raw.scheduler_name in seen:
-                raise _fail(f"Duplicate value: {raw.scheduler_name!r} (also used by {seen[raw.scheduler_name]})",
-                            f"{raw.key}.scheduler-name")
-            seen[raw.scheduler_name] = raw.key
-        profiles = tuple(_Resolver(raw, registry).resolve() for raw in parsed)
-        _check_same_queue_sort(profiles, parsed)
+        return resolve_config(settings, parsed, registry, source)
     except ProfileError as exc:
         raise exc.located(file=source) from None
-    return SchedulerConfiguration(settings, profiles, source)
 
 
-def _check_same_queue_sort(profiles: Sequence[Profile], parsed: Sequence[_RawProfile]) -> None:
+def resolve_config(settings: SchedulerSettings, parsed: Sequence[RawProfile], registry: PluginRegistry,
+                   source: str = "", warnings: Sequence[str] = ()) -> SchedulerConfiguration:
+    """Merge parsed profiles onto the defaults and validate them against ``registry`` (either dialect)."""
+    seen: dict[str, str] = {}
+    for raw in parsed:
+        if raw.scheduler_name in seen:
+            raise _fail(f"Duplicate value: {show(raw.scheduler_name)} (also used by {seen[raw.scheduler_name]})",
+                        f"{raw.key}.{raw.dialect.scheduler_name}")
+        seen[raw.scheduler_name] = raw.key
+    profiles = tuple(_Resolver(raw, registry).resolve() for raw in parsed)
+    _check_same_queue_sort(profiles, parsed)
+    return SchedulerConfiguration(settings, profiles, source, tuple(warnings))
+
+
+def check_depth(document: object, limit: int = MAX_DEPTH) -> None:
+    """Reject a document nested more than ``limit`` tables or arrays deep, at the key path where it does."""
+    stack: list[tuple[object, str, int]] = [(document, "", 0)]
+    while stack:
+        value, key, depth = stack.pop()
+        if depth > limit:
+            raise _fail(f"nested more than {limit} levels deep", key)
+        for child_key, child in _children(value, key):
+            stack.append((child, child_key, depth + 1))
+
+
+
+def _children(value: object, key: str) -> Iterator[tuple[str, object]]:
+    if isinstance(value, Mapping):
+        for name, child in value.items():
+            if isinstance(child, (Mapping, list)):
+                yield (f"{key}.{name}" if key else str(name)), child
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            if isinstance(child, (Mapping, list)):
+                yield f"{key}[{i}]", child
+
+
+def _check_same_queue_sort(profiles: Sequence[Profile], parsed: Sequence[RawProfile]) -> None:
     first = profiles[0]
     sort_name = first.enabled("queue-sort")[0].name
     for profile, raw in zip(profiles[1:], parsed[1:], strict=True):
         other = profile.enabled("queue-sort")[0].name
         if other != sort_name:
             raise _fail(f"must be the same for all profiles ({other!r} differs from {sort_name!r})",
-                        f"{raw.key}.plugins.queue-sort")
+                        raw.point_key("queue-sort"))
         if unstructure(profile.plugin_args.get(other)) != unstructure(first.plugin_args.get(sort_name)):
             raise _fail("queueSort must be the same for all profiles: its args differ",
-                        f"{raw.key}.plugin-config.{other}")
+                        raw.args_keys.get(other, raw.args_key))
 
 
 def read_toml(path: str | Path, name: str | None = None) -> dict[str, Any]:
     """A TOML file's document; unreadable or invalid files are a ProfileError naming the file (or ``name``)."""
     name = name or str(path)
+    text = read_text(path, name)
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ProfileError(f"cannot read: {exc.strerror or exc}", file=name) from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"invalid TOML: {exc}", file=name) from None
+    except RecursionError:
+        raise ProfileError(f"invalid TOML: nested more than {MAX_DEPTH} levels deep", file=name) from None
+    except ValueError as exc:
+        # Python refuses to convert integers of more than 4300 digits (sys.int_info.str_digits_check_threshold).
+        raise ProfileError(f"invalid TOML: an integer has more than {sys.get_int_max_str_digits()} digits"
+                           if "digits" in str(exc) else f"invalid TOML: {exc}", file=name) from None
+
+
+def read_text(path: str | Path, name: str) -> str:
+    """A profile file's text; unreadable or non-UTF-8 files are a ProfileError naming the file."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ProfileError(f"cannot read: {exc.strerror or exc}", file=name) from None
     except UnicodeDecodeError as exc:
         raise ProfileError(f"not UTF-8 text: byte {exc.start} cannot be decoded", file=name) from None
+
 
 
 def load_config_file(path: str | Path, registry: PluginRegistry, source: str | None = None) -> SchedulerConfiguration:

@@ -237,6 +237,6 @@ class Versioned:
 
 def test_a_boolean_is_not_an_integer_literal() -> None:
     """``true`` is refused for ``Literal[1, 2]`` although True == 1 in Python."""
-    with pytest.raises(ArgsError, match='version: Unsupported value: "True": supported values: "1", "2"'):
+    with pytest.raises(ArgsError, match='version: Unsupported value: true: supported values: "1", "2"'):
         structure(Versioned, {"version": True})
     assert structure(Versioned, {"version": 2}) == Versioned(2)

@@ -137,7 +137,7 @@ ignored-resources = []
 scheduler-name = "a"
 [[profiles]]
 scheduler-name = "a"
-""", "profiles[1].scheduler-name", "Duplicate value: 'a' (also used by profiles[0])",
+""", "profiles[1].scheduler-name", 'Duplicate value: "a" (also used by profiles[0])',
         id="duplicate-scheduler-name"),
     pytest.param("""
 [[profiles]]
@@ -174,19 +174,19 @@ reverse = true
 [profiles.plugins.queue-sort]
 disabled = [{ name = "*" }]
 """, "profiles[0].plugins.queue-sort",
-        "only one queue sort plugin required for profile with scheduler name 'default-scheduler', but got 0",
+        'only one queue sort plugin required for profile with scheduler name "default-scheduler", but got 0',
         id="no-queue-sort-plugin"),
     pytest.param(PROFILE + """
 [profiles.plugins.queue-sort]
 enabled = [{ name = "FifoSort" }]
 """, "profiles[0].plugins.queue-sort",
-        "only one queue sort plugin required for profile with scheduler name 'default-scheduler', but got 2",
+        'only one queue sort plugin required for profile with scheduler name "default-scheduler", but got 2',
         id="two-queue-sort-plugins"),
     pytest.param(PROFILE + """
 [profiles.plugins.bind]
 disabled = [{ name = "*" }]
 """, "profiles[0].plugins.bind",
-        "at least one bind plugin is needed for profile with scheduler name 'default-scheduler'",
+        'at least one bind plugin is needed for profile with scheduler name "default-scheduler"',
         id="no-bind-plugin"),
     pytest.param(PROFILE + """
 schedulr-name = "x"
@@ -201,7 +201,7 @@ schedulr-name = "x"
     pytest.param("pod-initial-backoff-seconds = 5\npod-max-backoff-seconds = 4\n", "pod-max-backoff-seconds",
                  "Invalid value: 4: must be greater than or equal to pod-initial-backoff-seconds",
                  id="max-backoff-below-initial"),
-    pytest.param('pod-max-backoff-seconds = "10"\n', "pod-max-backoff-seconds", "expected an integer, got '10'",
+    pytest.param('pod-max-backoff-seconds = "10"\n', "pod-max-backoff-seconds", "expected an integer, got a string",
                  id="setting-not-an-integer"),
     pytest.param("profile = []\n", "profile", "unknown key (did you mean 'profiles'?)",
                  id="unknown-top-level-key-close-match"),
@@ -233,7 +233,7 @@ def test_unknown_shipped_profile_suggests_a_name(registry: PluginRegistry) -> No
     with pytest.raises(ProfileError) as caught:
         load_config("defualt", registry)
     assert str(caught.value) == (f"no shipped profile named 'defualt' (did you mean 'default'?); shipped profiles: "
-                                 f"{', '.join(shipped_profiles())} (or give a path to a .toml file)")
+                                 f"{', '.join(shipped_profiles())} (or give the path of a .toml profile or a KubeSchedulerConfiguration .yaml)")
 
 
 def test_missing_profile_file_names_the_file(tmp_path: Path, registry: PluginRegistry) -> None:

@@ -1,0 +1,234 @@
+"""KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) files: read onto the profile model, and written.
+
+A kube-scheduler configuration is translated onto the same model as a TOML profile and validated by the same
+code, so both forms give the same messages; keys in messages are the YAML's (``profiles[0].pluginConfig[1].args
+.scoringStrategy.type``). Fields kubesched has no use for are handled as docs/profiles.md describes: the ones
+that cannot change a decision are accepted, extenders are an error, the volume and DRA plugins a warning.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from kubesched.errors import ProfileError
+from kubesched.framework.args import camel, show, unstructure
+from kubesched.framework.plugin import EXTENSION_POINTS
+from kubesched.profiles.config import (
+    KUBE,
+    POINT_KEYS,
+    PluginSet,
+    RawProfile,
+    SchedulerConfiguration,
+    _check_keys,
+    _fail,
+    _int,
+    _parse_entries,
+    _percentage,
+    _table,
+    check_depth,
+    parse_settings,
+    read_text,
+    resolve_config,
+)
+from kubesched.profiles.defaults import DEFAULT_SCHEDULER_NAME
+from kubesched.runtime import PluginRegistry
+
+API_VERSION = "kubescheduler.config.k8s.io/v1"
+KIND = "KubeSchedulerConfiguration"
+
+#: Top-level fields kubesched models.
+MODELLED_KEYS = ("percentageOfNodesToScore", "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles")
+#: Top-level fields that cannot change where a pod goes: accepted and not used.
+HARMLESS_KEYS = ("clientConnection", "leaderElection", "parallelism", "enableProfiling",
+                 "enableContentionProfiling", "delayCacheUntilActive")
+TOP_LEVEL_KEYS = ("apiVersion", "kind", *MODELLED_KEYS, *HARMLESS_KEYS, "extenders")
+PROFILE_KEYS = ("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig")
+#: kube-scheduler's in-tree plugins that kubesched does not model (volumes and DRA are out of scope).
+UNMODELLED_PLUGINS = ("VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits", "DynamicResources")
+
+
+def is_kube_config(document: object) -> bool:
+    """Whether a parsed document looks like a KubeSchedulerConfiguration (it has an apiVersion or a kind)."""
+    return isinstance(document, Mapping) and ("apiVersion" in document or "kind" in document)
+
+
+def read_yaml(path: str, name: str) -> Any:
+    """A YAML file's single document, read with the safe loader; every failure is a ProfileError."""
+    import yaml  # only kube-scheduler configurations need YAML: keep it off the import path
+
+    text = read_text(path, name)
+    try:
+        documents = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ProfileError(f"invalid YAML{where}: {problem}", file=name) from None
+    except RecursionError:
+        raise ProfileError("invalid YAML: nested too deeply", file=name) from None
+    except ValueError:
+        # PyYAML converts integers with int(), which refuses more than sys.get_int_max_str_digits() digits.
+        raise ProfileError(f"invalid YAML: an integer has more than {sys.get_int_max_str_digits()} digits",
+                           file=name) from None
+    if len(documents) != 1:
+        raise ProfileError(f"expected one KubeSchedulerConfiguration document, got {len(documents)}", file=name)
+    return documents[0]
+
+
+def parse_kube_config(document: object, registry: PluginRegistry, source: str = "") -> SchedulerConfiguration:
+    """Validate and resolve a KubeSchedulerConfiguration document; errors carry ``source`` and the YAML path."""
+    try:
+        check_depth(document)
+        top = _table(document, "")
+        _check_header(top)
+        _check_keys(top, TOP_LEVEL_KEYS, "")
+        extenders = top.get("extenders")
+        if extenders:
+            raise _fail("Unsupported value: kubesched cannot call scheduler extenders (HTTP webhooks); "
+                        "remove them to simulate without them", "extenders")
+        if "parallelism" in top and top["parallelism"] is not None and _int(top["parallelism"], "parallelism") <= 0:
+            raise _fail(f"Invalid value: {show(top['parallelism'])}: should be an integer greater than 0",
+                        "parallelism")
+        settings = parse_settings(top, KUBE)
+        raw_profiles = top.get("profiles") or [{}]
+        if not isinstance(raw_profiles, list):
+            raise _fail(f"expected an array, got {show(raw_profiles)}", "profiles")
+        default_name = DEFAULT_SCHEDULER_NAME if len(raw_profiles) == 1 else None
+        warnings: list[str] = []
+        parsed = [_parse_profile(p, f"profiles[{i}]", default_name, warnings) for i, p in enumerate(raw_profiles)]
+        config = resolve_config(settings, parsed, registry, source)
+    except ProfileError as exc:
+        raise exc.located(file=source) from None
+    prefix = f"{source}: " if source else ""
+    return SchedulerConfiguration(config.settings, config.profiles, source, tuple(prefix + w for w in warnings))
+
+
+def _check_header(top: Mapping[str, Any]) -> None:
+    for key, expected in (("apiVersion", API_VERSION), ("kind", KIND)):
+        if key not in top:
+            raise _fail(f"Required value: must be \"{expected}\"", key)
+        if top[key] != expected:
+            raise _fail(f"Unsupported value: {show(top[key])}: supported values: \"{expected}\"", key)
+
+
+def _parse_profile(raw: object, key: str, default_name: str | None, warnings: list[str]) -> RawProfile:
+    table = _table({} if raw is None else raw, key)
+    _check_keys(table, PROFILE_KEYS, key)
+    name = table.get("schedulerName") or default_name
+    if not isinstance(name, str) or not name:
+        raise _fail("Required value: every profile needs a schedulerName", f"{key}.schedulerName")
+    percentage = None
+    if table.get("percentageOfNodesToScore") is not None:
+        percentage = _percentage(table["percentageOfNodesToScore"], f"{key}.percentageOfNodesToScore")
+    ignored: set[str] = set()
+    plugins = _parse_plugins(table.get("plugins") or {}, f"{key}.plugins", ignored)
+    config, args_keys = _parse_plugin_config(table.get("pluginConfig") or [], f"{key}.pluginConfig", ignored)
+    if ignored:
+        warnings.append(f"{key}: ignoring {', '.join(sorted(ignored))}: kubesched does not model volumes or "
+                        "dynamic resources, so pods using PersistentVolumeClaims or ResourceClaims may be placed "
+                        "where kube-scheduler would not place them")
+    return RawProfile(key, name, percentage, plugins, config, args_keys, f"{key}.pluginConfig", KUBE)
+
+
+def _parse_plugins(value: object, key: str, ignored: set[str]) -> dict[str, PluginSet]:
+    table = _table(value, key)
+    by_spelling = {camel(point): point for point in POINT_KEYS}
+    _check_keys(table, tuple(by_spelling), key)
+    sets = {}
+    for spelled, raw in table.items():
+        point_key = f"{key}.{spelled}"
+        point_table = _table({} if raw is None else raw, point_key)
+        _check_keys(point_table, ("enabled", "disabled"), point_key)
+        enabled = _parse_entries(point_table.get("enabled") or [], f"{point_key}.enabled", allow_weight=True,
+                                 dialect=KUBE)
+        disabled = _parse_entries(point_table.get("disabled") or [], f"{point_key}.disabled", allow_weight=False,
+                                  dialect=KUBE)
+        ignored.update(e.name for e in enabled if e.name in UNMODELLED_PLUGINS)
+        sets[by_spelling[spelled]] = PluginSet(
+            tuple(e for e in enabled if e.name not in UNMODELLED_PLUGINS),
+            tuple(e.name for e in disabled if e.name not in UNMODELLED_PLUGINS))
+    return sets
+
+
+def _parse_plugin_config(value: object, key: str, ignored: set[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    if not isinstance(value, list):
+        raise _fail(f"expected an array of {{name, args}} objects, got {show(value)}", key)
+    config: dict[str, Any] = {}
+    keys: dict[str, str] = {}
+    for i, item in enumerate(value):
+        item_key = f"{key}[{i}]"
+        table = _table(item, item_key)
+        _check_keys(table, ("name", "args"), item_key)
+        name = table.get("name")
+        if not isinstance(name, str) or not name:
+            raise _fail("Required value: a plugin name (a non-empty string)", f"{item_key}.name")
+        if name in keys:
+            raise _fail(f"Duplicate value: {show(name)} (also configured by {keys[name].removesuffix('.args')})",
+                        f"{item_key}.name")
+        keys[name] = f"{item_key}.args"
+        if name in UNMODELLED_PLUGINS:
+            ignored.add(name)
+            continue
+        args = _table({} if table.get("args") is None else table["args"], f"{item_key}.args")
+        config[name] = _strip_type_meta(name, args, f"{item_key}.args")
+    return config, {name: k for name, k in keys.items() if name in config}
+
+
+def _strip_type_meta(name: str, args: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """The args without ``apiVersion`` and ``kind``, which must name the plugin's args type if given."""
+    kind = args.get("kind")
+    if kind is not None and kind != f"{name}Args":
+        raise _fail(f"Invalid value: {show(kind)}: must be \"{name}Args\" for plugin {show(name)}", f"{key}.kind")
+    return {k: v for k, v in args.items() if k not in ("apiVersion", "kind")}
+
+
+# -- writing ------------------------------------------------------------------------------------------
+def kube_document(config: SchedulerConfiguration) -> dict[str, Any]:
+    """The effective configuration as a KubeSchedulerConfiguration document (``profile show --format``).
+
+    As with the TOML form, every extension point disables ``"*"`` and lists its complete plugin list, so
+    the document loads back to exactly the same effective configuration.
+    """
+    settings = config.settings
+    profiles = []
+    for profile in config.profiles:
+        table: dict[str, Any] = {"schedulerName": profile.scheduler_name}
+        if profile.percentage_of_nodes_to_score is not None:
+            table["percentageOfNodesToScore"] = profile.percentage_of_nodes_to_score
+        plugins: dict[str, Any] = {}
+        for point in EXTENSION_POINTS:
+            entries = []
+            for entry in profile.enabled(point.key):
+                item: dict[str, Any] = {"name": entry.name}
+                if point.key == "score":
+                    item["weight"] = entry.weight
+                entries.append(item)
+            plugins[camel(point.key)] = {"disabled": [{"name": "*"}], "enabled": entries}
+        table["plugins"] = plugins
+        table["pluginConfig"] = [
+            {"name": name, "args": {"apiVersion": API_VERSION, "kind": f"{name}Args", **unstructure(args, camel)}}
+            for name, args in sorted(profile.plugin_args.items())]
+        profiles.append(table)
+    return {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "percentageOfNodesToScore": settings.percentage_of_nodes_to_score,
+        "podInitialBackoffSeconds": int(settings.pod_initial_backoff_seconds),
+        "podMaxBackoffSeconds": int(settings.pod_max_backoff_seconds),
+        "profiles": profiles,
+    }
+
+
+def render_kube_config(config: SchedulerConfiguration) -> str:
+    """The effective configuration as KubeSchedulerConfiguration YAML."""
+    import yaml
+
+    header = ("# Effective configuration" + (f" of {config.source}" if config.source else "") + ":\n"
+              "# every extension point lists its complete plugin list, in the order plugins run.\n")
+    return header + yaml.safe_dump(kube_document(config), sort_keys=False, default_flow_style=False,
+                                   allow_unicode=True, width=120)
+
+
+__all__ = ["is_kube_config", "kube_document", "parse_kube_config", "read_yaml", "render_kube_config"]
