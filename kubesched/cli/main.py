@@ -134,12 +134,14 @@ def profile_show(spec: str, form: str) -> None:
                    "pods as running pods, the other pods as the pods to schedule.")
 @click.option("--check", "checks", multiple=True, metavar="ID", help="Run only this check (repeatable).")
 @click.option("--time-budget-ms", type=float, default=None,
-              help="Per-call Filter/Score budget before the time-budget check warns (default 0.5).")
+              help="Per-call Filter/Score budget: over it the time-budget check warns, over ten times it fails "
+                   "(default 0.5).")
 @click.option("--output", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @_guarded
 def conformance(plugin: str, args_file: str | None, cluster: tuple[str, ...], checks: tuple[str, ...],
                 time_budget_ms: float | None, output: str) -> None:
-    """Run the conformance suite on the installed plugin PLUGIN (its entry-point name); exit 1 if a check fails."""
+    """Run the conformance suite on the installed plugin PLUGIN (its entry-point name); exit 1 if a check fails
+    (also when the examples never reach a hook a check is about: then pass --cluster)."""
     from kubesched.testing.conformance.checks import CHECKS
     from kubesched.testing.conformance.installed import installed_subject
     from kubesched.testing.conformance.report import run_conformance, select_checks

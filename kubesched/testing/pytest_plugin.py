@@ -1,7 +1,9 @@
 """kubesched's pytest plugin (registered through the ``pytest11`` entry point).
 
-``pytest --kubesched-conformance NAME[:ARGS.toml]`` adds the conformance suite for the installed plugin NAME to
-the run, one test per check (``conformance[NAME]::<check id>``); repeat the option for several plugins.
+``pytest --kubesched-conformance NAME[:ARGS.toml][@CLUSTER.yaml]`` adds the conformance suite for the installed
+plugin NAME to the run, one test per check (``conformance[NAME...]::<check id>``), with args from a TOML file and
+the example cluster from manifests (as ``kubesched conformance --args/--cluster``); repeat the option for several
+plugins.
 Subclassing :class:`kubesched.testing.PluginConformance` in your own tests works with or without this plugin.
 """
 
@@ -22,10 +24,13 @@ from kubesched.testing.conformance.suite import NOTES
 def pytest_addoption(parser: pytest.Parser) -> None:
     """The ``--kubesched-conformance`` and ``--kubesched-time-budget-ms`` options."""
     group = parser.getgroup("kubesched", "kubesched plugin conformance")
-    group.addoption("--kubesched-conformance", action="append", default=[], metavar="PLUGIN[:ARGS.toml]",
-                    help="run the conformance suite on an installed kubesched plugin, with args from a TOML file")
+    group.addoption("--kubesched-conformance", action="append", default=[],
+                    metavar="PLUGIN[:ARGS.toml][@CLUSTER.yaml]",
+                    help="run the conformance suite on an installed kubesched plugin, with args from a TOML file "
+                         "and the example cluster from a manifest file")
     group.addoption("--kubesched-time-budget-ms", type=float, default=None, metavar="MS",
-                    help="per-call Filter/Score budget before the time-budget check warns (default 0.5)")
+                    help="per-call Filter/Score budget: over it the time-budget check warns, over ten times it "
+                         "fails (default 0.5)")
 
 
 class ConformanceFailure(Exception):  # noqa: N818 - an outcome, like pytest's Failed
@@ -61,6 +66,15 @@ class ConformanceItem(pytest.Item):
         return self.path, None, self.name
 
 
+def parse_spec(spec: str) -> tuple[str, str | None, str | None]:
+    """``NAME[:ARGS.toml][@CLUSTER.yaml]`` as (name, args file, cluster file); a plugin name holds neither
+    ``:`` nor ``@``, and the cluster file starts after the first ``@`` that follows the name."""
+    name_end = min((i for i in (spec.find(":"), spec.find("@")) if i >= 0), default=len(spec))
+    name, rest = spec[:name_end], spec[name_end:]
+    args_part, _at, cluster = rest.partition("@")
+    return name, args_part[1:] or None, cluster or None
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Append one item per check for every plugin named with ``--kubesched-conformance``."""
     from kubesched.testing.conformance.installed import installed_subject
@@ -75,9 +89,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if spec in seen:
             continue
         seen.add(spec)
-        name, _, args_file = spec.partition(":")
+        name, args_file, cluster = parse_spec(spec)
         try:
-            subject = installed_subject(name, args_file or None, time_budget=budget)
+            subject = installed_subject(name, args_file, cluster=[cluster] if cluster else [], time_budget=budget)
         except KubeschedError as exc:
             raise pytest.UsageError(f"--kubesched-conformance {spec}: {exc}") from None
         for check in CHECKS:

@@ -21,7 +21,7 @@ def test_builtin_plugin_passes_with_a_line_per_check(run_cli: RunCli) -> None:
     assert lines[1].split() == ["PASS", "hooks-match-hookspecs", "hooks", "match", "the", "hookspecs"]
     assert "the plugin has no permit hook" in done.stdout
     # The time budget may warn on a slow machine; nothing else may differ.
-    assert lines[-1] in ("11 passed, 0 warned, 3 skipped, 0 failed", "10 passed, 1 warned, 3 skipped, 0 failed")
+    assert lines[-1] in ("11 passed, 0 warned, 4 skipped, 0 failed", "10 passed, 1 warned, 4 skipped, 0 failed")
 
 
 def test_args_file_is_validated_first(run_cli: RunCli, tmp_path: Path) -> None:
@@ -70,7 +70,7 @@ def test_plugin_whose_hooks_do_not_match_is_reported_not_crashed(run_cli: RunCli
     done = run_cli("conformance", "WrongHookArguments", env=env)
     assert done.returncode == 1
     assert "FAIL  hooks-match-hookspecs" in done.stdout
-    assert done.stdout.splitlines()[-1] == "0 passed, 0 warned, 13 skipped, 1 failed"
+    assert done.stdout.splitlines()[-1] == "0 passed, 0 warned, 14 skipped, 1 failed"
 
 
 def test_cluster_option_replaces_the_example_cluster(run_cli: RunCli, tmp_path: Path) -> None:
@@ -84,6 +84,16 @@ def test_cluster_option_replaces_the_example_cluster(run_cli: RunCli, tmp_path: 
                    env=env)
     assert done.returncode == 1
     assert "(pod p on node only)" in done.stdout
+
+
+def test_a_plugin_the_default_examples_never_reach_fails_with_advice(run_cli: RunCli, tmp_path: Path) -> None:
+    """A plugin gated by a label: the checks about its hooks fail on the default examples, advising --cluster."""
+    site = fake_distribution(tmp_path / "site", "GpuOnlySilentRejection")
+    env = {"PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    done = run_cli("conformance", "GpuOnlySilentRejection", "--check", "filter-status-valid", env=env)
+    assert done.returncode == 1
+    assert "FAIL  filter-status-valid" in done.stdout
+    assert "kubesched conformance NAME --cluster cluster.yaml" in done.stdout
 
 
 def test_cluster_without_a_pod_to_schedule_is_an_error(run_cli: RunCli, tmp_path: Path) -> None:

@@ -56,15 +56,13 @@ class UntypedArg(Plugin):
 
 
 class LabelsThePod(Plugin):
-    """Filter writes a label into the pod it is given."""
+    """Filter writes a label into the pod it is given (going around the API objects' immutability)."""
 
     name = "LabelsThePod"
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        labels = pod.metadata.labels
-        if isinstance(labels, dict):  # pods without labels share a read-only empty map
-            labels["seen-by"] = "LabelsThePod"
+        object.__setattr__(pod.metadata, "labels", {**pod.metadata.labels, "seen-by": "LabelsThePod"})
         return None
 
 
@@ -323,3 +321,71 @@ class InitReadsSnapshot(Plugin):
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         return None
+
+
+class UnreserveKeepsTheNode(Plugin):
+    """Reserve keeps a node for its pod and Filter keeps other pods off it; Unreserve forgets to release it."""
+
+    name = "UnreserveKeepsTheNode"
+
+    def __init__(self, handle: Any, args: Any = None) -> None:
+        super().__init__(handle, args)
+        self.holder: dict[str, str] = {}
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        holder = self.holder.get(node_info.name, pod.uid)
+        return None if holder == pod.uid else Status.unschedulable("node is reserved for another pod")
+
+    @hookimpl
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        self.holder[node_name] = pod.uid
+        return None
+
+    @hookimpl
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        self.holder.pop(pod.uid, None)  # the bug: keyed by node, released by pod
+
+
+class FarOverBudget(Plugin):
+    """Filter sleeps 50 ms per node: far over the time budget."""
+
+    name = "FarOverBudget"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        time.sleep(0.05)
+        return None
+
+
+GPU = "example.com/gpu"
+
+
+class GpuOnlySilentRejection(Plugin):
+    """Acts only on pods that ask for a GPU label (PreFilter skips the others), and there rejects silently."""
+
+    name = "GpuOnlySilentRejection"
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        return None if GPU in pod.labels else Status.skip()
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status.unschedulable()
+
+
+def _zone_of(node_info: NodeInfo) -> str:
+    """The node's zone, assuming there is one (the bug)."""
+    assert node_info.node is not None
+    return node_info.node.labels["topology.kubernetes.io/zone"]
+
+
+class ZoneLookupFails(Plugin):
+    """Score looks up the zone label in a helper; on a node without one the helper raises KeyError."""
+
+    name = "ZoneLookupFails"
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return 100 if _zone_of(node_info) == "zone-1" else 0

@@ -3,14 +3,20 @@ check as failed (and everything else as passed or skipped)."""
 
 from __future__ import annotations
 
+import inspect
+from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
 
 from kubesched.framework.plugin import hookimpl
-from kubesched.testing.conformance import Outcome, PluginUnderTest, run_conformance
-from kubesched.testing.conformance.checks import CHECKS
+from kubesched.runtime import Framework
+from kubesched.testing import conformance, make_pod
+from kubesched.testing.conformance import Outcome, PluginUnderTest, run_check, run_conformance
+from kubesched.testing.conformance.checks import CHECKS, CHECKS_BY_ID
+from kubesched.testing.conformance.checks.timing import MIN_SAMPLES
+from kubesched.testing.conformance.report import PASS_A_CLUSTER
 from tests.testing import broken_plugins as broken
 from tests.testing import unusual_plugins as unusual
 
@@ -30,15 +36,19 @@ BROKEN: list[tuple[str, type[Any], Any, str]] = [
     ("score-in-range", broken.ScoresIntEnum, None, "is <Level.HIGH: 90>, not an integer"),
     ("pre-filter-state-clone", broken.SharedClone, None, "clone() shares SharedClone.per_node"),
     ("add-remove-pod-restores", broken.ForgetfulRemovePod, None, "did not restore Filter's answer"),
-    ("unreserve-idempotent", broken.UnreserveWithoutReserve, None, "unreserve without a prior reserve raised KeyError"),
+    ("unreserve-idempotent", broken.UnreserveWithoutReserve, None,
+     "without a prior reserve, unreserve raised KeyError"),
+    ("unreserve-undoes-reserve", broken.UnreserveKeepsTheNode, None,
+     "after reserve then unreserve of pod web on node node-a, pod bare is answered differently: filter"),
     ("permit-valid", broken.WaitsForAnHour, None, "permit asked to wait 3600s"),
     ("edge-inputs", broken.NeedsZoneLabel, None, "nodes without labels"),
+    ("time-budget", broken.FarOverBudget, None, "more than 10 times the budget of 500 µs"),
 ]
 
 
 def test_every_check_has_a_broken_plugin() -> None:
-    """The table covers every failing check (time-budget only warns, see below)."""
-    assert {row[0] for row in BROKEN} == {c.id for c in CHECKS} - {"time-budget"}
+    """The table covers every check."""
+    assert {row[0] for row in BROKEN} == {c.id for c in CHECKS}
 
 
 @pytest.mark.parametrize(("check", "plugin", "args", "message"), BROKEN, ids=[row[1].__name__ for row in BROKEN])
@@ -63,7 +73,7 @@ def test_slow_plugin_only_warns() -> None:
 @pytest.mark.parametrize("plugin", [unusual.UsesRng, unusual.Narrows, unusual.KeepsReferences,
                                     unusual.PermitNeedsReserve, unusual.ScoresFeasibleOnly,
                                     unusual.ReserveReadsPreFilter, unusual.KeepsPodLabels,
-                                    unusual.NarrowsWithAddPod],
+                                    unusual.NarrowsWithAddPod, unusual.ReserveHoldsTheNode],
                          ids=lambda p: p.__name__)
 def test_correct_but_unusual_plugin_passes(plugin: type[Any]) -> None:
     """Seeded randomness, narrowing PreFilters (with AddPod), state that references the snapshot or the pod,
@@ -73,17 +83,80 @@ def test_correct_but_unusual_plugin_passes(plugin: type[Any]) -> None:
     assert report.ok, "\n".join(report.lines())
 
 
-def test_a_pass_that_never_reached_the_hook_warns() -> None:
-    """When PreFilter skips every example pod, the checks about Filter warn instead of passing silently."""
+def test_a_check_that_never_reached_its_hook_on_the_default_examples_fails() -> None:
+    """A plugin the default examples never reach (gated by a label) fails the checks about its hooks, with the
+    advice to pass a cluster, instead of passing while its defect goes unnoticed."""
+    report = run_conformance(PluginUnderTest(broken.GpuOnlySilentRejection, large_cluster=50))
+    failed = {r.check.id: r.detail for r in report.by_outcome(Outcome.FAILED)}
+    assert sorted(failed) == ["deterministic", "filter-status-valid", "no-input-mutation", "time-budget"]
+    assert failed["filter-status-valid"] == (
+        "filter never ran in this check (PreFilter or PreScore skipped every pod, or no node was left to call it "
+        f"on): the default example cluster never reaches it; {PASS_A_CLUSTER}")
+
+
+def test_a_cluster_that_reaches_the_plugin_finds_its_defect() -> None:
+    """Given pods it acts on, the same plugin fails exactly the check of its defect."""
+    gpu_pod = make_pod("trainer").req(cpu="1").label(**{broken.GPU: "true"}).obj()
+    report = run_conformance(PluginUnderTest(broken.GpuOnlySilentRejection, pods=[gpu_pod], large_cluster=50))
+    assert report.failed_ids() == ["filter-status-valid"], "\n".join(report.lines())
+    assert "filter rejected with Unschedulable but no reason (pod trainer on node node-a)" in \
+        report.by_outcome(Outcome.FAILED)[0].detail
+
+
+def test_own_examples_that_never_reach_the_hook_fail() -> None:
+    """Examples of the author's own that PreFilter skips entirely fail the checks about Filter too."""
     from kubesched.plugins.node_affinity import NodeAffinity
-    from kubesched.testing import make_pod
 
     report = run_conformance(PluginUnderTest(NodeAffinity, pods=[make_pod("plain").obj()], large_cluster=50))
-    assert report.ok
-    warned = {r.check.id: r.detail for r in report.by_outcome(Outcome.WARNED)}
-    assert warned["filter-status-valid"] == ("filter never ran in this check (PreFilter or PreScore skipped every "
-                                             "pod, or no node was left to call it on): give examples the plugin "
-                                             "acts on")
+    failed = {r.check.id: r.detail for r in report.by_outcome(Outcome.FAILED)}
+    assert failed["filter-status-valid"].endswith(": give examples the plugin acts on (pods it does not skip, "
+                                                  "nodes left to call it on)")
+
+
+def test_far_over_budget_fails_after_a_few_calls() -> None:
+    """A 50 ms Filter fails the time budget after a handful of calls, not after thousands."""
+    subject = PluginUnderTest(broken.FarOverBudget)
+    result = run_check(CHECKS_BY_ID["time-budget"], subject)
+    assert result.outcome is Outcome.FAILED
+    assert subject.calls["filter"] == MIN_SAMPLES
+    assert result.detail.startswith("filter took ")
+    assert f"over {MIN_SAMPLES} calls, more than 10 times the budget of 500 µs" in result.detail
+
+
+def test_an_exception_names_the_hook_pod_node_and_innermost_frames() -> None:
+    """A hook that raises fails the check with the hook, the pod, the node and the innermost frames."""
+    result = run_check(CHECKS_BY_ID["edge-inputs"], PluginUnderTest(broken.ZoneLookupFails, large_cluster=50))
+    assert result.outcome is Outcome.FAILED
+    helper, hook = (inspect.getsourcelines(f)[1] for f in (broken._zone_of, broken.ZoneLookupFails.score))
+    assert result.detail == (
+        "nodes without labels (pod web): score raised KeyError: 'topology.kubernetes.io/zone' (pod web on node "
+        f"unlabelled-1); innermost frames: broken_plugins.py:{helper + 3} in _zone_of "
+        '(return node_info.node.labels["topology.kubernetes.io/zone"]) <- '
+        f"broken_plugins.py:{hook + 2} in score (return 100 if _zone_of(node_info) == \"zone-1\" else 0)")
+
+
+def test_the_checks_call_the_plugin_through_the_framework(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite drives kubesched.runtime.Framework: Filter reaches the plugin only through run_filter_plugins."""
+    through: list[str] = []
+    original = Framework.run_filter_plugins
+
+    def counted(self: Framework, state: Any, pod: Any, node_info: Any) -> Any:
+        through.append(node_info.name)
+        return original(self, state, pod, node_info)
+
+    monkeypatch.setattr(Framework, "run_filter_plugins", counted)
+    subject = PluginUnderTest(broken.SilentRejection)
+    run_check(CHECKS_BY_ID["filter-status-valid"], subject)
+    assert through == ["node-a"]
+    assert subject.calls["filter"] == 1
+
+
+def test_the_suite_modules_stay_small() -> None:
+    """The suite is split by concern: no module of kubesched.testing.conformance exceeds 200 lines."""
+    package = Path(conformance.__file__).parent
+    sizes = {str(p.relative_to(package)): len(p.read_text(encoding="utf-8").splitlines())
+             for p in package.rglob("*.py")}
+    assert {name: size for name, size in sizes.items() if size > 200} == {}
 
 
 class _WrongNameWithArgs:

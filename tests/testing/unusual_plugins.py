@@ -250,3 +250,28 @@ class NarrowsWithAddPod(Plugin):
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         return Status.unschedulable("crowded") if state.read(PER_NODE_KEY).per_node[node_info.name] > 5 else None
+
+
+class ReserveHoldsTheNode(Plugin):
+    """Reserve holds a node for its pod and Filter keeps other pods off it until Unreserve releases it."""
+
+    name = "ReserveHoldsTheNode"
+
+    def __init__(self, handle: Any, args: Any = None) -> None:
+        super().__init__(handle, args)
+        self.holder: dict[str, str] = {}
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        holder = self.holder.get(node_info.name, pod.uid)
+        return None if holder == pod.uid else Status.unschedulable("node is reserved for another pod")
+
+    @hookimpl
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        self.holder[node_name] = pod.uid
+        return None
+
+    @hookimpl
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        if self.holder.get(node_name) == pod.uid:
+            del self.holder[node_name]

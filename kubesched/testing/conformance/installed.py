@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kubesched.errors import InputError, ProfileError
+from kubesched.errors import ProfileError
 from kubesched.framework.args import ArgsError, structure
-from kubesched.io.load import load
 from kubesched.profiles.config import read_toml
 from kubesched.runtime import load_plugin_class
 from kubesched.testing.conformance.subject import DEFAULT_LARGE_CLUSTER, DEFAULT_TIME_BUDGET, PluginUnderTest
@@ -39,15 +38,8 @@ def installed_subject(name: str, args_file: str | Path | None = None, *, cluster
     pods as the pods to schedule."""
     plugin_class, _distribution, _version = load_plugin_class(name)
     args = read_args_file(args_file, plugin_class) if args_file is not None else None
-    subject = PluginUnderTest(plugin_class, args, time_budget=time_budget, large_cluster=large_cluster,
-                              entry_point=name)
     if cluster:
-        manifests = load(cluster)
-        pending = tuple(p for p in manifests.pods if not p.spec.node_name)
-        if not manifests.nodes or not pending:
-            raise InputError("the cluster needs at least one node and one pod without spec.nodeName to schedule",
-                             file=", ".join(str(p) for p in cluster))
-        subject.nodes = manifests.nodes
-        subject.running = tuple(p for p in manifests.pods if p.spec.node_name)
-        subject.pods = pending
-    return subject
+        return PluginUnderTest.from_cluster(plugin_class, cluster, args=args, time_budget=time_budget,
+                                            large_cluster=large_cluster, entry_point=name)
+    return PluginUnderTest(plugin_class, args, time_budget=time_budget, large_cluster=large_cluster,
+                           entry_point=name)

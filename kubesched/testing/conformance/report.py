@@ -8,7 +8,14 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from kubesched.testing.conformance.checks import CHECKS, Check, CheckFailed, CheckSkipped, explain
+from kubesched.testing.conformance.examples import default_nodes, default_pods
+from kubesched.testing.conformance.recorder import HookRaised
 from kubesched.testing.conformance.subject import PluginUnderTest
+
+#: How to give the suite a cluster, for the failure of a check whose hooks the default examples never reached.
+PASS_A_CLUSTER = ("pass a cluster the plugin acts on (PluginConformance.cluster = \"cluster.yaml\", "
+                  "pytest --kubesched-conformance NAME@cluster.yaml, or kubesched conformance NAME --cluster "
+                  "cluster.yaml)")
 
 
 class Outcome(enum.Enum):
@@ -30,8 +37,9 @@ class CheckResult:
 
 
 def run_check(check: Check, subject: PluginUnderTest) -> CheckResult:
-    """Run one check; an unexpected exception from the plugin is that check's failure. A pass that never
-    reached a hook the check is about (the plugin has it, the examples skipped it) becomes a warning."""
+    """Run one check; an exception from the plugin is that check's failure, naming the hook, the pod, the node
+    and the innermost frames. A check that never reached a hook it is about (the plugin has it, the examples
+    skipped it) fails too: passing it would say nothing."""
     subject.reset_calls()
     try:
         warnings = check.run(subject)
@@ -39,12 +47,18 @@ def run_check(check: Check, subject: PluginUnderTest) -> CheckResult:
         return CheckResult(check, Outcome.SKIPPED, str(exc))
     except CheckFailed as exc:
         return CheckResult(check, Outcome.FAILED, str(exc))
+    except HookRaised as exc:
+        return CheckResult(check, Outcome.FAILED, str(exc))
     except (Exception, SystemExit) as exc:
         return CheckResult(check, Outcome.FAILED, f"the plugin raised {explain(exc)}")
     unexercised = [hook for hook in check.exercises if subject.has(hook) and not subject.calls[hook]]
     if unexercised:
-        warnings = [*warnings, f"{', '.join(unexercised)} never ran in this check (PreFilter or PreScore skipped "
-                               "every pod, or no node was left to call it on): give examples the plugin acts on"]
+        defaults = list(subject.nodes) == list(default_nodes()) and list(subject.pods) == list(default_pods())
+        advice = (f"the default example cluster never reaches it; {PASS_A_CLUSTER}" if defaults
+                  else "give examples the plugin acts on (pods it does not skip, nodes left to call it on)")
+        return CheckResult(check, Outcome.FAILED,
+                           f"{', '.join(unexercised)} never ran in this check (PreFilter or PreScore skipped every "
+                           f"pod, or no node was left to call it on): {advice}")
     if warnings:
         return CheckResult(check, Outcome.WARNED, "; ".join(warnings))
     return CheckResult(check, Outcome.PASSED)

@@ -7,32 +7,29 @@
     class TestMyFilter(PluginConformance):
         plugin_class = MyFilter
         plugin_args = {"max-per-node": 3}      # optional: an Args instance or profile keys
-        nodes = (...)                          # optional example cluster and pods
+        cluster = "cluster.yaml"               # optional: manifests the plugin acts on (next to this file)
 """
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.errors import KubeschedError
 from kubesched.testing.conformance.checks import CHECKS, Check
+from kubesched.testing.conformance.examples import default_nodes, default_pods, default_running
 from kubesched.testing.conformance.report import Outcome, run_check
-from kubesched.testing.conformance.subject import (
-    DEFAULT_LARGE_CLUSTER,
-    DEFAULT_TIME_BUDGET,
-    PluginUnderTest,
-    default_nodes,
-    default_pods,
-    default_running,
-)
+from kubesched.testing.conformance.subject import DEFAULT_LARGE_CLUSTER, DEFAULT_TIME_BUDGET, PluginUnderTest
 from kubesched.testing.harness import built
 
 
 class ConformanceWarning(UserWarning):
-    """A check passed but noticed something worth a look (the time budget, hooks the examples never reached)."""
+    """A check passed but noticed something worth a look (a plugin somewhat over the time budget)."""
 
 
 #: Warnings of checks run by PluginConformance subclasses or --kubesched-conformance in this process; the
@@ -48,22 +45,43 @@ class PluginConformance:
     plugin_class: ClassVar[type[Any]]
     #: The plugin's Args instance or a kebab-case mapping of its profile keys; None means the defaults.
     plugin_args: ClassVar[Any] = None
-    #: The example cluster: nodes, the pods already running on them, and pods to schedule.
+    #: Manifest files (a path or several) to use as the example cluster, as ``kubesched conformance --cluster``
+    #: does: their nodes, their bound pods as running pods, the other pods as the pods to schedule. A relative
+    #: path is relative to the file of the class that sets it. Use it when the default examples never reach
+    #: the plugin's hooks (a plugin gated by a resource, a label or an annotation).
+    cluster: ClassVar[str | Path | Sequence[str | Path] | None] = None
+    #: Or the example cluster in Python: nodes, the pods already running on them, and pods to schedule.
     nodes: ClassVar[Sequence[Node] | None] = None
     running: ClassVar[Sequence[Pod] | None] = None
     pods: ClassVar[Sequence[Pod] | None] = None
-    #: Seconds a single Filter or Score call may take on average before the time-budget check warns.
+    #: Seconds a single Filter or Score call may take on average before the time-budget check warns (it fails
+    #: at ten times that).
     time_budget: ClassVar[float] = DEFAULT_TIME_BUDGET
     #: Nodes in the large cluster of the edge-input and time-budget checks.
     large_cluster: ClassVar[int] = DEFAULT_LARGE_CLUSTER
 
     def plugin_under_test(self) -> PluginUnderTest:
-        """The subject the checks run on, from the class attributes."""
+        """The subject the checks run on, from the class attributes; a cluster file that cannot be used is a
+        KubeschedError naming the file."""
+        if self.cluster is not None:
+            if any(v is not None for v in (self.nodes, self.running, self.pods)):
+                raise KubeschedError(f"{type(self).__name__}: set either cluster or nodes, running and pods")
+            return PluginUnderTest.from_cluster(self.plugin_class, self.cluster_paths(), args=self.plugin_args,
+                                                time_budget=self.time_budget, large_cluster=self.large_cluster)
         return PluginUnderTest(self.plugin_class, self.plugin_args,
                                built(self.nodes) if self.nodes is not None else default_nodes(),
                                built(self.running) if self.running is not None else default_running(),
                                built(self.pods) if self.pods is not None else default_pods(),
                                self.time_budget, self.large_cluster)
+
+    def cluster_paths(self) -> list[Path]:
+        """The ``cluster`` paths, relative ones resolved against the directory of the class that sets it."""
+        cluster = self.cluster
+        paths = [cluster] if isinstance(cluster, (str, Path)) else list(cluster or ())
+        owner = next(c for c in type(self).__mro__ if "cluster" in vars(c))
+        module_file = getattr(sys.modules.get(owner.__module__), "__file__", None)
+        base = Path(module_file).parent if module_file else Path.cwd()
+        return [base / path for path in paths]
 
     def run_conformance_check(self, check: Check, summary: bool = True) -> None:
         """Run one check, turning its outcome into pytest's: a failure, a skip, or a warning (a line of the
@@ -72,7 +90,11 @@ class PluginConformance:
 
         if not hasattr(self, "plugin_class"):
             pytest.fail(f"{type(self).__name__}: set plugin_class to the plugin to test", pytrace=False)
-        result = run_check(check, self.plugin_under_test())
+        try:
+            subject = self.plugin_under_test()
+        except KubeschedError as exc:
+            pytest.fail(f"{type(self).__name__}: {exc}", pytrace=False)
+        result = run_check(check, subject)
         if result.outcome is Outcome.FAILED:
             pytest.fail(f"{check.id}: {result.detail}", pytrace=False)
         if result.outcome is Outcome.SKIPPED:
