@@ -12,6 +12,8 @@ from fractions import Fraction
 
 import attrs
 
+from kubesched.api.validation import quote
+
 _BINARY_SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL_SUFFIXES = {
     "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 10**3), "": Fraction(1),
@@ -75,12 +77,14 @@ def parse_quantity(raw: object) -> Quantity:
 
 def _show(raw: object) -> str:
     if isinstance(raw, str):
-        return f'"{raw}"'
+        return quote(raw)
     if raw is None:
         return "null"
     if isinstance(raw, bool):
         return "true" if raw else "false"
-    return repr(raw)
+    if isinstance(raw, (int, float)):
+        return repr(raw)
+    return "an object" if isinstance(raw, dict) else "a list" if isinstance(raw, list) else "a value"
 
 
 def _number_text(value: int | float) -> str:

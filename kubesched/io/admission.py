@@ -1,4 +1,8 @@
-"""PriorityClass admission, as the API server's Priority admission plugin does on pod creation."""
+"""PriorityClass admission, as the API server's Priority admission plugin does on pod creation.
+
+A pod that already carries ``spec.priority`` was admitted when it was created (a dump of a live cluster): it is
+taken as it is, as kube-scheduler takes it, whether or not the input holds its PriorityClass.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import attrs
 
 from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, Pod
 from kubesched.api.policy import PriorityClass, builtin_priority_classes
+from kubesched.api.validation import escape, quote
 from kubesched.errors import InputError
 
 # scheduling.DefaultPriorityWhenNoDefaultClassExists
@@ -28,12 +33,19 @@ def default_priority_class(classes: dict[str, PriorityClass]) -> PriorityClass |
 
 
 def _forbidden(pod: Pod, message: str, field: str) -> InputError:
-    return InputError(f'pods "{pod.name}" is forbidden: {message}', obj=f"pods/{pod.key}", field=field)
+    return InputError(f"pods {quote(pod.name)} is forbidden: {message}", obj=f"pods/{escape(pod.key)}", field=field)
 
 
 def admit_pod(pod: Pod, classes: dict[str, PriorityClass], default: PriorityClass | None) -> Pod:
-    """Resolve the pod's priority class into spec.priority and spec.preemptionPolicy, or raise InputError."""
+    """Resolve the pod's priority class into spec.priority and spec.preemptionPolicy, or raise InputError.
+
+    A pod with ``spec.priority`` is already admitted: it keeps its values (an unset policy reads as
+    PreemptLowerPriority, kube-scheduler's reading of a nil one)."""
     spec = pod.spec
+    if spec.priority is not None:
+        if spec.preemption_policy is not None:
+            return pod
+        return attrs.evolve(pod, spec=attrs.evolve(spec, preemption_policy=PREEMPT_LOWER_PRIORITY))
     class_name = spec.priority_class_name
     if not class_name:
         pc = default
@@ -41,12 +53,9 @@ def admit_pod(pod: Pod, classes: dict[str, PriorityClass], default: PriorityClas
     else:
         pc = classes.get(class_name)
         if pc is None:
-            raise _forbidden(pod, f"no PriorityClass with name {class_name} was found", "spec.priorityClassName")
+            raise _forbidden(pod, f"no PriorityClass with name {escape(class_name)} was found",
+                             "spec.priorityClassName")
     priority = pc.value if pc else DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS
-    if spec.priority is not None and spec.priority != priority:
-        raise _forbidden(pod, f"the integer value of priority ({spec.priority}) must not be provided in pod spec; "
-                              f"priority admission controller computed {priority} from the given PriorityClass "
-                              "name", "spec.priority")
     # With no class at all the API server still computes PreemptLowerPriority (getDefaultPriority).
     computed = pc.preemption_policy if pc is not None else PREEMPT_LOWER_PRIORITY
     policy = spec.preemption_policy

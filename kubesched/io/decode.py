@@ -7,9 +7,11 @@ API defaulting that changes scheduling is applied here: container requests defau
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from kubesched.api import validation
 from kubesched.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMeta, OwnerReference
 from kubesched.api.node import TAINT_EFFECTS, ContainerImage, Node, NodeSpec, NodeStatus, Taint
 from kubesched.api.pod import (
@@ -47,6 +49,7 @@ from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.io import fields as f
 
 Obj = Mapping[str, Any]
+NameRule = Callable[[str], list[str]]
 
 PREEMPTION_POLICIES = (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER)
 LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
@@ -56,18 +59,29 @@ PROTOCOLS = ("TCP", "UDP", "SCTP")
 WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
 INCLUSION_POLICIES = ("Honor", "Ignore")
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+# strconv.ParseInt's syntax: ASCII digits only (str.isdigit() also takes superscripts and other scripts' digits).
+_INT64_TEXT = re.compile(r"[+-]?[0-9]{1,19}", re.ASCII)
+_PERCENT_TEXT = re.compile(r"[0-9]+%", re.ASCII)
 
 
-def object_meta(obj: Obj, path: str = "metadata", *, namespaced: bool) -> ObjectMeta:
-    """metadata; a namespaced object without a namespace is in ``default``."""
+def object_meta(obj: Obj, path: str = "metadata", *, namespaced: bool,
+                name_rule: NameRule = validation.dns1123_subdomain) -> ObjectMeta:
+    """metadata; a namespaced object without a namespace is in ``default``. The name must satisfy the kind's
+    ``name_rule`` and the namespace must be a DNS-1123 label, as the API server requires."""
     meta = f.mapping(obj.get("metadata"), path)
     name = f.string(meta.get("name"), f"{path}.name")
     if not name:
-        raise f.fail(f"{path}.name", "Required value: name is required")
+        f.report(f"{path}.name", "Required value: name is required")
+    else:
+        _check_name(name, f"{path}.name", name_rule)
+    namespace = f.string(meta.get("namespace"), f"{path}.namespace", "default") if namespaced else ""
+    if namespace:
+        _check_name(namespace, f"{path}.namespace", validation.dns1123_label)
     owners = f.items(meta.get("ownerReferences"), f"{path}.ownerReferences", _owner_reference)
     return ObjectMeta(
         name=name,
-        namespace=f.string(meta.get("namespace"), f"{path}.namespace", "default") if namespaced else "",
+        namespace=namespace,
         uid=f.string(meta.get("uid"), f"{path}.uid"),
         labels=f.string_map(meta.get("labels"), f"{path}.labels"),
         annotations=f.string_map(meta.get("annotations"), f"{path}.annotations"),
@@ -75,6 +89,14 @@ def object_meta(obj: Obj, path: str = "metadata", *, namespaced: bool) -> Object
         deletion_timestamp=f.timestamp(meta.get("deletionTimestamp"), f"{path}.deletionTimestamp"),
         owner_references=owners,
     )
+
+
+def _check_name(value: str, path: str, rule: NameRule) -> bool:
+    """Report every way ``value`` breaks ``rule``; True when it keeps it."""
+    problems = rule(value)
+    for problem in problems:
+        f.report(path, f"Invalid value: {f.quote(value)}: {problem}")
+    return not problems
 
 
 def _owner_reference(obj: Obj, path: str) -> OwnerReference:
@@ -100,47 +122,45 @@ def label_selector(value: object, path: str) -> LabelSelector | None:
 
 def _label_requirement(obj: Obj, path: str) -> LabelSelectorRequirement:
     operator = f.one_of(obj.get("operator"), f"{path}.operator", LABEL_OPERATORS)
-    if operator is None:
-        raise f.fail(f"{path}.operator", "Required value")
+    if operator is None and obj.get("operator") is None:
+        f.report(f"{path}.operator", "Required value")
     values = f.string_list(obj.get("values"), f"{path}.values")
     if operator in ("In", "NotIn") and not values:
-        raise f.fail(f"{path}.values", "Required value: must be specified when `operator` is 'In' or 'NotIn'")
+        f.report(f"{path}.values", "Required value: must be specified when `operator` is 'In' or 'NotIn'")
     if operator in ("Exists", "DoesNotExist") and values:
-        raise f.fail(f"{path}.values", "Forbidden: may not be specified when `operator` is 'Exists' or "
+        f.report(f"{path}.values", "Forbidden: may not be specified when `operator` is 'Exists' or "
                                        "'DoesNotExist'")
-    return LabelSelectorRequirement(f.string(obj.get("key"), f"{path}.key"), operator, values)
+    return LabelSelectorRequirement(f.string(obj.get("key"), f"{path}.key"), operator or "", values)
 
 
 def _node_selector_requirement(obj: Obj, path: str) -> NodeSelectorRequirement:
     operator = f.one_of(obj.get("operator"), f"{path}.operator", NODE_SELECTOR_OPERATORS)
-    if operator is None:
-        raise f.fail(f"{path}.operator", "Required value")
+    if operator is None and obj.get("operator") is None:
+        f.report(f"{path}.operator", "Required value")
     values = f.string_list(obj.get("values"), f"{path}.values")
     if operator in ("In", "NotIn") and not values:
-        raise f.fail(f"{path}.values", "Required value: must be specified when `operator` is 'In' or 'NotIn'")
+        f.report(f"{path}.values", "Required value: must be specified when `operator` is 'In' or 'NotIn'")
     if operator in ("Exists", "DoesNotExist") and values:
-        raise f.fail(f"{path}.values", "Forbidden: may not be specified when `operator` is 'Exists' or "
+        f.report(f"{path}.values", "Forbidden: may not be specified when `operator` is 'Exists' or "
                                        "'DoesNotExist'")
     if operator in ("Gt", "Lt"):
         if len(values) != 1:
-            raise f.fail(f"{path}.values", "Required value: must be specified single value when `operator` "
+            f.report(f"{path}.values", "Required value: must be specified single value when `operator` "
                                            "is 'Lt' or 'Gt'")
-        try:
-            int(values[0])
-        except ValueError:
-            raise f.fail(f"{path}.values[0]", f'Invalid value: "{values[0]}": must be an integer') from None
-    return NodeSelectorRequirement(f.string(obj.get("key"), f"{path}.key"), operator, values)
+        elif not _INT64_TEXT.fullmatch(values[0]) or not _INT64_MIN <= int(values[0]) <= _INT64_MAX:
+            f.report(f"{path}.values[0]", f"Invalid value: {f.quote(values[0])}: must be an integer")
+    return NodeSelectorRequirement(f.string(obj.get("key"), f"{path}.key"), operator or "", values)
 
 
 def _node_field_requirement(obj: Obj, path: str) -> NodeSelectorRequirement:
     """A matchFields entry: only metadata.name, In or NotIn, exactly one value (ValidateNodeFieldSelector)."""
     req = _node_selector_requirement(obj, path)
     if req.key != "metadata.name":
-        raise f.fail(f"{path}.key", f'Unsupported value: "{req.key}": supported values: "metadata.name"')
-    if req.operator not in ("In", "NotIn"):
-        raise f.fail(f"{path}.operator", f'Unsupported value: "{req.operator}": supported values: "In", "NotIn"')
-    if len(req.values) != 1:
-        raise f.fail(f"{path}.values", "Required value: must be only one value when `operator` is 'In' or 'NotIn' "
+        f.report(f"{path}.key", f'Unsupported value: {f.quote(req.key)}: supported values: "metadata.name"')
+    if req.operator and req.operator not in ("In", "NotIn"):
+        f.report(f"{path}.operator", f'Unsupported value: {f.quote(req.operator)}: supported values: "In", "NotIn"')
+    elif len(req.values) != 1:
+        f.report(f"{path}.values", "Required value: must be only one value when `operator` is 'In' or 'NotIn' "
                                        "for node field selector")
     return req
 
@@ -161,8 +181,12 @@ def _preferred_term(obj: Obj, path: str) -> PreferredSchedulingTerm:
 
 def _weight(value: object, path: str) -> int:
     weight = f.integer(value, path)
-    if weight is None or not 1 <= weight <= 100:
-        raise f.fail(path, f"Invalid value: {weight}: must be in the range 1-100")
+    if weight is None:
+        if value is None:
+            f.report(path, "Invalid value: 0: must be in the range 1-100")
+        return 1
+    if not 1 <= weight <= 100:
+        f.report(path, f"Invalid value: {weight}: must be in the range 1-100")
     return weight
 
 
@@ -176,7 +200,7 @@ def _node_affinity(value: object, path: str) -> NodeAffinity | None:
         req = f.mapping(obj["requiredDuringSchedulingIgnoredDuringExecution"], req_path)
         terms = f.items(req.get("nodeSelectorTerms"), f"{req_path}.nodeSelectorTerms", _node_selector_term)
         if not terms:
-            raise f.fail(f"{req_path}.nodeSelectorTerms", "Required value: must have at least one node "
+            f.report(f"{req_path}.nodeSelectorTerms", "Required value: must have at least one node "
                                                           "selector term")
         required = NodeSelector(terms)
     preferred = f.items(obj.get("preferredDuringSchedulingIgnoredDuringExecution"),
@@ -187,7 +211,7 @@ def _node_affinity(value: object, path: str) -> NodeAffinity | None:
 def _pod_affinity_term(obj: Obj, path: str) -> PodAffinityTerm:
     topology_key = f.string(obj.get("topologyKey"), f"{path}.topologyKey")
     if not topology_key:
-        raise f.fail(f"{path}.topologyKey", "Required value: can not be empty")
+        f.report(f"{path}.topologyKey", "Required value: can not be empty")
     return PodAffinityTerm(
         topology_key=topology_key,
         label_selector=label_selector(obj.get("labelSelector"), f"{path}.labelSelector"),
@@ -228,14 +252,19 @@ def _affinity(value: object, path: str) -> Affinity | None:
 
 
 def _toleration(obj: Obj, path: str) -> Toleration:
-    operator = f.one_of(obj.get("operator"), f"{path}.operator", TOLERATION_OPERATORS, "Equal") or "Equal"
+    raw_operator = obj.get("operator")
+    operator = f.one_of(raw_operator, f"{path}.operator", TOLERATION_OPERATORS)
     key = f.string(obj.get("key"), f"{path}.key")
     value = f.string(obj.get("value"), f"{path}.value")
+    if operator is None:
+        if raw_operator is not None:  # reported above; the checks below would only repeat it
+            return Toleration(key=key, operator="Equal", value=value)
+        operator = "Equal"
     if operator == "Exists" and value:
-        raise f.fail(f"{path}.operator", f'Invalid value: "{value}": value must be empty when `operator` '
+        f.report(f"{path}.operator", f'Invalid value: {f.quote(value)}: value must be empty when `operator` '
                                          "is 'Exists'")
     if not key and operator != "Exists":
-        raise f.fail(f"{path}.operator", f'Invalid value: "{operator}": operator must be Exists when `key` '
+        f.report(f"{path}.operator", f'Invalid value: {f.quote(operator)}: operator must be Exists when `key` '
                                          "is empty, which means \"match all values and all keys\"")
     effect = f.one_of(obj.get("effect"), f"{path}.effect", TAINT_EFFECTS) or ""
     return Toleration(key=key, operator=operator, value=value, effect=effect,
@@ -243,26 +272,26 @@ def _toleration(obj: Obj, path: str) -> Toleration:
 
 
 def _spread_constraint(obj: Obj, path: str) -> TopologySpreadConstraint:
-    max_skew = f.integer(obj.get("maxSkew"), f"{path}.maxSkew")
-    if max_skew is None or max_skew <= 0:
-        raise f.fail(f"{path}.maxSkew", f"Invalid value: {max_skew}: must be greater than zero")
+    max_skew = f.integer(obj.get("maxSkew"), f"{path}.maxSkew", bits=32)
+    if (max_skew is None and obj.get("maxSkew") is None) or (max_skew is not None and max_skew <= 0):
+        f.report(f"{path}.maxSkew", f"Invalid value: {max_skew or 0}: must be greater than zero")
     topology_key = f.string(obj.get("topologyKey"), f"{path}.topologyKey")
     if not topology_key:
-        raise f.fail(f"{path}.topologyKey", "Required value: can not be empty")
+        f.report(f"{path}.topologyKey", "Required value: can not be empty")
     when = f.one_of(obj.get("whenUnsatisfiable"), f"{path}.whenUnsatisfiable", WHEN_UNSATISFIABLE)
-    if when is None:
-        raise f.fail(f"{path}.whenUnsatisfiable", "Required value")
-    min_domains = f.integer(obj.get("minDomains"), f"{path}.minDomains")
+    if when is None and obj.get("whenUnsatisfiable") is None:
+        f.report(f"{path}.whenUnsatisfiable", "Required value")
+    min_domains = f.integer(obj.get("minDomains"), f"{path}.minDomains", bits=32)
     if min_domains is not None and min_domains <= 0:
-        raise f.fail(f"{path}.minDomains", f"Invalid value: {min_domains}: must be greater than 0")
+        f.report(f"{path}.minDomains", f"Invalid value: {min_domains}: must be greater than 0")
     selector = label_selector(obj.get("labelSelector"), f"{path}.labelSelector")
     match_label_keys = f.string_list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys")
     if match_label_keys and selector is None:
-        raise f.fail(f"{path}.matchLabelKeys", "Forbidden: must not be specified when labelSelector is not set")
+        f.report(f"{path}.matchLabelKeys", "Forbidden: must not be specified when labelSelector is not set")
     return TopologySpreadConstraint(
-        max_skew=max_skew,
+        max_skew=max_skew or 1,
         topology_key=topology_key,
-        when_unsatisfiable=when,
+        when_unsatisfiable=when or "DoNotSchedule",
         label_selector=selector,
         min_domains=min_domains,
         node_affinity_policy=f.one_of(obj.get("nodeAffinityPolicy"), f"{path}.nodeAffinityPolicy",
@@ -274,14 +303,16 @@ def _spread_constraint(obj: Obj, path: str) -> TopologySpreadConstraint:
 
 def _container_port(obj: Obj, path: str) -> ContainerPort:
     container_port = f.integer(obj.get("containerPort"), f"{path}.containerPort")
-    if container_port is None or not 1 <= container_port <= 65535:
-        raise f.fail(f"{path}.containerPort", f"Invalid value: {container_port}: must be between 1 and 65535, "
+    if (container_port is None and obj.get("containerPort") is None) or (
+            container_port is not None and not 1 <= container_port <= 65535):
+        f.report(f"{path}.containerPort", f"Invalid value: {container_port or 0}: must be between 1 and 65535, "
                                               "inclusive")
     host_port = f.integer(obj.get("hostPort"), f"{path}.hostPort", 0) or 0
     if not 0 <= host_port <= 65535:
-        raise f.fail(f"{path}.hostPort", f"Invalid value: {host_port}: must be between 1 and 65535, inclusive")
+        f.report(f"{path}.hostPort", f"Invalid value: {host_port}: must be between 1 and 65535, inclusive")
+        host_port = 0
     return ContainerPort(
-        container_port=container_port,
+        container_port=container_port or 1,
         host_port=host_port,
         protocol=f.one_of(obj.get("protocol"), f"{path}.protocol", PROTOCOLS, "TCP") or "TCP",
         host_ip=f.string(obj.get("hostIP"), f"{path}.hostIP"),
@@ -309,23 +340,25 @@ def _container(obj: Obj, path: str) -> Container:
 def _scheduling_gate(obj: Obj, path: str) -> str:
     name = f.string(obj.get("name"), f"{path}.name")
     if not name:
-        raise f.fail(f"{path}.name", "Required value")
+        f.report(f"{path}.name", "Required value")
+    else:
+        _check_name(name, path, validation.qualified_name)
     return name
 
 
 def _pod_spec(obj: Obj, path: str) -> PodSpec:
     containers = f.items(obj.get("containers"), f"{path}.containers", _container)
     if not containers:
-        raise f.fail(f"{path}.containers", "Required value: a pod needs at least one container")
-    priority = f.integer(obj.get("priority"), f"{path}.priority")
+        f.report(f"{path}.containers", "Required value: a pod needs at least one container")
+    priority = f.integer(obj.get("priority"), f"{path}.priority", bits=32)
     grace = f.integer(obj.get("terminationGracePeriodSeconds"), f"{path}.terminationGracePeriodSeconds", 30)
     if grace is not None and grace < 0:
-        raise f.fail(f"{path}.terminationGracePeriodSeconds", f"Invalid value: {grace}: must be greater than "
+        f.report(f"{path}.terminationGracePeriodSeconds", f"Invalid value: {grace}: must be greater than "
                                                               "or equal to 0")
     return PodSpec(
         containers=containers,
         init_containers=f.items(obj.get("initContainers"), f"{path}.initContainers", _container),
-        node_name=f.string(obj.get("nodeName"), f"{path}.nodeName"),
+        node_name=_node_name(obj.get("nodeName"), f"{path}.nodeName"),
         scheduler_name=f.string(obj.get("schedulerName"), f"{path}.schedulerName") or DEFAULT_SCHEDULER_NAME,
         priority=priority,
         priority_class_name=f.string(obj.get("priorityClassName"), f"{path}.priorityClassName"),
@@ -339,6 +372,11 @@ def _pod_spec(obj: Obj, path: str) -> PodSpec:
         scheduling_gates=f.items(obj.get("schedulingGates"), f"{path}.schedulingGates", _scheduling_gate),
         termination_grace_period_seconds=30 if grace is None else grace,
     )
+
+
+def _node_name(value: object, path: str) -> str:
+    name = f.string(value, path)
+    return name if not name or _check_name(name, path, validation.dns1123_subdomain) else ""
 
 
 def _pod_condition(obj: Obj, path: str) -> PodCondition:
@@ -369,11 +407,15 @@ def pod(obj: Obj) -> Pod:
 def _taint(obj: Obj, path: str) -> Taint:
     key = f.string(obj.get("key"), f"{path}.key")
     if not key:
-        raise f.fail(f"{path}.key", "Required value")
+        f.report(f"{path}.key", "Required value")
+    else:
+        _check_name(key, f"{path}.key", validation.qualified_name)
+    value = f.string(obj.get("value"), f"{path}.value")
+    _check_name(value, f"{path}.value", validation.label_value)
     effect = f.one_of(obj.get("effect"), f"{path}.effect", TAINT_EFFECTS)
-    if effect is None:
-        raise f.fail(f"{path}.effect", "Required value")
-    return Taint(key=key, effect=effect, value=f.string(obj.get("value"), f"{path}.value"))
+    if effect is None and obj.get("effect") is None:
+        f.report(f"{path}.effect", "Required value")
+    return Taint(key=key, effect=effect or "NoSchedule", value=value)
 
 
 def _image(obj: Obj, path: str) -> ContainerImage:
@@ -401,19 +443,19 @@ def node(obj: Obj) -> Node:
 def priority_class(obj: Obj) -> PriorityClass:
     """Decode a PriorityClass, with the API server's limits on user-defined values and names."""
     meta = object_meta(obj, namespaced=False)
-    value = f.integer(obj.get("value"), "value")
+    value = f.integer(obj.get("value"), "value", bits=32)
     if value is None:
-        raise f.fail("value", "Required value")
-    if not _INT32_MIN <= value <= _INT32_MAX:
-        raise f.fail("value", f"Invalid value: {value}: must be a 32-bit integer")
+        if obj.get("value") is None:
+            f.report("value", "Required value")
+        value = 0
     global_default = f.boolean(obj.get("globalDefault"), "globalDefault")
     if meta.name.startswith(SYSTEM_PRIORITY_CLASS_PREFIX):
         problem = _system_class_problem(meta.name, value, global_default)
         if problem:
-            raise f.fail("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved for "
+            f.report("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved for "
                                           f"system use only. error: {problem}")
     elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
-        raise f.fail("value", f"Forbidden: maximum allowed value of a user defined priority is "
+        f.report("value", f"Forbidden: maximum allowed value of a user defined priority is "
                               f"{HIGHEST_USER_DEFINABLE_PRIORITY}")
     return PriorityClass(
         metadata=meta,
@@ -438,22 +480,27 @@ def _system_class_problem(name: str, value: int, global_default: bool) -> str:
 
 
 def _int_or_percent(value: object, path: str) -> IntOrPercent | None:
+    """An intstr.IntOrString that must be a non-negative int32 or a percent string (ValidatePositiveIntOrPercent):
+    a string is a percent or nothing, its digits ASCII only, and at most 100%."""
     if value is None:
         return None
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 0:
-            raise f.fail(path, f"Invalid value: {value}: must be greater than or equal to 0")
-        return IntOrPercent(value)
-    text = f.string(value, path)
-    if text.endswith("%") and text[:-1].isdigit():
-        percent = int(text[:-1])
-        if percent > 100:
-            raise f.fail(path, f'Invalid value: "{text}": must be no greater than 100%')
-        return IntOrPercent(percent, is_percent=True)
-    if text.isdigit():
-        return IntOrPercent(int(text))
-    raise f.fail(path, f'Invalid value: "{text}": a valid percent string must be a numeric string followed by '
-                       "an ending '%' (e.g. '1%',  or '93%')")
+    if not isinstance(value, str):
+        number = f.integer(value, path, bits=32)
+        if number is None:
+            return None
+        if number < 0:
+            f.report(path, f"Invalid value: {number}: must be greater than or equal to 0")
+            return None
+        return IntOrPercent(number)
+    if not _PERCENT_TEXT.fullmatch(value):
+        f.report(path, f"Invalid value: {f.quote(value)}: a valid percent string must be a numeric string followed "
+                       "by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")
+        return None
+    percent = int(value[:-1]) if len(value) <= 20 else 101
+    if percent > 100:
+        f.report(path, f"Invalid value: {f.quote(value)}: must not be greater than 100%")
+        return None
+    return IntOrPercent(percent, is_percent=True)
 
 
 def pod_disruption_budget(obj: Obj) -> PodDisruptionBudget:
@@ -463,7 +510,7 @@ def pod_disruption_budget(obj: Obj) -> PodDisruptionBudget:
     min_available = _int_or_percent(spec.get("minAvailable"), "spec.minAvailable")
     max_unavailable = _int_or_percent(spec.get("maxUnavailable"), "spec.maxUnavailable")
     if min_available is not None and max_unavailable is not None:
-        raise f.fail("spec", "Invalid value: minAvailable and maxUnavailable cannot be both set")
+        f.report("spec", "Invalid value: minAvailable and maxUnavailable cannot be both set")
     disrupted = f.mapping(status.get("disruptedPods"), "status.disruptedPods")
     return PodDisruptionBudget(
         metadata=object_meta(obj, namespaced=True),
@@ -482,13 +529,13 @@ def pod_disruption_budget(obj: Obj) -> PodDisruptionBudget:
 
 def namespace(obj: Obj) -> Namespace:
     """Decode a Namespace (its labels are what namespaceSelector reads)."""
-    return Namespace(metadata=object_meta(obj, namespaced=False))
+    return Namespace(metadata=object_meta(obj, namespaced=False, name_rule=validation.dns1123_label))
 
 
 def service(obj: Obj) -> Service:
     """Decode a Service: its spec.selector label map."""
     spec = f.mapping(obj.get("spec"), "spec")
-    return Service(metadata=object_meta(obj, namespaced=True),
+    return Service(metadata=object_meta(obj, namespaced=True, name_rule=validation.dns1035_label),
                    selector=f.string_map(spec.get("selector"), "spec.selector"))
 
 
@@ -502,4 +549,7 @@ def workload_controller(obj: Obj) -> WorkloadController:
         selector = LabelSelector(match_labels=labels) if labels else None
     else:
         selector = label_selector(raw, "spec.selector")
-    return WorkloadController(kind=kind, metadata=object_meta(obj, namespaced=True), selector=selector)
+    # StatefulSet names become pod hostnames, so the API server holds them to the stricter DNS-1123 label.
+    rule = validation.dns1123_label if kind == "StatefulSet" else validation.dns1123_subdomain
+    return WorkloadController(kind=kind, metadata=object_meta(obj, namespaced=True, name_rule=rule),
+                              selector=selector)

@@ -1,24 +1,72 @@
-"""Typed readers for decoded YAML/JSON values that fail with the field path of the bad value."""
+"""Typed readers for decoded YAML/JSON values that report the field path of each bad value.
+
+Inside :func:`collecting`, a reader that meets a bad value records the problem and returns a neutral
+default, so one pass over an object finds every problem in it; outside, it raises at the first one.
+Values shown in messages are quoted and escaped (:func:`quote`), so every message stays on one line.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+import re
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import UTC, datetime, timedelta, timezone
+from fractions import Fraction
 from typing import Any, TypeVar
 
 from kubesched.api.quantity import Quantity, QuantityError
+from kubesched.api.validation import MAX_SHOWN, escape, quote
 from kubesched.errors import InputError
 
 T = TypeVar("T")
+__all__ = ["escape", "quote"]  # re-exported for the decoders
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
+
+_sink: ContextVar[list[InputError] | None] = ContextVar("kubesched_input_problems", default=None)
+
+
+class HugeInteger:
+    """An integer literal with too many digits to convert (Python refuses past 4300): kept as its text."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"HugeInteger({len(self.text)} characters)"
+
+
+def show(value: object) -> str:
+    """A value as a message shows it: scalars as JSON writes them (strings quoted), containers by their type."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, HugeInteger):
+        return value.text if len(value.text) <= MAX_SHOWN else f"{value.text[:MAX_SHOWN]}... ({len(value.text)} digits)"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return quote(value)
+    return describe(value)
+
+
+def key_path(path: str, key: object) -> str:
+    """The field path of a map entry: ``path.key``, or ``path["key"]`` when the key needs quoting."""
+    text = str(key)
+    return f"{path}.{text}" if _PLAIN_KEY.fullmatch(text) else f"{path}[{quote(text)}]"
 
 
 def describe(value: object) -> str:
-    """A short description of a value's type for error messages."""
+    """What kind of JSON value this is, for messages: "a string", "an object", ..."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    if isinstance(value, int):
+    if isinstance(value, (int, HugeInteger)):
         return "an integer"
     if isinstance(value, float):
         return "a number"
@@ -28,7 +76,27 @@ def describe(value: object) -> str:
         return "a list"
     if isinstance(value, Mapping):
         return "an object"
-    return type(value).__name__
+    return "a value of no JSON type"
+
+
+@contextmanager
+def collecting() -> Iterator[list[InputError]]:
+    """Record problems instead of raising them, for the duration of the block; yields the list."""
+    problems: list[InputError] = []
+    token = _sink.set(problems)
+    try:
+        yield problems
+    finally:
+        _sink.reset(token)
+
+
+def report(path: str, message: str) -> None:
+    """Record an input problem at ``path`` (raise it when not :func:`collecting`)."""
+    error = InputError(message, field=path)
+    sink = _sink.get()
+    if sink is None:
+        raise error
+    sink.append(error)
 
 
 def fail(path: str, message: str) -> InputError:
@@ -36,48 +104,60 @@ def fail(path: str, message: str) -> InputError:
     return InputError(message, field=path)
 
 
+def _wrong_type(value: object, path: str, expected: str) -> None:
+    report(path, f"Invalid value: {show(value)}: must be {expected}")
+
+
 def mapping(value: object, path: str) -> Mapping[str, Any]:
-    """An object; null reads as empty."""
+    """An object; null (or a bad value, once reported) reads as empty."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise fail(path, f"expected an object, got {describe(value)}")
+        _wrong_type(value, path, "an object")
+        return {}
     return value
 
 
 def sequence(value: object, path: str) -> list[Any]:
-    """A list; null reads as empty."""
+    """A list; null (or a bad value, once reported) reads as empty."""
     if value is None:
         return []
     if not isinstance(value, list):
-        raise fail(path, f"expected a list, got {describe(value)}")
+        _wrong_type(value, path, "a list")
+        return []
     return value
 
 
 def string(value: object, path: str, default: str = "") -> str:
-    """A string; null reads as ``default``."""
+    """A string; null (or a bad value, once reported) reads as ``default``."""
     if value is None:
         return default
     if not isinstance(value, str):
-        raise fail(path, f"expected a string, got {describe(value)}")
+        _wrong_type(value, path, "a string")
+        return default
     return value
 
 
-def integer(value: object, path: str, default: int | None = None) -> int | None:
-    """An integer; null reads as ``default``."""
+def integer(value: object, path: str, default: int | None = None, *, bits: int = 64) -> int | None:
+    """A signed integer of ``bits`` bits; null (or a bad value, once reported) reads as ``default``."""
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise fail(path, f"expected an integer, got {describe(value)}")
+    if isinstance(value, bool) or not isinstance(value, (int, HugeInteger)):
+        _wrong_type(value, path, "an integer")
+        return default
+    if isinstance(value, HugeInteger) or not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+        report(path, f"Invalid value: {show(value)}: must be a {bits}-bit integer")
+        return default
     return value
 
 
 def boolean(value: object, path: str, default: bool = False) -> bool:
-    """A boolean; null reads as ``default``."""
+    """A boolean; null (or a bad value, once reported) reads as ``default``."""
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise fail(path, f"expected a boolean, got {describe(value)}")
+        _wrong_type(value, path, "a boolean")
+        return default
     return value
 
 
@@ -85,18 +165,21 @@ def one_of(value: object, path: str, allowed: tuple[str, ...], default: str | No
     """A string from ``allowed`` (Kubernetes' "Unsupported value" check); null reads as ``default``."""
     if value is None:
         return default
-    text = string(value, path)
-    if text not in allowed:
+    if not isinstance(value, str):
+        _wrong_type(value, path, "a string")
+        return default
+    if value not in allowed:
         choices = ", ".join(f'"{a}"' for a in allowed)
-        raise fail(path, f'Unsupported value: "{text}": supported values: {choices}')
-    return text
+        report(path, f"Unsupported value: {quote(value)}: supported values: {choices}")
+        return default
+    return value
 
 
 def string_map(value: object, path: str) -> dict[str, str]:
     """A map of strings to strings (labels, annotations, nodeSelector)."""
     result: dict[str, str] = {}
     for key, item in mapping(value, path).items():
-        result[str(key)] = string(item, f"{path}.{key}")
+        result[str(key)] = string(item, key_path(path, key))
     return result
 
 
@@ -105,40 +188,79 @@ def string_list(value: object, path: str) -> tuple[str, ...]:
     return tuple(string(item, f"{path}[{i}]") for i, item in enumerate(sequence(value, path)))
 
 
+_ZERO = Quantity(Fraction(0), "0")
+
+
 def quantity(value: object, path: str) -> Quantity:
-    """A non-negative resource quantity."""
+    """A non-negative resource quantity (zero, once a bad value is reported)."""
+    if isinstance(value, HugeInteger):
+        value = value.text
     try:
         parsed = Quantity.parse(value)
     except QuantityError as exc:
-        raise fail(path, str(exc)) from None
+        report(path, str(exc))
+        return _ZERO
     if parsed.amount < 0:
-        raise fail(path, f'Invalid value: "{parsed.text}": must be greater than or equal to 0')
+        report(path, f"Invalid value: {quote(parsed.text)}: must be greater than or equal to 0")
+        return _ZERO
     return parsed
 
 
 def resource_list(value: object, path: str) -> dict[str, Quantity]:
     """A ResourceList: resource name to quantity."""
-    return {str(name): quantity(item, f"{path}.{name}") for name, item in mapping(value, path).items()}
+    return {str(name): quantity(item, key_path(path, name)) for name, item in mapping(value, path).items()}
+
+
+# RFC 3339 as Go's time.Parse(time.RFC3339, ...) reads it: a 4-digit year, "T", an optional fraction, "Z" or an offset.
+_RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:(Z)|([+-])(\d{2}):(\d{2}))",
+                      re.ASCII)
 
 
 def timestamp(value: object, path: str) -> datetime | None:
-    """An RFC 3339 time, as a UTC-aware datetime; null reads as None."""
+    """An RFC 3339 time (years 1 to 9999, any offset), as an aware datetime; null reads as None."""
     if value is None:
         return None
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     text = string(value, path)
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        raise fail(path, f'"{text}" is not an RFC 3339 time') from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    if not isinstance(value, str):
+        return None
+    match = _RFC3339.fullmatch(text)
+    if match is None:
+        report(path, f'Invalid value: {quote(text)}: must be an RFC 3339 time such as "2024-01-31T12:00:00Z"')
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in match.group(1, 2, 3, 4, 5, 6))
+    problem = next((f"{unit} out of range" for unit, ok in (
+        ("year", year >= 1), ("month", 1 <= month <= 12), ("day", 1 <= day <= _days_in(year, month)),
+        ("hour", hour <= 23), ("minute", minute <= 59), ("second", second <= 59),
+        ("time zone offset hour", not match.group(9) or int(match.group(10)) <= 23),
+        ("time zone offset minute", not match.group(9) or int(match.group(11)) <= 59)) if not ok), None)
+    if problem:
+        report(path, f"Invalid value: {quote(text)}: {problem}")
+        return None
+    zone: timezone = UTC
+    if match.group(9):
+        offset = timedelta(hours=int(match.group(10)), minutes=int(match.group(11)))
+        zone = timezone(-offset if match.group(9) == "-" else offset)
+    micro = int(((match.group(7) or "") + "000000")[:6])
+    return datetime(year, month, day, hour, minute, second, micro, tzinfo=zone)
+
+
+def _days_in(year: int, month: int) -> int:
+    if not 1 <= month <= 12:
+        return 31
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
 
 
 def items(value: object, path: str, read: Callable[[Mapping[str, Any], str], T]) -> tuple[T, ...]:
-    """Read every object of a list with ``read(obj, path_of_item)``."""
+    """Read every object of a list with ``read(obj, path_of_item)``; a non-object item is reported and skipped."""
     out = []
     for i, item in enumerate(sequence(value, path)):
         item_path = f"{path}[{i}]"
-        out.append(read(mapping(item, item_path), item_path))
+        if not isinstance(item, Mapping):
+            _wrong_type(item, item_path, "an object")
+            continue
+        out.append(read(item, item_path))
     return tuple(out)

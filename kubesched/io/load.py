@@ -1,12 +1,15 @@
-"""Load manifests from files and directories: YAML or JSON, multi-document, ``kind: List``.
+"""Load manifests from files, directories or standard input: YAML or JSON, multi-document, ``kind: List``.
 
-Every problem in the input is collected and reported together, each naming the file, the object and the
-field; nothing is returned unless the whole input is valid.
+Every problem in the input is collected and reported together, sorted by file and position, each on one line
+naming the file, the object and the field; nothing is returned unless the whole input is valid. No input,
+however malformed, escapes as anything but :class:`InputErrorList`.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -18,11 +21,21 @@ import yaml
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
+from kubesched.api.validation import escape, quote
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError, KubeschedError
 from kubesched.io import decode
 from kubesched.io.admission import admit_pods
-from kubesched.io.fields import describe
+from kubesched.io.fields import HugeInteger, collecting, describe
+
+#: The path that means standard input, and how errors name it.
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+#: Deepest nesting of objects and lists read; manifests nest about 15 levels, and deeper input would exhaust
+#: the parsers' recursion.
+MAX_DEPTH = 100
+#: Longest integer literal converted; Python refuses more than 4300 digits, apimachinery more than 19.
+MAX_INTEGER_DIGITS = 1000
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -44,7 +57,7 @@ class InputErrorList(KubeschedError):  # noqa: N818 - a list of InputError
     """Every error found in the input, grouped by file in input order."""
 
     def __init__(self, errors: Sequence[InputError]) -> None:
-        self.errors = list(errors)
+        self.errors = [_one_line(e) for e in errors]
         super().__init__("\n".join(str(e) for e in self.errors))
 
 
@@ -70,69 +83,189 @@ class _Document:
     data: object
 
 
+@attrs.define
+class _Entry:
+    """A decoded object with where it came from, for the checks that span objects."""
+
+    file: str
+    order: tuple[int, ...]
+    where: str
+    value: Any
+    valid: bool
+
+
+def _one_line(error: InputError) -> InputError:
+    """The error with any control character left in its parts escaped: one error, one line."""
+    parts = (error.message, error.file, error.obj, error.field)
+    if not any(p and not p.isprintable() for p in parts):
+        return error
+    return InputError(escape(error.message), file=error.file and escape(error.file),
+                      obj=error.obj and escape(error.obj), field=error.field and escape(error.field))
+
+
+def _display(path: Path | str) -> str:
+    return STDIN_NAME if str(path) == STDIN else escape(str(path))
+
+
 def manifest_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Expand directories (recursively, sorted) into manifest files; files are kept as given."""
+    """Expand directories (recursively, sorted) into manifest files; files (and ``-``) are kept as given."""
     files: list[Path] = []
     errors: list[InputError] = []
     for raw in paths:
+        if str(raw) == STDIN:
+            files.append(Path(STDIN))
+            continue
         path = Path(raw)
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in MANIFEST_SUFFIXES)
             if not found:
-                errors.append(InputError("no manifest files (.yaml, .yml, .json) in this directory", file=str(path)))
+                errors.append(InputError("no manifest files (.yaml, .yml, .json) in this directory",
+                                         file=_display(path)))
             files.extend(found)
         elif path.exists():
             files.append(path)
         else:
-            errors.append(InputError("no such file or directory", file=str(path)))
+            errors.append(InputError("no such file or directory", file=_display(path)))
     if errors:
         raise InputErrorList(errors)
     return files
 
 
-def _documents(file: Path) -> Iterator[_Document]:
-    name = str(file)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {exc}", file=name) from None
-    if file.suffix == ".json":
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, but reading YAML the way Kubernetes does: timestamps stay strings (a Go time
+    field parses them, with located errors), and nesting and integer sizes are bounded instead of crashing."""
+
+    yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML's class-level table, replaced for this class only
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self._depth += 1
         try:
-            yield _Document(name, 0, json.loads(text))
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_bounded_int(self, node: yaml.ScalarNode) -> int | HugeInteger:
+        """An integer, or :class:`HugeInteger` past :data:`MAX_INTEGER_DIGITS` (int() would refuse or crawl)."""
+        text = str(self.construct_scalar(node))
+        if len(text) > MAX_INTEGER_DIGITS:
+            return HugeInteger(text.replace("_", ""))
+        return self.construct_yaml_int(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_bounded_int)
+
+
+def _parse_int(text: str) -> int | HugeInteger:
+    return HugeInteger(text) if len(text) > MAX_INTEGER_DIGITS else int(text)
+
+
+# A JSON string or bracket; depth is counted over these only, so brackets inside strings do not count.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _json_depth_problem(text: str) -> str | None:
+    """Where JSON text nests deeper than :data:`MAX_DEPTH`, as "at line L column C", or None."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return None
+    depth = 0
+    for token in _JSON_TOKEN.finditer(text):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = text.count("\n", 0, token.start()) + 1
+                column = token.start() - text.rfind("\n", 0, token.start())
+                return f"at line {line} column {column}"
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+def _read(file: Path) -> tuple[str, str]:
+    """The file's display name and text (standard input for ``-``)."""
+    name = _display(file)
+    try:
+        if str(file) == STDIN:
+            return name, sys.stdin.read()
+        return name, file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot read: not UTF-8 text (byte {exc.start})", file=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {escape(exc.strerror or str(exc))}", file=name) from None
+
+
+def _is_json(file: Path, text: str) -> bool:
+    if str(file) == STDIN:
+        # kubectl's sniffing: JSON starts with a brace (YAML documents then read as YAML).
+        return text.lstrip().startswith("{")
+    return file.suffix == ".json"
+
+
+def _documents(file: Path) -> Iterator[_Document]:
+    name, text = _read(file)
+    if _is_json(file, text):
+        deep = _json_depth_problem(text)
+        if deep is not None:
+            raise InputError(f"invalid JSON {deep}: nesting deeper than {MAX_DEPTH} levels", file=name)
+        try:
+            yield _Document(name, 0, json.loads(text, parse_int=_parse_int))
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name) from None
+        except RecursionError:
+            raise InputError(f"invalid JSON: nesting deeper than {MAX_DEPTH} levels", file=name) from None
         return
+    loader: _Loader | None = None
     try:
-        for i, data in enumerate(yaml.safe_load_all(text)):
+        loader = _Loader(text)
+        index = 0
+        while loader.check_data():  # type: ignore[no-untyped-call]
+            data = loader.get_data()
             if data is not None:
-                yield _Document(name, i, data)
+                yield _Document(name, index, data)
+            index += 1
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(f"invalid YAML{where}: {problem}", file=name) from None
+        raise InputError(f"invalid YAML{where}: {escape(problem)}", file=name) from None
+    except (ValueError, RecursionError) as exc:  # a constructor's own failure, such as int() on odd input
+        raise InputError(f"invalid YAML: {escape(str(exc))}", file=name) from None
+    finally:
+        if loader is not None:
+            loader.dispose()
 
 
-def _expand(doc: _Document) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """Yield (position, object) for a document, flattening ``List`` and ``<Kind>List`` wrappers."""
+def _expand(doc: _Document) -> Iterator[tuple[str, int, Mapping[str, Any]]]:
+    """Yield (position, item index, object) for a document, flattening ``List`` and ``<Kind>List`` wrappers."""
     position = f"document {doc.index + 1}"
     if not isinstance(doc.data, Mapping):
-        raise InputError(f"{position}: expected a Kubernetes object, got {describe(doc.data)}", file=doc.file)
+        raise InputError(f"{position}: must be a Kubernetes object, not {describe(doc.data)}", file=doc.file)
     kind = doc.data.get("kind")
     if isinstance(kind, str) and kind.endswith("List") and "items" in doc.data:
         items = doc.data.get("items") or []
         if not isinstance(items, list):
-            raise InputError(f"{position}: items: expected a list", file=doc.file)
+            raise InputError(f"{position}: items: must be a list, not {describe(items)}", file=doc.file)
         item_kind = kind[: -len("List")] or None
         for i, item in enumerate(items):
             if isinstance(item, Mapping) and "kind" not in item and item_kind:
                 item = {**item, "kind": item_kind}
-            yield f"{position}, items[{i}]", item
+            yield f"{position}, items[{i}]", i, item
     else:
-        yield position, doc.data
+        yield position, 0, doc.data
 
 
 def _object_name(kind: str, obj: Mapping[str, Any]) -> str | None:
+    """The object's location, ``resource[/namespace]/name``; parts that are not plain names are quoted."""
     resource, namespaced = _KINDS[kind]
     meta = obj.get("metadata")
     name = meta.get("name") if isinstance(meta, Mapping) else None
@@ -140,8 +273,15 @@ def _object_name(kind: str, obj: Mapping[str, Any]) -> str | None:
         return None
     if namespaced:
         namespace = meta.get("namespace") if isinstance(meta, Mapping) else None
-        return f"{resource}/{namespace if isinstance(namespace, str) and namespace else 'default'}/{name}"
-    return f"{resource}/{name}"
+        return f"{resource}/{_part(namespace if isinstance(namespace, str) and namespace else 'default')}/{_part(name)}"
+    return f"{resource}/{_part(name)}"
+
+
+_PLAIN_NAME = re.compile(r"[a-z0-9.-]+", re.ASCII)
+
+
+def _part(text: str) -> str:
+    return text if _PLAIN_NAME.fullmatch(text) else quote(text)
 
 
 _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
@@ -157,96 +297,129 @@ _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
 }
 
 
+class _Run:
+    """One load: the errors found (with their sort keys), the kinds skipped and the objects decoded."""
+
+    def __init__(self) -> None:
+        self.errors: list[tuple[tuple[int, ...], InputError]] = []
+        self.skipped: dict[str, int] = {}
+        self.seen: dict[str, str] = {}
+        self.entries: list[_Entry] = []
+
+    def error(self, order: tuple[int, ...], error: InputError) -> None:
+        self.errors.append((order, error))
+
+    def decode(self, file: str, order: tuple[int, ...], position: str, obj: object) -> None:
+        if not isinstance(obj, Mapping):
+            self.error(order, InputError(f"{position}: must be a Kubernetes object, not {describe(obj)}", file=file))
+            return
+        kind = obj.get("kind")
+        if not isinstance(kind, str) or not kind:
+            self.error(order, InputError("kind: Required value: every object needs a kind", file=file, obj=position))
+            return
+        if kind not in _KINDS:
+            self.skipped[kind] = self.skipped.get(kind, 0) + 1
+            return
+        name = _object_name(kind, obj)
+        where = name or f"{_KINDS[kind][0]} ({position})"
+        with collecting() as problems:
+            value = _DECODERS[kind](obj)
+        for problem in problems:
+            self.error(order, problem.located(file=file, obj=where))
+        if name is None:
+            return  # nameless: reported above, and nothing else can refer to it
+        if name in self.seen:
+            self.error(order, InputError(f"duplicate object: already defined in {self.seen[name]}", file=file,
+                                         obj=name))
+            return
+        self.seen[name] = file
+        self.entries.append(_Entry(file, order, name, value, valid=not problems))
+
+    def check_uids(self) -> None:
+        """Give objects without a uid one derived from their name; every uid, given or derived, must be unique."""
+        owners: dict[str, _Entry] = {}
+        derived: list[tuple[_Entry, str]] = []
+        for entry in self.entries:
+            uid = entry.value.metadata.uid
+            if not uid:
+                # Hand-written manifests have no uid; derive a stable one from the object's location.
+                # The location quotes and escapes any name that is not plain, so it always encodes.
+                derived.append((entry, str(uuid.uuid5(uuid.NAMESPACE_URL, f"kubesched:{entry.where}"))))
+                continue
+            other = owners.get(uid)
+            if other is not None:
+                self.error(entry.order, InputError(f"Duplicate value: {quote(uid)}: also the uid of {other.where} "
+                                                   f"(in {other.file})", file=entry.file, obj=entry.where,
+                                                   field="metadata.uid"))
+                entry.valid = False
+                continue
+            owners[uid] = entry
+        for entry, uid in derived:
+            other = owners.get(uid)
+            if other is not None:
+                self.error(other.order, InputError(
+                    f"Duplicate value: {quote(uid)}: kubesched derives this uid for {entry.where} (in {entry.file}), "
+                    "which has none; give one of them another uid", file=other.file, obj=other.where,
+                    field="metadata.uid"))
+                entry.valid = False
+                continue
+            meta = entry.value.metadata
+            entry.value = attrs.evolve(entry.value, metadata=attrs.evolve(meta, uid=uid))
+            owners[uid] = entry
+
+    def of_kind(self, *kinds: str) -> list[Any]:
+        return [e.value for e in self.entries if _kind_of(e.value) in kinds]
+
+
+def _kind_of(value: object) -> str:
+    if isinstance(value, WorkloadController):
+        return value.kind
+    return type(value).__name__
+
+
 def load(paths: Iterable[str | Path]) -> ClusterInput:
-    """Load, validate and admit every object under ``paths``; raise :class:`InputErrorList` on any problem."""
-    errors: list[InputError] = []
-    skipped: dict[str, int] = {}
-    seen: dict[str, str] = {}
-    decoded: dict[str, list[Any]] = {kind: [] for kind in _KINDS}
-    # Objects are remembered with their file so later checks (admission, node references) can cite it.
-    origin: dict[int, str] = {}
+    """Load, validate and admit every object under ``paths`` (``-`` is standard input); raise
+    :class:`InputErrorList` with every problem, sorted by file and position."""
+    run = _Run()
     files = manifest_files(paths)
-    for file in files:
+    for file_index, file in enumerate(files):
         try:
             documents = list(_documents(file))
         except InputError as exc:
-            errors.append(exc)
+            run.error((file_index,), exc)
             continue
         for doc in documents:
             try:
                 entries = list(_expand(doc))
             except InputError as exc:
-                errors.append(exc)
+                run.error((file_index, doc.index), exc)
                 continue
-            for position, obj in entries:
-                _decode_one(doc.file, position, obj, decoded, seen, skipped, errors, origin)
-    nodes: list[Node] = decoded["Node"]
-    pods: list[Pod] = decoded["Pod"]
-    classes: list[PriorityClass] = decoded["PriorityClass"]
-    errors.extend(_check_node_names(pods, {n.name for n in nodes}, origin))
-    admitted, admission_errors = admit_pods(pods, classes)
-    errors.extend(e.located(file=origin.get(id(p))) for p, e in admission_errors)
-    if errors:
-        # Report in file order; within a file, problems found while reading come first.
-        order = {str(path): i for i, path in enumerate(files)}
-        errors.sort(key=lambda e: order.get(e.file or "", len(order)))
-        raise InputErrorList(errors)
+            for position, item, obj in entries:
+                run.decode(doc.file, (file_index, doc.index, item), position, obj)
+    run.check_uids()
+    node_names = {e.value.name for e in run.entries if isinstance(e.value, Node)}
+    pod_entries = [e for e in run.entries if isinstance(e.value, Pod)]
+    for entry in pod_entries:
+        node_name = entry.value.spec.node_name
+        if node_name and node_name not in node_names:
+            run.error(entry.order, InputError(f"node {quote(node_name)} is not in the input", file=entry.file,
+                                              obj=entry.where, field="spec.nodeName"))
+    classes: list[PriorityClass] = run.of_kind("PriorityClass")
+    admitted, rejected = admit_pods([e.value for e in pod_entries], classes)
+    entry_of = {id(e.value): e for e in pod_entries}
+    for pod, error in rejected:
+        entry = entry_of[id(pod)]
+        run.error(entry.order, error.located(file=entry.file, obj=entry.where))
+    if run.errors:
+        # Stable: within one object, problems keep the order they were found in.
+        run.errors.sort(key=lambda pair: pair[0])
+        raise InputErrorList([e for _, e in run.errors])
     warnings = tuple(
-        f"skipped {count} object(s) of kind {kind}: kubesched does not read this kind"
-        for kind, count in sorted(skipped.items())
+        f"skipped {count} object(s) of kind {escape(kind)}: kubesched does not read this kind"
+        for kind, count in sorted(run.skipped.items())
     )
-    return ClusterInput(nodes=tuple(nodes), pods=tuple(admitted), priority_classes=tuple(classes),
-                        pdbs=tuple(decoded["PodDisruptionBudget"]), namespaces=tuple(decoded["Namespace"]),
-                        services=tuple(decoded["Service"]),
-                        controllers=tuple(c for kind in ("ReplicaSet", "StatefulSet", "ReplicationController")
-                                          for c in decoded[kind]),
+    return ClusterInput(nodes=tuple(run.of_kind("Node")), pods=tuple(admitted), priority_classes=tuple(classes),
+                        pdbs=tuple(run.of_kind("PodDisruptionBudget")), namespaces=tuple(run.of_kind("Namespace")),
+                        services=tuple(run.of_kind("Service")),
+                        controllers=tuple(run.of_kind("ReplicaSet", "StatefulSet", "ReplicationController")),
                         warnings=warnings)
-
-
-def _decode_one(file: str, position: str, obj: Mapping[str, Any], decoded: dict[str, list[Any]],
-                seen: dict[str, str], skipped: dict[str, int], errors: list[InputError],
-                origin: dict[int, str]) -> None:
-    if not isinstance(obj, Mapping):
-        errors.append(InputError(f"{position}: expected a Kubernetes object", file=file))
-        return
-    kind = obj.get("kind")
-    if not isinstance(kind, str) or not kind:
-        errors.append(InputError("kind: Required value: every object needs a kind", file=file, obj=position))
-        return
-    if kind not in _KINDS:
-        skipped[kind] = skipped.get(kind, 0) + 1
-        return
-    name = _object_name(kind, obj)
-    where = name or f"{_KINDS[kind][0]} ({position})"
-    try:
-        value = _DECODERS[kind](obj)
-    except InputError as exc:
-        errors.append(exc.located(file=file, obj=where))
-        return
-    assert name is not None  # decoding fails first when the name is missing
-    if name in seen:
-        errors.append(InputError(f"duplicate object: already defined in {seen[name]}", file=file, obj=name))
-        return
-    seen[name] = file
-    if not value.metadata.uid:
-        # Hand-written manifests have no uid; derive a stable one from the object's name.
-        uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"kubesched:{name}"))
-        value = attrs.evolve(value, metadata=attrs.evolve(value.metadata, uid=uid))
-    elif kind == "Pod":
-        owner = seen.get(f"uid:{value.metadata.uid}")
-        if owner is not None:
-            errors.append(InputError(f"metadata.uid: duplicate uid {value.metadata.uid!r} (also used by {owner})",
-                                     file=file, obj=name))
-            return
-        seen[f"uid:{value.metadata.uid}"] = name
-    origin[id(value)] = file
-    decoded[kind].append(value)
-
-
-def _check_node_names(pods: Sequence[Pod], node_names: set[str], origin: dict[int, str]) -> list[InputError]:
-    return [
-        InputError(f'node "{p.spec.node_name}" is not in the input', file=origin.get(id(p)),
-                   obj=f"pods/{p.key}", field="spec.nodeName")
-        for p in pods
-        if p.spec.node_name and p.spec.node_name not in node_names
-    ]

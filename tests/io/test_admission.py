@@ -113,11 +113,9 @@ def test_priority_zero_without_any_class_is_accepted() -> None:
     assert resolved(admit_one(make_pod("web").priority(0).obj(), [])) == (0, "", PREEMPT_LOWER_PRIORITY)
 
 
-def test_nonzero_priority_without_any_class_is_forbidden() -> None:
-    """spec.priority must equal the computed 0 when no class applies."""
-    assert rejection(make_pod("web").priority(7).obj(), []) == (
-        'pods/default/web: spec.priority: pods "web" is forbidden: the integer value of priority (7) must not be '
-        "provided in pod spec; priority admission controller computed 0 from the given PriorityClass name")
+def test_nonzero_priority_without_any_class_is_kept() -> None:
+    """A pod with spec.priority was admitted when created: it keeps its priority though no class applies."""
+    assert resolved(admit_one(make_pod("web").priority(7).obj(), [])) == (7, "", PREEMPT_LOWER_PRIORITY)
 
 
 @pytest.mark.parametrize(("name", "value"), [("system-cluster-critical", 2_000_000_000),
@@ -147,19 +145,16 @@ def test_matching_priority_already_present_is_accepted() -> None:
     assert resolved(admit_one(pod, [pc("batch", 10, policy=PREEMPT_NEVER)])) == (10, "batch", PREEMPT_NEVER)
 
 
-def test_matching_default_priority_already_present_is_accepted() -> None:
-    """A dumped pod without class name but with the default class's priority is accepted and named."""
+def test_admitted_priority_without_class_name_is_kept_as_it_is() -> None:
+    """A dumped pod without class name but with a priority is not given the default class's name."""
     pod = make_pod("web").priority(1000).obj()
-    assert resolved(admit_one(pod, [pc("standard", 1000, default=True)])) == (1000, "standard",
-                                                                               PREEMPT_LOWER_PRIORITY)
+    assert resolved(admit_one(pod, [pc("standard", 1000, default=True)])) == (1000, "", PREEMPT_LOWER_PRIORITY)
 
 
-def test_priority_conflicting_with_the_class_is_forbidden() -> None:
-    """spec.priority different from the class value is forbidden."""
+def test_priority_differing_from_the_class_is_kept() -> None:
+    """spec.priority is what kube-scheduler reads, even when the class's value has changed since admission."""
     pod = with_class(make_pod("web").priority(5), "gold")
-    assert rejection(pod, [pc("gold", 1000)]) == (
-        'pods/default/web: spec.priority: pods "web" is forbidden: the integer value of priority (5) must not be '
-        "provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name")
+    assert resolved(admit_one(pod, [pc("gold", 1000)])) == (5, "gold", PREEMPT_LOWER_PRIORITY)
 
 
 def test_unknown_class_is_forbidden() -> None:

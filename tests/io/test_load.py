@@ -12,7 +12,8 @@ import pytest
 from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, Pod
 from kubesched.io.load import ClusterInput, InputErrorList, load
 
-REAL_DUMP = Path("/work/shared/testdata/real-cluster-dump.yaml")
+# A kube-apiserver dump of our own: pods with admitted priorities, no PriorityClass objects.
+REAL_DUMP = Path(__file__).resolve().parent.parent / "data" / "real-cluster-dump.yaml"
 
 NODE = """\
 apiVersion: v1
@@ -294,57 +295,54 @@ def real_dump() -> ClusterInput:
 
 
 def test_real_dump_loads_every_object(real_dump: ClusterInput) -> None:
-    """The kubectl dump has 7 nodes, 22 pods, 5 priority classes and 2 PDBs, and nothing is skipped."""
+    """The kubectl dump has 3 nodes, 8 pods and 1 PDB, no PriorityClass objects, and nothing is skipped."""
     counts = (len(real_dump.nodes), len(real_dump.pods), len(real_dump.priority_classes), len(real_dump.pdbs))
-    assert counts == (7, 22, 5, 2)
+    assert counts == (3, 8, 0, 1)
     assert real_dump.warnings == ()
 
 
 def test_real_dump_keeps_admitted_priorities(real_dump: ClusterInput) -> None:
-    """Priorities already admitted in the dump are accepted and kept."""
-    got = {key: (pod(real_dump, key).spec.priority, pod(real_dump, key).spec.preemption_policy)
-           for key in ("batch/etl-0", "batch/train-0", "prod/db-0", "default/report")}
+    """Priorities admitted by the cluster are kept, though the dump holds none of the pods' PriorityClasses."""
+    got = {key: (pod(real_dump, key).spec.priority, pod(real_dump, key).spec.priority_class_name,
+                 pod(real_dump, key).spec.preemption_policy)
+           for key in ("batch/etl-0", "batch/cache-0", "shop/web-7c5d9f6b8-4kx2m", "default/report",
+                       "kube-system/coredns-6f8b9d5c47-q2w8r")}
     assert got == {
-        "batch/etl-0": (10, PREEMPT_NEVER),
-        "batch/train-0": (1000, PREEMPT_LOWER_PRIORITY),
-        "prod/db-0": (1_000_000, PREEMPT_LOWER_PRIORITY),
-        "default/report": (1000, PREEMPT_LOWER_PRIORITY),
+        "batch/etl-0": (10, "batch-low", PREEMPT_NEVER),
+        "batch/cache-0": (100, "batch-medium", PREEMPT_LOWER_PRIORITY),
+        "shop/web-7c5d9f6b8-4kx2m": (1_000_000, "prod-critical", PREEMPT_LOWER_PRIORITY),
+        "default/report": (1000, "standard", PREEMPT_LOWER_PRIORITY),
+        "kube-system/coredns-6f8b9d5c47-q2w8r": (2_000_000_000, "system-cluster-critical", PREEMPT_LOWER_PRIORITY),
     }
 
 
 def test_real_dump_keeps_uids_and_node_names(real_dump: ClusterInput) -> None:
     """Pods keep their uid and spec.nodeName from the dump; pending pods have no node."""
     etl = pod(real_dump, "batch/etl-0")
-    assert (etl.uid, etl.spec.node_name) == ("e9b9e1cd-1688-430a-b4fb-125ab18c9bad", "worker-2")
-    assert pod(real_dump, "prod/web-7d9f8c6b5-zz9").spec.node_name == ""
+    assert (etl.uid, etl.spec.node_name) == ("2dfe86ed-817d-50c8-8789-1625773ea200", "worker-a")
+    assert pod(real_dump, "default/report").spec.node_name == ""
 
 
 def test_real_dump_node_resources_and_taints(real_dump: ClusterInput) -> None:
     """Node allocatable and taints are read from the dump."""
-    gpu = next(n for n in real_dump.nodes if n.name == "gpu-1")
-    allocatable = gpu.status.allocatable
-    assert (allocatable["cpu"].milli_value(), allocatable["memory"].value(), allocatable["nvidia.com/gpu"].value()) == (
-        15910, 65727800 * 1024, 4)
-    assert [(t.key, t.value, t.effect) for t in gpu.spec.taints] == [("nvidia.com/gpu", "present", "NoSchedule")]
+    cp = next(n for n in real_dump.nodes if n.name == "cp-1")
+    allocatable = cp.status.allocatable
+    assert (allocatable["cpu"].milli_value(), allocatable["memory"].value(), allocatable["pods"].value()) == (
+        3920, (16393244 - 360448) * 1024, 110)
+    assert [(t.key, t.value, t.effect) for t in cp.spec.taints] == [
+        ("node-role.kubernetes.io/control-plane", "", "NoSchedule")]
 
 
 def test_real_dump_pdbs(real_dump: ClusterInput) -> None:
-    """The dump's PDBs keep their budgets and disruptionsAllowed."""
+    """The dump's PDB keeps its budget and disruptionsAllowed."""
     got = {p.name: (str(p.min_available), str(p.max_unavailable), p.status.disruptions_allowed)
            for p in real_dump.pdbs}
-    assert got == {"db": ("None", "1", 1), "web": ("80%", "None", 1)}
+    assert got == {"web": ("None", "1", 1)}
 
 
-def test_real_dump_priority_classes(real_dump: ClusterInput) -> None:
-    """The dump's priority classes, including the system ones it lists, are loaded with their values."""
-    got = {pc.name: (pc.value, pc.global_default, pc.preemption_policy) for pc in real_dump.priority_classes}
-    assert got == {
-        "batch-low": (10, False, PREEMPT_NEVER),
-        "prod-critical": (1_000_000, False, PREEMPT_LOWER_PRIORITY),
-        "standard": (1000, True, PREEMPT_LOWER_PRIORITY),
-        "system-cluster-critical": (2_000_000_000, False, PREEMPT_LOWER_PRIORITY),
-        "system-node-critical": (2_000_001_000, False, PREEMPT_LOWER_PRIORITY),
-    }
+def test_real_dump_scheduling_gates(real_dump: ClusterInput) -> None:
+    """A gated pod's qualified gate name is read as it is."""
+    assert pod(real_dump, "shop/canary").spec.scheduling_gates == ("example.com/wait",)
 
 
 def test_every_missing_path_is_reported(tmp_path: Path) -> None:

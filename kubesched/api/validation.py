@@ -1,0 +1,128 @@
+"""The API server's name rules (DNS-1123 label and subdomain, DNS-1035 label, qualified names), with its
+wording, and the quoting every input message uses for values so that each message stays on one line."""
+
+from __future__ import annotations
+
+import re
+
+#: Longest value text quoted in a message; longer values are cut, with their length given.
+MAX_SHOWN = 80
+_SIMPLE_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+DNS1123_LABEL_MAX_LENGTH = 63
+DNS1123_SUBDOMAIN_MAX_LENGTH = 253
+QUALIFIED_NAME_MAX_LENGTH = 63
+_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN = rf"{_LABEL}(\.{_LABEL})*"
+_DNS1035 = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_NAME_PART = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_RE = re.compile(_LABEL, re.ASCII)
+_SUBDOMAIN_RE = re.compile(_SUBDOMAIN, re.ASCII)
+_DNS1035_RE = re.compile(_DNS1035, re.ASCII)
+_NAME_PART_RE = re.compile(_NAME_PART, re.ASCII)
+
+_LABEL_MESSAGE = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+                  "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+                  f"validation is '{_LABEL}')")
+_SUBDOMAIN_MESSAGE = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                      "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+                      f"validation is '{_SUBDOMAIN}')")
+_DNS1035_MESSAGE = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+                    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+                    f"regex used for validation is '{_DNS1035}')")
+_NAME_PART_MESSAGE = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+                      "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+                      f"validation is '{_NAME_PART}')")
+_PREFIX_MESSAGE = "prefix part " + _SUBDOMAIN_MESSAGE
+
+
+def escape(text: str) -> str:
+    """``text`` with quotes, backslashes, control characters and lone surrogates escaped, as Go's %q does."""
+    out = []
+    for char in text:
+        if char in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[char])
+        elif char.isprintable():
+            out.append(char)
+        else:
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
+
+
+def quote(text: str) -> str:
+    """``text`` in double quotes and escaped; cut after :data:`MAX_SHOWN` characters, with its length given."""
+    if len(text) > MAX_SHOWN:
+        return f'"{escape(text[:MAX_SHOWN])}..." ({len(text)} characters)'
+    return f'"{escape(text)}"'
+
+
+def dns1123_label(value: str) -> list[str]:
+    """Why ``value`` is not a DNS-1123 label (namespaces, StatefulSets); empty when it is one."""
+    problems = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:
+        problems.append(f"must be no more than {DNS1123_LABEL_MAX_LENGTH} characters")
+    if not _LABEL_RE.fullmatch(value):
+        # The API server says this instead when only the dots are wrong.
+        problems.append("must not contain dots" if _SUBDOMAIN_RE.fullmatch(value) else _LABEL_MESSAGE)
+    return problems
+
+
+def dns1123_subdomain(value: str) -> list[str]:
+    """Why ``value`` is not a DNS-1123 subdomain (pods, nodes, and most names); empty when it is one."""
+    problems = []
+    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        problems.append(f"must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} characters")
+    if not _SUBDOMAIN_RE.fullmatch(value):
+        problems.append(_SUBDOMAIN_MESSAGE)
+    return problems
+
+
+def dns1035_label(value: str) -> list[str]:
+    """Why ``value`` is not a DNS-1035 label (Services); empty when it is one."""
+    problems = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:
+        problems.append(f"must be no more than {DNS1123_LABEL_MAX_LENGTH} characters")
+    if not _DNS1035_RE.fullmatch(value):
+        problems.append(_DNS1035_MESSAGE)
+    return problems
+
+
+def qualified_name(value: str) -> list[str]:
+    """Why ``value`` is not a qualified name (``[prefix/]name``: label keys, taint keys, scheduling gates)."""
+    prefix, slash, name = value.rpartition("/")
+    problems = []
+    if slash:
+        if not prefix:
+            problems.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+                problems.append(f"prefix part must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} characters")
+            if not _SUBDOMAIN_RE.fullmatch(prefix):
+                problems.append(_PREFIX_MESSAGE)
+        if "/" in prefix:
+            return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start "
+                    "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+                    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
+                    "subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    if not name:
+        problems.append("name part must be non-empty")
+    else:
+        if len(name) > QUALIFIED_NAME_MAX_LENGTH:
+            problems.append(f"name part must be no more than {QUALIFIED_NAME_MAX_LENGTH} characters")
+        if not _NAME_PART_RE.fullmatch(name):
+            problems.append(_NAME_PART_MESSAGE)
+    return problems
+
+
+def label_value(value: str) -> list[str]:
+    """Why ``value`` is not a valid label value (label values, taint values); empty when it is one."""
+    problems = []
+    if len(value) > QUALIFIED_NAME_MAX_LENGTH:
+        problems.append(f"must be no more than {QUALIFIED_NAME_MAX_LENGTH} characters")
+    if value and not _NAME_PART_RE.fullmatch(value):
+        problems.append("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+                        "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+                        "'my_value',  or '12345', regex used for validation is "
+                        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+    return problems
