@@ -14,8 +14,8 @@ from kubesched.runtime import PluginRegistry
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
-SHARED = REPO.parent / "shared"
-REAL_DUMP = SHARED / "testdata" / "real-cluster-dump.yaml"
+# A kube-apiserver dump of our own (tests never read outside the repository).
+REAL_DUMP = REPO / "tests" / "data" / "real-cluster-dump.yaml"
 
 # The profile example from the foundation issue, which must work as written.
 ISSUE_EXAMPLE_PROFILE = """

@@ -69,10 +69,10 @@ class TestSimulate:
         done = run_cli("simulate", str(REAL_DUMP), "--output", "json")
         assert done.returncode == 0, done.stderr
         pods = {f"{p['namespace']}/{p['name']}": p for p in json.loads(done.stdout)["pods"]}
-        assert len(pods) == 22
-        assert pods["batch/etl-0"]["node"] == "worker-2"
-        assert pods["batch/train-1"]["phase"] == "Pending"
-        assert "Insufficient nvidia.com/gpu" in pods["batch/train-1"]["message"]
+        assert len(pods) == 8
+        assert pods["batch/cache-0"]["node"] == "worker-b"
+        assert pods["batch/train-0"]["phase"] == "Pending"
+        assert "Insufficient nvidia.com/gpu" in pods["batch/train-0"]["message"]
 
     def test_directory_input(self, run_cli: RunCli, tmp_path: Path) -> None:
         """A directory is read recursively."""

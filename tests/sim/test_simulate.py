@@ -169,17 +169,16 @@ def test_real_cluster_dump(registry: PluginRegistry) -> None:
     """The real dump: pending pods get kube-scheduler's messages; running pods stay where they are."""
     outcome = simulate(load([REAL_DUMP]), load_config("default", registry), registry)
     result = by_name(outcome)
-    assert result["web-7d9f8c6b5-zz9"].node == "worker-2"
-    assert result["train-1"].message == (
-        "0/7 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
-        "5 Insufficient cpu, 5 Insufficient memory, 6 Insufficient nvidia.com/gpu. preemption: 0/7 nodes are "
-        "available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod, "
-        "3 Insufficient cpu, 3 Insufficient memory, 4 Insufficient nvidia.com/gpu.")
-    # report (priority 1000) fits nowhere, so it preempts two priority-10 etl pods on worker-2.
+    assert result["web-7c5d9f6b8-p9d7h"].node == "worker-b"
+    assert result["train-0"].message == (
+        "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
+        "2 Insufficient cpu, 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 1 Insufficient "
+        "nvidia.com/gpu, 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.")
+    # report (priority 1000) fits nowhere, so it preempts the priority-10 etl pod on worker-a.
     assert [(p.preemptor, p.node, p.victims) for p in outcome.preemptions] == [
-        ("default/report", "worker-2", ("batch/etl-0", "batch/etl-5"))]
-    assert (result["report"].phase, result["report"].node) == ("Bound", "worker-2")
-    assert (result["etl-0"].phase, result["etl-5"].phase) == ("Evicted", "Evicted")
+        ("default/report", "worker-a", ("batch/etl-0",))]
+    assert (result["report"].phase, result["report"].node) == ("Bound", "worker-a")
+    assert (result["etl-0"].phase, result["cache-0"].phase) == ("Evicted", "Bound")
 
 
 class NeverEnough(Plugin):
