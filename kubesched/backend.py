@@ -6,14 +6,14 @@ a virtual clock, and a Kubernetes backend can implement it with API calls.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Protocol
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
-from kubesched.api.workload import Service, WorkloadController
+from kubesched.api.workload import Namespace, Service, WorkloadController
 
 
 class Clock(Protocol):
@@ -50,6 +50,23 @@ class ClusterClient(Protocol):
 
     def get_pod(self, namespace: str, name: str) -> Pod | None:
         """The current version of a pod, or None when it no longer exists."""
+
+    def list_pods(self) -> Collection[Pod]:
+        """Every pod the cluster holds (pending, bound, terminating), as a pod informer does; pods the scheduler
+        only assumed are still pending here. A read-only collection; it may be a live view, so do not keep it
+        across changes to the cluster."""
+
+    def list_pods_on_node(self, node_name: str) -> Collection[Pod]:
+        """The pods bound to ``node_name`` (spec.nodeName), like :meth:`list_pods`; empty for an unknown node."""
+
+    def list_pods_in_namespace(self, namespace: str) -> Collection[Pod]:
+        """The pods of ``namespace``, like :meth:`list_pods`; empty for an unknown namespace."""
+
+    def list_namespaces(self) -> Collection[Namespace]:
+        """Every Namespace object the cluster holds."""
+
+    def get_namespace(self, name: str) -> Namespace | None:
+        """The Namespace ``name``, or None when the cluster holds no such object."""
 
     def list_pdbs(self) -> list[PodDisruptionBudget]:
         """Every PodDisruptionBudget."""

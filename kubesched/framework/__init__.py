@@ -8,7 +8,7 @@ and the reusable preemption :class:`Evaluator`. The machinery that runs plugins 
 
 from kubesched.framework.args import ArgsError, in_range
 from kubesched.framework.cycle_state import CycleState, StateKey, StateNotFoundError
-from kubesched.framework.handle import Handle, PodNominator, WaitingPod
+from kubesched.framework.handle import Handle, NamespaceLister, PodLister, PodNominator, WaitingPod
 from kubesched.framework.hookspecs import EXTENSION_POINTS, ExtensionPoint
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
@@ -39,6 +39,7 @@ __all__ = [
     "Evaluator",
     "ExtensionPoint",
     "Handle",
+    "NamespaceLister",
     "NodeInfo",
     "NodeScore",
     "NodeToStatus",
@@ -46,6 +47,7 @@ __all__ = [
     "NominatingMode",
     "Plugin",
     "PodInfo",
+    "PodLister",
     "PodNominator",
     "PostFilterResult",
     "PreFilterResult",

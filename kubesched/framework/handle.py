@@ -1,11 +1,14 @@
-"""Handle: what the framework offers plugins, and the WaitingPod that Permit creates."""
+"""Handle: what the framework offers plugins (including listers that read the cluster), and the WaitingPod
+that Permit creates."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from typing import Protocol
 
 from kubesched.api.pod import Pod
+from kubesched.api.workload import Namespace
 from kubesched.backend import Clock, ClusterClient
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
@@ -92,6 +95,42 @@ class PodNominator(Protocol):
         """Whether any pod is nominated anywhere."""
 
 
+class PodLister(Protocol):
+    """Reads pods from the cluster, as kube-scheduler plugins use the pod informer's lister.
+
+    It reads the cluster through the backend, so it answers the same inside and outside a scheduling cycle
+    (Permit, Reserve, PostBind, a plugin's own bookkeeping). It shows the cluster, not the scheduler's view:
+    a pod the scheduler assumed on a node but has not bound yet is still pending here (it has no
+    spec.nodeName), and nominated pods are where the cluster has them. For the current cycle's view, with
+    assumed pods on their nodes, read ``handle.snapshot`` (kube-scheduler's SharedLister) instead.
+
+    The collections are read-only and may be live views (no copy per call): iterate them right away, and
+    copy them (``list(...)``) before changing the cluster or keeping them.
+    """
+
+    def list(self) -> Collection[Pod]:
+        """Every pod in the cluster: pending, bound and terminating."""
+
+    def on_node(self, node_name: str) -> Collection[Pod]:
+        """The pods bound to ``node_name`` (empty for an unknown node)."""
+
+    def in_namespace(self, namespace: str) -> Collection[Pod]:
+        """The pods of ``namespace`` (empty for an unknown namespace)."""
+
+    def get(self, namespace: str, name: str) -> Pod | None:
+        """The current version of pod ``namespace/name``, or None when it does not exist."""
+
+
+class NamespaceLister(Protocol):
+    """Reads Namespace objects from the cluster (through the backend, inside and outside a cycle)."""
+
+    def list(self) -> Collection[Namespace]:
+        """Every Namespace object the cluster holds."""
+
+    def get(self, name: str) -> Namespace | None:
+        """The Namespace ``name``, or None when the cluster holds no such object."""
+
+
 class Handle(Protocol):
     """The services a plugin may use; passed to every plugin's constructor."""
 
@@ -106,6 +145,14 @@ class Handle(Protocol):
     @property
     def client(self) -> ClusterClient:
         """The cluster backend: bind, delete, patch nominations, record events."""
+
+    @property
+    def pod_lister(self) -> PodLister:
+        """Pods as the cluster holds them (all, by node, by namespace); usable outside a cycle too."""
+
+    @property
+    def namespace_lister(self) -> NamespaceLister:
+        """Namespaces as the cluster holds them."""
 
     @property
     def nominator(self) -> PodNominator:

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import operator
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from kubesched.api.pod import Pod
+from kubesched.api.workload import Namespace
 from kubesched.backend import Clock, ClusterClient
 from kubesched.errors import ProfileError
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.handle import MAX_PERMIT_TIMEOUT, WaitingPod
-from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.hookspecs import EXTENSION_POINTS
+from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
@@ -78,6 +79,8 @@ class Framework:
         self._clock = clock if clock is not None else _ZeroClock()
         self.snapshot_ref: Snapshot = snapshot if snapshot is not None else Snapshot()
         self._waiting: dict[str, WaitingPod] = {}
+        self._pod_lister = ClientPodLister(client)
+        self._namespace_lister = ClientNamespaceLister(client)
         self.plugins: dict[str, Any] = {}
         self._manager = new_plugin_manager()
         for name in profile.plugin_names():
@@ -154,6 +157,16 @@ class Framework:
     def client(self) -> ClusterClient:
         """The cluster backend."""
         return self._client
+
+    @property
+    def pod_lister(self) -> ClientPodLister:
+        """Pods as the cluster holds them, read through the backend."""
+        return self._pod_lister
+
+    @property
+    def namespace_lister(self) -> ClientNamespaceLister:
+        """Namespaces as the cluster holds them, read through the backend."""
+        return self._namespace_lister
 
     @property
     def nominator(self) -> Nominator:
@@ -543,6 +556,48 @@ class Framework:
                 hook(state, pod, node_name)
             except Exception:
                 continue
+
+
+class ClientPodLister:
+    """The Handle's :class:`~kubesched.framework.handle.PodLister`: reads pods through a ClusterClient."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: ClusterClient) -> None:
+        self._client = client
+
+    def list(self) -> Collection[Pod]:
+        """Every pod in the cluster."""
+        return self._client.list_pods()
+
+    def on_node(self, node_name: str) -> Collection[Pod]:
+        """The pods bound to ``node_name``."""
+        return self._client.list_pods_on_node(node_name)
+
+    def in_namespace(self, namespace: str) -> Collection[Pod]:
+        """The pods of ``namespace``."""
+        return self._client.list_pods_in_namespace(namespace)
+
+    def get(self, namespace: str, name: str) -> Pod | None:
+        """Pod ``namespace/name``, if it exists."""
+        return self._client.get_pod(namespace, name)
+
+
+class ClientNamespaceLister:
+    """The Handle's :class:`~kubesched.framework.handle.NamespaceLister`: reads namespaces through a ClusterClient."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: ClusterClient) -> None:
+        self._client = client
+
+    def list(self) -> Collection[Namespace]:
+        """Every Namespace object."""
+        return self._client.list_namespaces()
+
+    def get(self, name: str) -> Namespace | None:
+        """The Namespace ``name``, if the cluster holds it."""
+        return self._client.get_namespace(name)
 
 
 class _ZeroClock:

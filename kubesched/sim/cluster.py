@@ -7,7 +7,7 @@ and tells its listener (the scheduler's event handlers) about every change, sync
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 
 import attrs
@@ -73,6 +73,9 @@ class InMemoryCluster:
         self.preemptions: list[tuple[str, str, tuple[str, ...]]] = []
         self.deleted: dict[str, Pod] = {}
         self._by_key: dict[str, str] = {}
+        # Indexes for the pod listers: node name / namespace -> uid -> pod (only non-empty entries).
+        self._by_node: dict[str, dict[str, Pod]] = {}
+        self._by_namespace: dict[str, dict[str, Pod]] = {}
         self._listeners: list[ClusterListener] = []
         self._timers = SortedList()
         self._timer_actions: dict[int, Callable[[], None]] = {}
@@ -93,12 +96,15 @@ class InMemoryCluster:
         """Create a pod."""
         self.pods[pod.uid] = pod
         self._by_key[pod.key] = pod.uid
+        self._index(pod)
         for listener in self._listeners:
             listener.on_pod_add(pod)
 
     def _update_pod(self, new: Pod) -> None:
         old = self.pods[new.uid]
         self.pods[new.uid] = new
+        self._unindex(old)
+        self._index(new)
         for listener in self._listeners:
             listener.on_pod_update(old, new)
 
@@ -107,9 +113,23 @@ class InMemoryCluster:
         if pod is None:
             return
         self._by_key.pop(pod.key, None)
+        self._unindex(pod)
         self.deleted[uid] = pod
         for listener in self._listeners:
             listener.on_pod_delete(pod)
+
+    def _index(self, pod: Pod) -> None:
+        if pod.spec.node_name:
+            self._by_node.setdefault(pod.spec.node_name, {})[pod.uid] = pod
+        self._by_namespace.setdefault(pod.namespace, {})[pod.uid] = pod
+
+    def _unindex(self, pod: Pod) -> None:
+        for index, key in ((self._by_node, pod.spec.node_name), (self._by_namespace, pod.namespace)):
+            entry = index.get(key)
+            if entry is not None:
+                entry.pop(pod.uid, None)
+                if not entry:
+                    del index[key]
 
     # -- timers --------------------------------------------------------------------------------------
     def after(self, delay: float, action: Callable[[], None]) -> None:
@@ -183,6 +203,28 @@ class InMemoryCluster:
         uid = self._by_key.get(f"{namespace}/{name}")
         return self.pods.get(uid) if uid is not None else None
 
+    def list_pods(self) -> Collection[Pod]:
+        """Every live pod: a read-only live view, no copy."""
+        return self.pods.values()
+
+    def list_pods_on_node(self, node_name: str) -> Collection[Pod]:
+        """The live pods bound to ``node_name``: a read-only live view of the node's index entry."""
+        entry = self._by_node.get(node_name)
+        return entry.values() if entry is not None else ()
+
+    def list_pods_in_namespace(self, namespace: str) -> Collection[Pod]:
+        """The live pods of ``namespace``: a read-only live view of the namespace's index entry."""
+        entry = self._by_namespace.get(namespace)
+        return entry.values() if entry is not None else ()
+
+    def list_namespaces(self) -> Collection[Namespace]:
+        """The Namespace objects of the input."""
+        return self.namespaces.values()
+
+    def get_namespace(self, name: str) -> Namespace | None:
+        """The Namespace ``name`` from the input, if any."""
+        return self.namespaces.get(name)
+
     def list_pdbs(self) -> list[PodDisruptionBudget]:
         """Every PDB."""
         return list(self.pdbs)
@@ -209,10 +251,6 @@ class InMemoryCluster:
         self.namespaces.update((n.name, n) for n in namespaces)
         self.services.extend(services)
         self.controllers.update(((c.kind, c.metadata.namespace, c.metadata.name), c) for c in controllers)
-
-    def list_pods(self) -> list[Pod]:
-        """Every live pod."""
-        return list(self.pods.values())
 
 
 def _set_condition(conditions: tuple[PodCondition, ...], condition: PodCondition) -> tuple[PodCondition, ...]:

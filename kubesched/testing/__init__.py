@@ -9,8 +9,16 @@ from kubesched.testing.conformance import (
     PluginUnderTest,
     run_conformance,
 )
-from kubesched.testing.harness import Decision, Decisions, plugin_framework, run_plugin, run_profile
+from kubesched.testing.harness import (
+    Decision,
+    Decisions,
+    RecordingClient,
+    plugin_framework,
+    plugin_instance,
+    run_plugin,
+    run_profile,
+)
 
 __all__ = ["ConformanceReport", "ConformanceWarning", "Decision", "Decisions", "NodeBuilder", "PluginConformance",
-           "PluginUnderTest", "PodBuilder", "make_node", "make_pod", "plugin_framework", "run_conformance",
-           "run_plugin", "run_profile"]
+           "PluginUnderTest", "PodBuilder", "RecordingClient", "make_node", "make_pod", "plugin_framework",
+           "plugin_instance", "run_conformance", "run_plugin", "run_profile"]

@@ -8,17 +8,19 @@ and returns a :class:`Decisions`: per pod, where it went or why not, and what ea
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
 from kubesched.api.node import Node
-from kubesched.api.pod import Pod
+from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.api.workload import Namespace, Service, WorkloadController
+from kubesched.backend import BindingError, ClusterClient
 from kubesched.framework.args import structure
-from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.node_info import ImageStateSummary, NodeInfo, PodInfo
 from kubesched.framework.plugin import extension_points
 from kubesched.framework.snapshot import Snapshot
 from kubesched.io.load import ClusterInput
@@ -28,6 +30,7 @@ from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.sim.simulate import Simulation, SimulationResult
 
 DEFAULT_SCHEDULER = "default-scheduler"
+P = TypeVar("P")
 
 
 def plugin_args(plugin_class: type[Any], args: Any) -> Any:
@@ -63,28 +66,163 @@ def plugin_registry(plugin_class: type[Any]) -> PluginRegistry:
     return PluginRegistry.of(*extra, plugin_class)
 
 
-def cluster_and_snapshot(nodes: Sequence[Node], pods: Sequence[Pod], pdbs: Sequence[PodDisruptionBudget] = (), *,
+def cluster_and_snapshot(nodes: Sequence[Node | NodeInfo], pods: Sequence[Pod] = (),
+                         pdbs: Sequence[PodDisruptionBudget] = (), *,
                          cluster: InMemoryCluster | None = None) -> tuple[InMemoryCluster, Snapshot]:
-    """An in-memory cluster holding the objects, and a snapshot of the nodes with their bound pods."""
+    """An in-memory cluster (``cluster`` when given) holding the objects, and a snapshot of every node it holds
+    with the pods bound to it. A NodeInfo among ``nodes`` is used in the snapshot as given, and its node and
+    pods are added to the cluster (the pods bound to it)."""
     cluster = cluster if cluster is not None else InMemoryCluster(VirtualClock())
-    cluster.pdbs = list(pdbs)
-    for node in nodes:
-        cluster.add_node(node)
+    cluster.pdbs = [*cluster.pdbs, *pdbs]
+    for item in nodes:
+        if isinstance(item, NodeInfo):
+            assert item.node is not None, "a NodeInfo given to the harness needs its node"
+            cluster.add_node(item.node)
+            for pod_info in item.pods:
+                pod = pod_info.pod
+                cluster.add_pod(pod if pod.spec.node_name == item.name else pod.with_node_name(item.name))
+        else:
+            cluster.add_node(item)
     for pod in pods:
         cluster.add_pod(pod)
-    return cluster, Snapshot.of([NodeInfo.of(n, [PodInfo.of(p) for p in pods if p.spec.node_name == n.name])
-                                 for n in nodes])
+
+    def built(node: Node) -> NodeInfo:
+        return NodeInfo.of(node, [PodInfo.of(p) for p in cluster.list_pods_on_node(node.name)])
+
+    # In the order given (as Snapshot.of keeps it), then the nodes the cluster held before.
+    infos = [item if isinstance(item, NodeInfo) else built(item) for item in nodes]
+    listed = {info.name for info in infos}
+    infos += [built(node) for name, node in cluster.nodes.items() if name not in listed]
+    _share_image_states(infos)
+    return cluster, Snapshot.of(infos)
 
 
-def plugin_framework(plugin_class: type[Any], args: Any = None, *, nodes: Sequence[Node] = (),
+def _share_image_states(infos: Sequence[NodeInfo]) -> None:
+    """Give NodeInfos without image states the shared per-image summaries the scheduler cache keeps (size,
+    nodes holding it), so image-aware plugins see what they would see in a scheduler."""
+    summaries: dict[str, ImageStateSummary] = {}
+    for info in infos:
+        for image in info.node.status.images if info.node is not None else ():
+            for name in image.names:
+                summaries.setdefault(name, ImageStateSummary(image.size_bytes)).nodes.add(info.name)
+    for info in infos:
+        if not info.image_states and info.node is not None and info.node.status.images:
+            info.image_states = {name: summaries[name] for image in info.node.status.images for name in image.names}
+
+
+def plugin_framework(plugin_class: type[Any], args: Any = None, *, nodes: Sequence[Node | NodeInfo] = (),
                      pods: Sequence[Pod] = (), pdbs: Sequence[PodDisruptionBudget] = (),
-                     seed: int = 0) -> Framework:
-    """A Framework for ``plugin_class`` alone over ``nodes`` with the bound ``pods`` in its snapshot and an
-    in-memory cluster as its client: call the plugin's hooks through it, or directly on
-    ``framework.plugins[name]``."""
-    cluster, snapshot = cluster_and_snapshot(nodes, pods, pdbs)
-    return Framework(plugin_profile(plugin_class, args), plugin_registry(plugin_class), client=cluster,
-                     rng=random.Random(seed), clock=cluster.clock, snapshot=snapshot)
+                     namespaces: Sequence[Namespace] = (), services: Sequence[Service] = (),
+                     controllers: Sequence[WorkloadController] = (), cluster: InMemoryCluster | None = None,
+                     client: ClusterClient | None = None, seed: int = 0) -> Framework:
+    """A Framework for ``plugin_class`` alone, which is also the Handle its plugin got: call the plugin's hooks
+    through it, or directly on :func:`plugin_instance`'s result.
+
+    The snapshot holds ``nodes`` (Nodes, or NodeInfos with their pods) and the bound ``pods``; an in-memory
+    cluster (``cluster`` when given, with its own objects too) holds every object and is the plugin's client,
+    unless ``client`` is given: a :class:`RecordingClient` (its cluster is then the one used) or any fake
+    backend."""
+    if cluster is None and isinstance(client, RecordingClient):
+        cluster = client.cluster
+    cluster, snapshot = cluster_and_snapshot(nodes, pods, pdbs, cluster=cluster)
+    cluster.add_workloads(namespaces, services, controllers)
+    return Framework(plugin_profile(plugin_class, args), plugin_registry(plugin_class),
+                     client=client if client is not None else cluster, rng=random.Random(seed),
+                     clock=cluster.clock, snapshot=snapshot)
+
+
+def plugin_instance(plugin_class: type[P], args: Any = None, **cluster: Any) -> P:
+    """The plugin as :func:`plugin_framework` builds it (same keyword arguments), to call its hooks directly."""
+    framework = plugin_framework(plugin_class, args, **cluster)
+    return next(p for p in framework.plugins.values() if type(p) is plugin_class)
+
+
+class RecordingClient:
+    """A :class:`~kubesched.backend.ClusterClient` that records every write a plugin asks for, in ``calls``,
+    and passes reads and writes on to ``cluster`` (a new empty in-memory one by default).
+
+    ``refuse_bindings``, when set, is raised by :meth:`bind` instead of binding (a backend saying no).
+    """
+
+    def __init__(self, cluster: InMemoryCluster | None = None, *, refuse_bindings: BindingError | None = None) -> None:
+        self.cluster = cluster if cluster is not None else InMemoryCluster(VirtualClock())
+        self.refuse_bindings = refuse_bindings
+        #: Each write as (method, pod ``namespace/name``, details...), in call order.
+        self.calls: list[tuple[Any, ...]] = []
+
+    # -- writes: recorded, then applied --------------------------------------------------------------
+    def bind(self, pod: Pod, node_name: str) -> None:
+        """Record the binding; refuse it with ``refuse_bindings`` when set, else bind in the cluster."""
+        self.calls.append(("bind", pod.key, node_name))
+        if self.refuse_bindings is not None:
+            raise self.refuse_bindings
+        self.cluster.bind(pod, node_name)
+
+    def delete_pod(self, pod: Pod, *, condition: PodCondition | None = None) -> None:
+        """Record the deletion (with the condition's type) and delete in the cluster."""
+        self.calls.append(("delete_pod", pod.key, condition.type if condition is not None else None))
+        self.cluster.delete_pod(pod, condition=condition)
+
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
+        """Record the nomination patch and apply it."""
+        self.calls.append(("set_nominated_node_name", pod.key, node_name))
+        self.cluster.set_nominated_node_name(pod, node_name)
+
+    def set_scheduling_failure(self, pod: Pod, reason: str, message: str) -> None:
+        """Record the PodScheduled=False patch and apply it."""
+        self.calls.append(("set_scheduling_failure", pod.key, reason, message))
+        self.cluster.set_scheduling_failure(pod, reason, message)
+
+    def record_event(self, regarding: Pod, event_type: str, reason: str, message: str) -> None:
+        """Record the event (also in the cluster's events)."""
+        self.calls.append(("record_event", regarding.key, event_type, reason, message))
+        self.cluster.record_event(regarding, event_type, reason, message)
+
+    def record_preemption(self, preemptor: Pod, node_name: str, victims: list[Pod]) -> None:
+        """Record the preemption note."""
+        self.calls.append(("record_preemption", preemptor.key, node_name, tuple(v.key for v in victims)))
+        self.cluster.record_preemption(preemptor, node_name, victims)
+
+    # -- reads: passed on ----------------------------------------------------------------------------
+    def get_pod(self, namespace: str, name: str) -> Pod | None:
+        """The cluster's pod."""
+        return self.cluster.get_pod(namespace, name)
+
+    def list_pods(self) -> Collection[Pod]:
+        """The cluster's pods."""
+        return self.cluster.list_pods()
+
+    def list_pods_on_node(self, node_name: str) -> Collection[Pod]:
+        """The cluster's pods on a node."""
+        return self.cluster.list_pods_on_node(node_name)
+
+    def list_pods_in_namespace(self, namespace: str) -> Collection[Pod]:
+        """The cluster's pods in a namespace."""
+        return self.cluster.list_pods_in_namespace(namespace)
+
+    def list_namespaces(self) -> Collection[Namespace]:
+        """The cluster's namespaces."""
+        return self.cluster.list_namespaces()
+
+    def get_namespace(self, name: str) -> Namespace | None:
+        """The cluster's namespace."""
+        return self.cluster.get_namespace(name)
+
+    def list_pdbs(self) -> list[PodDisruptionBudget]:
+        """The cluster's PDBs."""
+        return self.cluster.list_pdbs()
+
+    def get_namespace_labels(self, name: str) -> Mapping[str, str]:
+        """The cluster's namespace labels."""
+        return self.cluster.get_namespace_labels(name)
+
+    def list_services(self, namespace: str) -> list[Service]:
+        """The cluster's Services."""
+        return self.cluster.list_services(namespace)
+
+    def get_controller(self, kind: str, namespace: str, name: str) -> WorkloadController | None:
+        """The cluster's workload controller."""
+        return self.cluster.get_controller(kind, namespace, name)
 
 
 @attrs.frozen

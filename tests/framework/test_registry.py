@@ -104,8 +104,8 @@ def _positional_only(self: Any, state: CycleState, /, pod: Pod) -> None:
     return None
 
 
-for function in (_keyword_only, _defaulted, _var_positional, _var_keyword, _positional_only):
-    function.__qualname__ = f"Plugin.{function.__name__}"
+for odd in (_keyword_only, _defaulted, _var_positional, _var_keyword, _positional_only):
+    odd.__qualname__ = f"Plugin.{odd.__name__}"
 
 _TAKES = "(the hookspec takes: state, pod, node_info)"
 

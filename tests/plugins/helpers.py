@@ -1,16 +1,17 @@
-"""Shared helpers for the built-in plugin tests: run hooks the way the framework does, on small clusters."""
+"""Shared helpers for the built-in plugin tests: run hooks the way the framework does, on small clusters.
+
+Plugins are built with the public kit (:func:`kubesched.testing.plugin_instance`), as a third party would.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore
 
@@ -37,19 +38,6 @@ class NormalizingScorePlugin(ScorePlugin, Protocol):
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         """NormalizeScore."""
-
-
-class FakeHandle:
-    """Just enough of a framework Handle for plugins that only read ``client`` (and ``snapshot``)."""
-
-    def __init__(self, client: object = None, snapshot: Snapshot | None = None) -> None:
-        self.client = client
-        self.snapshot = snapshot if snapshot is not None else Snapshot()
-
-
-def fake_handle(client: object = None, snapshot: Snapshot | None = None) -> Handle:
-    """A Handle whose only working members are ``client`` and ``snapshot`` (empty unless given)."""
-    return cast("Handle", FakeHandle(client, snapshot))
 
 
 def node_info(node: Node, *pods: Pod) -> NodeInfo:

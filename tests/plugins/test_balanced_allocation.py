@@ -17,8 +17,9 @@ from kubesched.plugins.balanced_allocation import (
     NodeResourcesBalancedAllocationArgs,
 )
 from kubesched.plugins.resource_allocation import ResourceSpec
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
-from tests.plugins.helpers import fake_handle, node_info, raw_scores
+from tests.plugins.helpers import node_info, raw_scores
 
 GPU = "nvidia.com/gpu"
 WITH_GPU = [{"name": "cpu"}, {"name": "memory"}, {"name": GPU}]
@@ -26,7 +27,7 @@ WITH_GPU = [{"name": "cpu"}, {"name": "memory"}, {"name": GPU}]
 
 def balanced(args: dict[str, Any] | None = None) -> NodeResourcesBalancedAllocation:
     """The plugin built from kebab-case args."""
-    return NodeResourcesBalancedAllocation(fake_handle(), structure(NodeResourcesBalancedAllocationArgs, args or {}))
+    return plugin_instance(NodeResourcesBalancedAllocation, args or {})
 
 
 def small_node(name: str = "n1", /, **capacity: str | int) -> Node:

@@ -2,7 +2,7 @@
 
 Score = 100 * (clamp(sum, 23 MiB, 1000 MiB * containers) - 23 MiB) // (1000 MiB * containers - 23 MiB), where sum adds,
 for every init and regular container whose image the node holds, int(size * nodes_with_image / all_nodes).
-Clusters are built through the scheduler cache, so the image states are the ones the cache records.
+Clusters are built with the kit (plugin_framework), whose snapshots share image states as the scheduler cache does.
 """
 
 from __future__ import annotations
@@ -13,24 +13,18 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.plugin import extension_points, marked_hooks
-from kubesched.framework.snapshot import Snapshot
 from kubesched.plugins.image_locality import ImageLocality, normalized_image_name
-from kubesched.runtime._cache import Cache
+from kubesched.runtime import Framework
+from kubesched.testing import plugin_framework
 from kubesched.testing.builders import make_node, make_pod
-from tests.plugins.helpers import fake_handle
 
 MB = 1024 * 1024
 DIGEST = "sha256:" + "ab" * 32
 
 
-def cluster(*nodes: Node) -> Snapshot:
-    """The snapshot a scheduler cache holding ``nodes`` produces."""
-    cache = Cache()
-    for node in nodes:
-        cache.add_node(node)
-    snapshot = Snapshot()
-    cache.update_snapshot(snapshot)
-    return snapshot
+def cluster(*nodes: Node) -> Framework:
+    """The plugin over a cluster of ``nodes``; its snapshot has the image states a scheduler cache records."""
+    return plugin_framework(ImageLocality, nodes=nodes)
 
 
 def running(*images: str) -> Pod:
@@ -43,8 +37,8 @@ def running(*images: str) -> Pod:
 
 def scores(pod: Pod, *nodes: Node) -> list[int]:
     """The pod's score on every node of a cluster made of exactly ``nodes``, in the given order."""
-    snapshot = cluster(*nodes)
-    plugin = ImageLocality(fake_handle(snapshot=snapshot))
+    framework = cluster(*nodes)
+    plugin, snapshot = framework.plugins[ImageLocality.name], framework.snapshot
     result = []
     for node in nodes:
         info = snapshot.get(node.name)
@@ -112,10 +106,10 @@ def test_total_is_every_node_of_the_snapshot() -> None:
     counts 500 MiB -> 48."""
     nodes = [with_image("n1", 1000 * MB, "app:1"), with_image("n2", 1000 * MB, "app:1"),
              make_node("n3").obj(), make_node("n4").obj()]
-    snapshot = cluster(*nodes)
-    info = snapshot.get("n1")
+    framework = cluster(*nodes)
+    info = framework.snapshot.get("n1")
     assert info is not None
-    assert ImageLocality(fake_handle(snapshot=snapshot)).score(CycleState(), running("app:1"), info) == 48
+    assert framework.plugins[ImageLocality.name].score(CycleState(), running("app:1"), info) == 48
 
 
 THRESHOLD_CASES = [

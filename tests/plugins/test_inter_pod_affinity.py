@@ -9,14 +9,13 @@ from datetime import datetime
 
 import pytest
 
-from kubesched.api.meta import LabelSelector, LabelSelectorRequirement
+from kubesched.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMeta
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodAffinityTerm
-from kubesched.api.workload import Service, WorkloadController
+from kubesched.api.workload import Namespace
 from kubesched.framework.args import ArgsError, structure
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore
 from kubesched.plugins.inter_pod_affinity import (
@@ -25,8 +24,9 @@ from kubesched.plugins.inter_pod_affinity import (
     InterPodAffinity,
     InterPodAffinityArgs,
 )
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import PodBuilder, make_node, make_pod
-from tests.plugins.helpers import SUCCESS, fake_handle, node_info, normalized_scores, raw_scores, verdict
+from tests.plugins.helpers import SUCCESS, node_info, normalized_scores, raw_scores, verdict
 
 Verdict = tuple[Code, tuple[str, ...]]
 
@@ -44,23 +44,7 @@ NAMESPACE_LABELS = {
 }
 
 
-class FakeClient:
-    """The cluster look-ups the plugin may use: namespace labels (others are empty)."""
-
-    def __init__(self, namespaces: Mapping[str, Mapping[str, str]]) -> None:
-        self.namespaces = namespaces
-
-    def get_namespace_labels(self, name: str) -> Mapping[str, str]:
-        """The labels of a namespace ({} when unknown)."""
-        return self.namespaces.get(name, {})
-
-    def list_services(self, namespace: str) -> list[Service]:
-        """No Services."""
-        return []
-
-    def get_controller(self, kind: str, namespace: str, name: str) -> WorkloadController | None:
-        """No controllers."""
-        return None
+NAMESPACES = [Namespace(ObjectMeta(name=name, labels=labels)) for name, labels in NAMESPACE_LABELS.items()]
 
 
 # -- builders ---------------------------------------------------------------------------------------
@@ -99,8 +83,8 @@ def prefers(builder: PodBuilder, *weighted: tuple[int, PodAffinityTerm], anti: b
 
 def plugin(nodes: Sequence[NodeInfo] = (), args: Mapping[str, object] | None = None) -> InterPodAffinity:
     """The plugin over a snapshot of ``nodes``, with the namespaces of NAMESPACE_LABELS."""
-    handle = fake_handle(FakeClient(NAMESPACE_LABELS), Snapshot.of(list(nodes)))
-    return InterPodAffinity(handle, structure(InterPodAffinityArgs, args or {}))
+    plugin: InterPodAffinity = plugin_instance(InterPodAffinity, args or {}, nodes=list(nodes), namespaces=NAMESPACES)
+    return plugin
 
 
 # Filter tests run on four nodes: n1 and n2 in zone a, n3 in zone b, n4 without a zone label.

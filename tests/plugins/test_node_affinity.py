@@ -18,16 +18,15 @@ from kubesched.api.pod import (
     PreferredSchedulingTerm,
 )
 from kubesched.api.pod import NodeAffinity as PodNodeAffinity
-from kubesched.framework.args import structure
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import PreFilterResult
-from kubesched.plugins.node_affinity import NodeAffinity, NodeAffinityArgs
+from kubesched.plugins.node_affinity import NodeAffinity
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.helpers import (
     SUCCESS,
-    fake_handle,
     node_info,
     normalize,
     normalized_scores,
@@ -81,7 +80,7 @@ def labelled(name: str = "n1", **labels: str) -> Node:
 
 def plugin(args: dict[str, Any] | None = None) -> NodeAffinity:
     """The plugin built from kebab-case args."""
-    return NodeAffinity(fake_handle(), structure(NodeAffinityArgs, args or {}))
+    return plugin_instance(NodeAffinity, args or {})
 
 
 def added_required(*expressions: dict[str, Any]) -> dict[str, Any]:

@@ -8,8 +8,9 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Code
 from kubesched.plugins.node_name import NodeName
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
-from tests.plugins.helpers import SUCCESS, fake_handle, node_info, verdict
+from tests.plugins.helpers import SUCCESS, node_info, verdict
 
 CASES = [
     pytest.param(make_pod("p").obj(), SUCCESS, id="no-node-name-fits-anywhere"),
@@ -24,4 +25,4 @@ CASES = [
 def test_filter_matches_spec_node_name(pod: Pod, expected: tuple[Code, tuple[str, ...]]) -> None:
     """Filter on node n1: success unless the pod names another node (UnschedulableAndUnresolvable)."""
     node = node_info(make_node("n1").obj())
-    assert verdict(NodeName(fake_handle(), None).filter(CycleState(), pod, node)) == expected
+    assert verdict(plugin_instance(NodeName).filter(CycleState(), pod, node)) == expected

@@ -10,8 +10,9 @@ from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import extension_points, marked_hooks
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.node_ports import NodePorts
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
-from tests.plugins.helpers import SUCCESS, fake_handle, node_info, run_filter, verdict
+from tests.plugins.helpers import SUCCESS, node_info, run_filter, verdict
 
 CONFLICT = (Code.UNSCHEDULABLE, ("node(s) didn't have free ports for the requested pod ports",))
 
@@ -33,7 +34,7 @@ def node_using(*ports: str) -> NodeInfo:
 
 def plugin() -> NodePorts:
     """The plugin (it takes no args)."""
-    return NodePorts(fake_handle())
+    return plugin_instance(NodePorts)
 
 
 def pre_filtered(pod: Pod) -> CycleState:

@@ -14,8 +14,9 @@ from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code
 from kubesched.plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
 from kubesched.plugins.resource_allocation import ResourceSpec
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
-from tests.plugins.helpers import SUCCESS, fake_handle, node_info, raw_scores, run_filter, verdict
+from tests.plugins.helpers import SUCCESS, node_info, raw_scores, run_filter, verdict
 
 GPU = "nvidia.com/gpu"
 UNSCHEDULABLE = Code.UNSCHEDULABLE
@@ -23,7 +24,7 @@ UNSCHEDULABLE = Code.UNSCHEDULABLE
 
 def fit(args: dict[str, Any] | None = None) -> NodeResourcesFit:
     """The plugin built from kebab-case args as a profile would give them."""
-    return NodeResourcesFit(fake_handle(), structure(NodeResourcesFitArgs, args or {}))
+    return plugin_instance(NodeResourcesFit, args or {})
 
 
 def small_node(name: str = "n1", /, **capacity: str | int) -> Node:
@@ -288,7 +289,7 @@ def test_default_scoring_is_least_allocated_on_cpu_and_memory() -> None:
     """Without args the plugin scores LeastAllocated over cpu and memory with weight 1."""
     pod = make_pod("p").req(cpu="250m", memory="500Mi").obj()
     nodes = [node_info(small_node())]
-    assert raw_scores(NodeResourcesFit(fake_handle(), None), pod, nodes) == [62]
+    assert raw_scores(plugin_instance(NodeResourcesFit), pod, nodes) == [62]
 
 
 # -- Args -------------------------------------------------------------------------------------------

@@ -8,8 +8,9 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Code
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
-from tests.plugins.helpers import SUCCESS, fake_handle, node_info, verdict
+from tests.plugins.helpers import SUCCESS, node_info, verdict
 
 UNSCHEDULABLE_KEY = "node.kubernetes.io/unschedulable"
 REJECTED = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("node(s) were unschedulable",))
@@ -18,7 +19,7 @@ REJECTED = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("node(s) were unschedulable",)
 def filter_verdict(pod: Pod, cordoned: bool) -> tuple[Code, tuple[str, ...]]:
     """The Filter verdict for the pod on a node that is (or is not) cordoned."""
     node = node_info(make_node("n1").unschedulable(cordoned).obj())
-    return verdict(NodeUnschedulable(fake_handle(), None).filter(CycleState(), pod, node))
+    return verdict(plugin_instance(NodeUnschedulable).filter(CycleState(), pod, node))
 
 
 def test_schedulable_node_accepts_any_pod() -> None:

@@ -20,13 +20,13 @@ from kubesched.api.workload import Service, WorkloadController
 from kubesched.framework.args import ArgsError, structure, unstructure
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore
 from kubesched.plugins.pod_topology_spread import NAME, PodTopologySpread, PodTopologySpreadArgs, SpreadConstraintArg
 from kubesched.plugins.pod_topology_spread.common import default_constraints
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
-from tests.plugins.helpers import fake_handle, verdict
+from tests.plugins.helpers import verdict
 
 # -- shared helpers ---------------------------------------------------------------------------------
 
@@ -102,25 +102,12 @@ def cluster(nodes: Sequence[Node], pods: Sequence[Pod] = ()) -> list[NodeInfo]:
     return list(infos.values())
 
 
-class FakeClient:
-    """The cluster look-ups default constraints need: Services and workload controllers."""
+@attrs.frozen
+class Workloads:
+    """The workload objects default constraints look up: Services and controllers."""
 
-    def __init__(self, services: Sequence[Service] = (), controllers: Sequence[WorkloadController] = ()) -> None:
-        self.services = list(services)
-        self.controllers = list(controllers)
-
-    def get_namespace_labels(self, name: str) -> Mapping[str, str]:
-        """No namespace labels."""
-        return {}
-
-    def list_services(self, namespace: str) -> list[Service]:
-        """The services of the namespace."""
-        return [s for s in self.services if s.metadata.namespace == namespace]
-
-    def get_controller(self, kind: str, namespace: str, name: str) -> WorkloadController | None:
-        """The controller of that kind, namespace and name."""
-        return next((c for c in self.controllers if (c.kind, c.metadata.namespace, c.metadata.name)
-                     == (kind, namespace, name)), None)
+    services: Sequence[Service] = ()
+    controllers: Sequence[WorkloadController] = ()
 
 
 def service(name: str, **selector: str) -> Service:
@@ -133,11 +120,13 @@ def replica_set(name: str, selector: LabelSelector) -> WorkloadController:
     return WorkloadController("ReplicaSet", ObjectMeta(name=name, namespace="default"), selector)
 
 
-def make_plugin(infos: Sequence[NodeInfo] = (), client: FakeClient | None = None,
+def make_plugin(infos: Sequence[NodeInfo] = (), workloads: Workloads | None = None,
                 args: dict[str, Any] | None = None) -> PodTopologySpread:
     """The plugin over a snapshot of ``infos``, built from kebab-case args (System defaulting by default)."""
-    handle = fake_handle(client or FakeClient(), Snapshot.of(list(infos)))
-    return PodTopologySpread(handle, structure(PodTopologySpreadArgs, args or {}))
+    workloads = workloads or Workloads()
+    plugin: PodTopologySpread = plugin_instance(PodTopologySpread, args or {}, nodes=list(infos),
+                                                services=workloads.services, controllers=workloads.controllers)
+    return plugin
 
 
 def pre_filter(plugin: PodTopologySpread, pod: Pod, infos: Sequence[NodeInfo]) -> tuple[CycleState, Status | None]:
@@ -356,38 +345,38 @@ HOSTS = [make_node(f"node-{c}").obj() for c in "abcd"]
 HOST_PODS = web_on("node-a", 4) + web_on("node-b", 3) + web_on("node-c", 2) + web_on("node-d", 1)
 
 SELECTED_BY_WORKLOAD = [
-    pytest.param(FakeClient(services=[service("web", app="web")]), "", id="selected-by-service"),
-    pytest.param(FakeClient(controllers=[replica_set("rs1", LabelSelector(match_labels=WEB))]), "rs1",
+    pytest.param(Workloads(services=[service("web", app="web")]), "", id="selected-by-service"),
+    pytest.param(Workloads(controllers=[replica_set("rs1", LabelSelector(match_labels=WEB))]), "rs1",
                  id="owned-by-known-replicaset"),
 ]
 
 
-@pytest.mark.parametrize(("client", "owner"), SELECTED_BY_WORKLOAD)
-def test_system_defaults_spread_a_pod_selected_by_its_workload(client: FakeClient, owner: str) -> None:
+@pytest.mark.parametrize(("workloads", "owner"), SELECTED_BY_WORKLOAD)
+def test_system_defaults_spread_a_pod_selected_by_its_workload(workloads: Workloads, owner: str) -> None:
     """System defaults (hostname maxSkew 3, zone maxSkew 5) score a workload pod; zone-less nodes still count."""
     infos = cluster(HOSTS, HOST_PODS)
-    assert final_scores(make_plugin(infos, client), web_pod(owner=owner), infos) == [44, 66, 77, 100]
+    assert final_scores(make_plugin(infos, workloads), web_pod(owner=owner), infos) == [44, 66, 77, 100]
 
 
 NOT_SELECTED = [
-    pytest.param(FakeClient(), "", id="no-workload"),
-    pytest.param(FakeClient(services=[service("db", app="db")]), "", id="service-selects-other-pods"),
-    pytest.param(FakeClient(controllers=[replica_set("rs1", LabelSelector(match_labels=WEB))]), "rs2",
+    pytest.param(Workloads(), "", id="no-workload"),
+    pytest.param(Workloads(services=[service("db", app="db")]), "", id="service-selects-other-pods"),
+    pytest.param(Workloads(controllers=[replica_set("rs1", LabelSelector(match_labels=WEB))]), "rs2",
                  id="owner-replicaset-unknown"),
 ]
 
 
-@pytest.mark.parametrize(("client", "owner"), NOT_SELECTED)
-def test_system_defaults_do_not_apply_without_a_workload_selector(client: FakeClient, owner: str) -> None:
+@pytest.mark.parametrize(("workloads", "owner"), NOT_SELECTED)
+def test_system_defaults_do_not_apply_without_a_workload_selector(workloads: Workloads, owner: str) -> None:
     """No Service or known controller selects the pod: no default constraints, PreScore skips."""
     infos = cluster(HOSTS, HOST_PODS)
-    assert is_skip(make_plugin(infos, client).pre_score(CycleState(), web_pod(owner=owner), infos))
+    assert is_skip(make_plugin(infos, workloads).pre_score(CycleState(), web_pod(owner=owner), infos))
 
 
 def test_system_defaults_do_not_apply_to_a_pod_with_its_own_constraints() -> None:
     """A pod with only a DoNotSchedule constraint of its own gets no soft default constraints."""
     infos = cluster(HOSTS, HOST_PODS)
-    plugin = make_plugin(infos, FakeClient(services=[service("web", app="web")]))
+    plugin = make_plugin(infos, Workloads(services=[service("web", app="web")]))
     pod = web_pod(spread(1, HOSTNAME, selector=LabelSelector(match_labels=WEB)))
     assert is_skip(plugin.pre_score(CycleState(), pod, infos))
 
@@ -395,7 +384,7 @@ def test_system_defaults_do_not_apply_to_a_pod_with_its_own_constraints() -> Non
 def test_system_defaults_never_filter() -> None:
     """The system defaults are all ScheduleAnyway: PreFilter skips even for a selected pod."""
     infos = cluster(HOSTS, HOST_PODS)
-    plugin = make_plugin(infos, FakeClient(services=[service("web", app="web")]))
+    plugin = make_plugin(infos, Workloads(services=[service("web", app="web")]))
     assert is_skip(plugin.pre_filter(CycleState(), web_pod(), infos))
 
 
@@ -411,7 +400,7 @@ def test_system_defaults_score_nodes_without_a_zone_label() -> None:
     """System defaulting does not require every key: node-c has no zone, so it is scored on hostname alone, and
     the zone-less nodes form one more zone domain (weights log(3 + 2) for hosts, log(2 + 2) for zones)."""
     infos = cluster(ZONE_LESS, ZONE_LESS_PODS)
-    plugin = make_plugin(infos, FakeClient(services=[service("web", app="web")]))
+    plugin = make_plugin(infos, Workloads(services=[service("web", app="web")]))
     # raw: a = 1*ln5 + 2 + 1*ln4 + 4 -> 9; b = 2 + ln4 + 4 -> 7; c = 2*ln5 + 2 -> 5
     assert final_scores(plugin, web_pod(), infos) == [55, 77, 100]
 
@@ -419,7 +408,7 @@ def test_system_defaults_score_nodes_without_a_zone_label() -> None:
 def test_same_constraints_listed_ignore_nodes_without_a_zone_label() -> None:
     """Listed explicitly, the same two constraints require both keys: node-c is ignored and scores 0."""
     infos = cluster(ZONE_LESS, ZONE_LESS_PODS)
-    plugin = make_plugin(infos, FakeClient(services=[service("web", app="web")]), SYSTEM_LIST)
+    plugin = make_plugin(infos, Workloads(services=[service("web", app="web")]), SYSTEM_LIST)
     # raw: a = 1*ln4 + 2 + 1*ln3 + 4 -> 8; b = 2 + ln3 + 4 -> 7
     assert final_scores(plugin, web_pod(), infos) == [87, 100, 0]
 
@@ -430,7 +419,7 @@ LIST_ZONE_HARD = listed({"max-skew": 1, "topology-key": "zone", "when-unsatisfia
 def test_list_defaults_filter_with_the_workload_selector() -> None:
     """A DoNotSchedule default constraint filters a workload pod, counting pods its ReplicaSet selects."""
     infos = cluster(FOUR_NODES, [*web_on("node-a", 2), on("node-x", "other", app="db")])
-    plugin = make_plugin(infos, FakeClient(controllers=[replica_set("rs1", LabelSelector(match_labels=WEB))]),
+    plugin = make_plugin(infos, Workloads(controllers=[replica_set("rs1", LabelSelector(match_labels=WEB))]),
                          LIST_ZONE_HARD)
     assert filter_verdicts(plugin, web_pod(owner="rs1"), infos) == {
         "node-a": SKEW, "node-b": SKEW, "node-x": OK, "node-y": OK}
@@ -439,7 +428,7 @@ def test_list_defaults_filter_with_the_workload_selector() -> None:
 def test_list_defaults_do_not_apply_to_a_pod_with_its_own_constraints() -> None:
     """The pod's own (soft-only) constraints replace the defaults entirely: no DoNotSchedule, PreFilter skips."""
     infos = cluster(FOUR_NODES, web_on("node-a", 2))
-    plugin = make_plugin(infos, FakeClient(controllers=[replica_set("rs1", LabelSelector(match_labels=WEB))]),
+    plugin = make_plugin(infos, Workloads(controllers=[replica_set("rs1", LabelSelector(match_labels=WEB))]),
                          LIST_ZONE_HARD)
     pod = web_pod(spread(1, "zone", SCHEDULE_ANYWAY, LabelSelector(match_labels=WEB)), owner="rs1")
     assert is_skip(plugin.pre_filter(CycleState(), pod, infos))
@@ -448,14 +437,14 @@ def test_list_defaults_do_not_apply_to_a_pod_with_its_own_constraints() -> None:
 def test_list_defaults_without_a_workload_do_not_apply() -> None:
     """A List default constraint needs a workload selector too."""
     infos = cluster(FOUR_NODES, web_on("node-a", 2))
-    assert is_skip(make_plugin(infos, FakeClient(), LIST_ZONE_HARD).pre_filter(CycleState(), web_pod(), infos))
+    assert is_skip(make_plugin(infos, Workloads(), LIST_ZONE_HARD).pre_filter(CycleState(), web_pod(), infos))
 
 
 def test_list_defaults_score_with_custom_constraints() -> None:
     """A ScheduleAnyway List default scores with its own maxSkew: zone1 holds 2 web pods, zone2 none."""
     infos = cluster(FOUR_NODES, web_on("node-a", 2))
     args = listed({"max-skew": 2, "topology-key": "zone", "when-unsatisfiable": SCHEDULE_ANYWAY})
-    plugin = make_plugin(infos, FakeClient(services=[service("web", app="web")]), args)
+    plugin = make_plugin(infos, Workloads(services=[service("web", app="web")]), args)
     # weight ln(2 + 2); raw zone1 = 2*ln4 + 1 -> 4, zone2 = 0 + 1 -> 1: 100*(4+1-4)//4 = 25
     assert final_scores(plugin, web_pod(), infos) == [25, 25, 100, 100]
 
@@ -463,6 +452,6 @@ def test_list_defaults_score_with_custom_constraints() -> None:
 def test_empty_list_means_no_default_spreading() -> None:
     """List defaulting without constraints: a Service-selected pod is neither filtered nor scored."""
     infos = cluster(FOUR_NODES, web_on("node-a", 2))
-    plugin = make_plugin(infos, FakeClient(services=[service("web", app="web")]), {"defaulting-type": "List"})
+    plugin = make_plugin(infos, Workloads(services=[service("web", app="web")]), {"defaulting-type": "List"})
     assert is_skip(plugin.pre_filter(CycleState(), web_pod(), infos))
     assert is_skip(plugin.pre_score(CycleState(), web_pod(), infos))

@@ -18,14 +18,12 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodAffinityTerm
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.plugins.node_ports import NodePorts
 from kubesched.plugins.pod_topology_spread import PodTopologySpread
-from kubesched.sim.cluster import InMemoryCluster, VirtualClock
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
-from tests.plugins.helpers import fake_handle
 
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -90,9 +88,7 @@ def _infos(cluster_nodes: list[Node], existing: list[Pod]) -> list[NodeInfo]:
 
 
 def _plugin(cls: type[Any], infos: list[NodeInfo]) -> Any:
-    client = InMemoryCluster(VirtualClock())
-    client.add_workloads([], [], [])
-    return cls(fake_handle(client, snapshot=Snapshot.of(infos)), cls.Args() if cls.Args else None)
+    return plugin_instance(cls, nodes=infos)
 
 
 def _verdict(status: Status | None) -> Verdict:

@@ -10,8 +10,8 @@ from kubesched.api.pod import Pod
 from kubesched.framework.node_info import PodInfo
 from kubesched.framework.types import QueuedPodInfo
 from kubesched.plugins.priority_sort import PrioritySort
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_pod
-from tests.plugins.helpers import fake_handle
 
 
 def queued(pod: Pod, timestamp: float) -> QueuedPodInfo:
@@ -21,7 +21,7 @@ def queued(pod: Pod, timestamp: float) -> QueuedPodInfo:
 
 def less(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
     """PrioritySort's Less(a, b)."""
-    return PrioritySort(fake_handle(), None).queue_sort_less(a, b)
+    return plugin_instance(PrioritySort).queue_sort_less(a, b)
 
 
 CASES = [

@@ -9,15 +9,16 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Code
 from kubesched.plugins.taint_toleration import TaintToleration
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import NodeBuilder, make_node, make_pod
-from tests.plugins.helpers import SUCCESS, fake_handle, node_info, normalize, normalized_scores, raw_scores, verdict
+from tests.plugins.helpers import SUCCESS, node_info, normalize, normalized_scores, raw_scores, verdict
 
 UNRESOLVABLE = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 
 
 def plugin() -> TaintToleration:
     """A TaintToleration plugin."""
-    return TaintToleration(fake_handle(), None)
+    return plugin_instance(TaintToleration)
 
 
 def tainted(*taints: tuple[str, str, str], name: str = "n1") -> Node:
