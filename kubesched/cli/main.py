@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
+import yaml
 
 from kubesched.errors import KubeschedError
 from kubesched.io.load import InputErrorList, load
@@ -51,21 +52,34 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("-f", "--filename", "filenames", multiple=True, type=click.Path(), metavar="PATH",
+              help="A manifest file or directory, as kubectl takes it (repeatable; adds to PATHS; - is stdin).")
 @click.option("--profile", "profile", default=DEFAULT_PROFILE, show_default=True, help=PROFILE_HELP)
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for every random choice.")
-@click.option("--output", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("-o", "--output", "output", type=click.Choice(["table", "json", "yaml"]), default="table",
+              show_default=True)
 @_guarded
-def simulate(paths: tuple[str, ...], profile: str, seed: int, output: str) -> None:
-    """Schedule the pods in PATHS (YAML/JSON files or directories) on an in-memory cluster."""
+def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str) -> None:
+    """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
+    cluster."""
+    if not paths and not filenames:
+        raise click.UsageError("give at least one PATH (or -f PATH; - reads standard input)")
     registry = PluginRegistry.discover()
     config = load_config(profile, registry)
-    cluster_input = load(paths)
+    cluster_input = load([*filenames, *paths])
     result = run_simulation(cluster_input, config, registry, seed=seed)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
+    if not cluster_input.pods:
+        click.echo("warning: nothing to schedule: the input has no pods (kubesched schedules the pods it is given; "
+                   "it does not create the pods of workloads such as StatefulSets)", err=True)
     if output == "json":
         click.echo(json.dumps(result.to_json(), indent=2))
+    elif output == "yaml":
+        # Through JSON first: the document then holds only the plain types YAML's safe dumper writes.
+        document = json.loads(json.dumps(result.to_json()))
+        click.echo(yaml.safe_dump(document, sort_keys=False, allow_unicode=True), nl=False)
     else:
         from kubesched.cli.render import console, print_simulation
 

@@ -8,6 +8,7 @@ from typing import IO
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from kubesched.runtime import PluginSpec
 from kubesched.sim.simulate import SimulationResult
@@ -20,6 +21,15 @@ def console(file: IO[str]) -> Console:
     """A console writing to ``file``; honours $COLUMNS, else a fixed width when not a terminal."""
     width = None if file.isatty() else int(os.environ.get("COLUMNS", DEFAULT_WIDTH))
     return Console(file=file, width=width, highlight=False, soft_wrap=False)
+
+
+def _text(value: str) -> Text:
+    """A cell holding ``value`` as plain text: never read as rich markup (gate names such as
+    ``[example.com/wait]`` look like tags), with control characters escaped so none reach the terminal."""
+    if not value.isprintable():
+        value = "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                        for c in value)
+    return Text(value)
 
 
 def _cores(milli: int) -> str:
@@ -44,7 +54,7 @@ def print_simulation(result: SimulationResult, out: Console) -> None:
         pods.add_column(column, overflow="fold")
     for pod in result.pods:
         node = pod.node or (f"(nominated {pod.nominated_node})" if pod.nominated_node else "")
-        pods.add_row(f"{pod.namespace}/{pod.name}", node, pod.phase, pod.message)
+        pods.add_row(_text(f"{pod.namespace}/{pod.name}"), _text(node), _text(pod.phase), _text(pod.message))
     out.print("Pods", style="bold")
     out.print(pods)
     nodes = Table()
@@ -52,7 +62,7 @@ def print_simulation(result: SimulationResult, out: Console) -> None:
         nodes.add_column(column)
     for usage in result.nodes:
         nodes.add_row(
-            usage.name,
+            _text(usage.name),
             f"{usage.pods}/{usage.max_pods}",
             f"{_cores(usage.cpu_requested)}/{_cores(usage.cpu_allocatable)} "
             f"({_percent(usage.cpu_requested, usage.cpu_allocatable)})",
@@ -73,5 +83,5 @@ def print_plugins(specs: Sequence[PluginSpec], out: Console) -> None:
     for column in ("NAME", "EXTENSION POINTS", "SOURCE"):
         table.add_column(column)
     for spec in specs:
-        table.add_row(spec.name, ", ".join(p.name for p in spec.points), spec.source)
+        table.add_row(_text(spec.name), _text(", ".join(p.name for p in spec.points)), _text(spec.source))
     out.print(table)
