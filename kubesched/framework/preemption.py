@@ -311,11 +311,13 @@ class Evaluator:
 
     # -- prepareCandidate ----------------------------------------------------------------------------
     def prepare_candidate(self, candidate: Candidate, pod: Pod) -> Status:
-        """Preempt the candidate's victims (those not already terminating), clear the nominations of
-        lower-priority pods on its node, and record the preemption. An API failure is an Error."""
+        """Preempt the candidate's victims, clear the nominations of lower-priority pods on its node, and record the
+        preemption. An API failure is an Error.
+
+        A victim already terminating is preempted again, as kube-scheduler v1.32 does (later releases skip it):
+        it gets the DisruptionTarget condition if it lacks it and a second Preempted event; its deletion stands.
+        """
         for victim in candidate.victims:
-            if victim.metadata.deletion_timestamp is not None:
-                continue
             try:
                 self.preempt_pod(candidate, pod, victim)
             except Exception as exc:

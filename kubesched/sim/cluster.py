@@ -57,6 +57,17 @@ class Event:
     message: str
 
 
+@attrs.frozen
+class RecordedPreemption:
+    """One preemption: the preemptor and node, the victims (``ns/name``) in kube-scheduler's order, and for each
+    victim whether it was already terminating (an earlier preemption or a user's delete) when it was chosen."""
+
+    preemptor: str
+    node: str
+    victims: tuple[str, ...]
+    already_terminating: tuple[bool, ...]
+
+
 class InMemoryCluster:
     """Nodes, pods and PDBs in memory, implementing :class:`~kubesched.backend.ClusterClient`."""
 
@@ -69,8 +80,8 @@ class InMemoryCluster:
         self.services: list[Service] = []
         self.controllers: dict[tuple[str, str, str], WorkloadController] = {}
         self.events: list[Event] = []
-        #: (preemptor ``ns/name``, node, victims ``ns/name``) in the order preemptions happened.
-        self.preemptions: list[tuple[str, str, tuple[str, ...]]] = []
+        #: Every preemption, in the order they happened.
+        self.preemptions: list[RecordedPreemption] = []
         self.deleted: dict[str, Pod] = {}
         self._by_key: dict[str, str] = {}
         # Indexes for the pod listers: node name / namespace -> uid -> pod (only non-empty entries).
@@ -168,13 +179,21 @@ class InMemoryCluster:
         self._update_pod(bound)
 
     def delete_pod(self, pod: Pod, *, condition: PodCondition | None = None) -> None:
-        """Gracefully delete: mark it terminating now, remove it after its grace period."""
+        """Gracefully delete: mark it terminating now, remove it after its grace period.
+
+        ``condition`` is patched in first when the pod lacks it. Deleting a pod that is already terminating only
+        does that patch: its deletion time and grace period stay, as the API server keeps them.
+        """
         current = self.pods.get(pod.uid)
-        if current is None or current.metadata.deletion_timestamp is not None:
+        if current is None:
             return
         conditions = current.status.conditions
-        if condition is not None:
+        if condition is not None and condition not in conditions:
             conditions = _set_condition(conditions, condition)
+        if current.metadata.deletion_timestamp is not None:
+            if conditions is not current.status.conditions:
+                self._update_pod(current.with_status(conditions=conditions))
+            return
         meta = attrs.evolve(current.metadata, deletion_timestamp=self.clock.timestamp())
         self._update_pod(attrs.evolve(current, metadata=meta).with_status(conditions=conditions))
         grace = float(current.spec.termination_grace_period_seconds)
@@ -230,8 +249,11 @@ class InMemoryCluster:
         return list(self.pdbs)
 
     def record_preemption(self, preemptor: Pod, node_name: str, victims: list[Pod]) -> None:
-        """Remember a preemption for the simulation result."""
-        self.preemptions.append((preemptor.key, node_name, tuple(v.key for v in victims)))
+        """Remember a preemption for the simulation result; ``victims`` are the pods as the preemption chose them,
+        so a deletion timestamp on one means it was already terminating."""
+        self.preemptions.append(RecordedPreemption(
+            preemptor.key, node_name, tuple(v.key for v in victims),
+            tuple(v.metadata.deletion_timestamp is not None for v in victims)))
 
     def get_namespace_labels(self, name: str) -> Mapping[str, str]:
         """A namespace's labels; namespaces absent from the input carry only their name label."""

@@ -75,11 +75,13 @@ class PodResult:
 
 @attrs.frozen
 class Preemption:
-    """One preemption: the preemptor, the node, and its victims in kube-scheduler's order."""
+    """One preemption: the preemptor, the node, its victims in kube-scheduler's order and, per victim, whether it
+    was already terminating when chosen (kube-scheduler chooses such pods again: they hold their resources)."""
 
     preemptor: str
     node: str
     victims: tuple[str, ...]
+    victims_already_terminating: tuple[bool, ...] = ()
 
 
 @attrs.frozen
@@ -117,7 +119,9 @@ class SimulationResult:
                 for p in self.pods
             ],
             "preemptions": [
-                {"preemptor": p.preemptor, "node": p.node, "victims": list(p.victims)} for p in self.preemptions
+                {"preemptor": p.preemptor, "node": p.node, "victims": list(p.victims),
+                 "victimsAlreadyTerminating": list(p.victims_already_terminating)}
+                for p in self.preemptions
             ],
             "events": [
                 {"time": e.time, "type": e.type, "reason": e.reason, "object": e.object, "message": e.message}
@@ -245,8 +249,8 @@ class Simulation:
                 results.append(PodResult(live.namespace, live.name, PHASE_PENDING, None,
                                          live.status.nominated_node_name or None, live.priority,
                                          self._pending_message(live, gated)))
-        preemptions = tuple(Preemption(preemptor, node, victims)
-                            for preemptor, node, victims in self.cluster.preemptions)
+        preemptions = tuple(Preemption(p.preemptor, p.node, p.victims, p.already_terminating)
+                            for p in self.cluster.preemptions)
         return SimulationResult(self.seed, tuple(results), preemptions, tuple(self.cluster.events), self._usage(),
                                 tuple(self.warnings + self._plugin_warnings()))
 

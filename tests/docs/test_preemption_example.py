@@ -21,7 +21,8 @@ def test_critical_preempts_batch_big_on_node_c(registry: PluginRegistry) -> None
     result = run(registry)
     assert [(p.preemptor, p.node, p.victims) for p in result.preemptions] == [
         ("default/critical", "node-c", ("default/batch-big",))]
-    assert '{"preemptor": "default/critical", "node": "node-c", "victims": ["default/batch-big"]}' in DOC
+    assert '{"preemptor": "default/critical", "node": "node-c", "victims": ["default/batch-big"],' in DOC
+    assert '"victimsAlreadyTerminating": [false]}' in DOC
 
 
 def test_preemptor_binds_after_the_victims_grace_period(registry: PluginRegistry) -> None:

@@ -102,7 +102,8 @@ def test_unresolvable_nominated_node_lets_the_pod_preempt_elsewhere(
     simulation.scheduler.queue.flush_backoff_completed()
     drain(simulation)
     assert live(simulation, "p").status.nominated_node_name == "n2"
-    assert [(p[1], p[2]) for p in simulation.cluster.preemptions] == [("n1", ("default/v1",)), ("n2", ("default/v2",))]
+    assert [(p.node, p.victims) for p in simulation.cluster.preemptions] == [
+        ("n1", ("default/v1",)), ("n2", ("default/v2",))]
     simulation.settle()
     assert live(simulation, "p").spec.node_name == "n2"
 
@@ -122,7 +123,8 @@ def test_more_important_preemptor_takes_over_a_nominated_node(
     assert live(simulation, "high").status.nominated_node_name == "n1"
     assert live(simulation, "mid").status.nominated_node_name == ""
     assert simulation.scheduler.nominator.nominated_node_of(live(simulation, "mid")) == ""
-    assert simulation.cluster.preemptions[-1] == ("default/high", "n1", ("default/victim",))
+    last = simulation.cluster.preemptions[-1]
+    assert (last.preemptor, last.node, last.victims) == ("default/high", "n1", ("default/victim",))
     simulation.settle()
     assert live(simulation, "high").spec.node_name == "n1"
     assert live(simulation, "mid").spec.node_name == ""

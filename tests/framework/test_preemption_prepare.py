@@ -14,7 +14,7 @@ from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.preemption import Candidate
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeToStatus, PostFilterResult
-from kubesched.sim.cluster import InMemoryCluster, VirtualClock
+from kubesched.sim.cluster import InMemoryCluster, RecordedPreemption, VirtualClock
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import NOW, T0, preemption_cluster
 
@@ -78,7 +78,8 @@ class TestPrepareCandidate:
             ("Normal", "Preempted", "default/a", "Preempted by pod p-uid on node n1"),
             ("Normal", "Preempted", "default/b", "Preempted by pod p-uid on node n1"),
         ]
-        assert setup.cluster.preemptions == [("default/p", "n1", ("default/a", "default/b"))]
+        assert setup.cluster.preemptions == [
+            RecordedPreemption("default/p", "n1", ("default/a", "default/b"), (False, False))]
 
     def test_condition_names_the_preemptors_scheduler(self) -> None:
         """The DisruptionTarget message starts with the preemptor's schedulerName."""
@@ -89,16 +90,19 @@ class TestPrepareCandidate:
         (condition,) = setup.cluster.pods[victim.uid].status.conditions
         assert condition.message == "batch-scheduler: preempting to accommodate a higher priority pod"
 
-    def test_victims_already_terminating_are_left_alone(self) -> None:
-        """A victim with a deletionTimestamp gets no second delete and no event, but is still recorded."""
+    def test_victims_already_terminating_are_preempted_again(self) -> None:
+        """As kube-scheduler v1.32: a victim with a deletionTimestamp gets the condition and an event again, keeps
+        its deletion time, and is recorded as already terminating."""
         going = make_pod("going").node("n1").priority(LOW).terminating(T0).obj()
         fresh = on_n1("fresh")
         pod = make_pod("p").priority(HIGH).obj()
         setup = preemption_cluster([make_node("n1").capacity(cpu="2").obj()], [going, fresh, pod])
         setup.evaluator.prepare_candidate(Candidate("n1", (going, fresh)), pod)
-        assert setup.cluster.pods[going.uid].status.conditions == ()
-        assert [e.object for e in setup.cluster.events] == ["default/fresh"]
-        assert setup.cluster.preemptions == [("default/p", "n1", ("default/going", "default/fresh"))]
+        live = setup.cluster.pods[going.uid]
+        assert (live.status.conditions, live.metadata.deletion_timestamp) == ((PREEMPTED_CONDITION,), T0)
+        assert [e.object for e in setup.cluster.events] == ["default/going", "default/fresh"]
+        assert setup.cluster.preemptions == [
+            RecordedPreemption("default/p", "n1", ("default/going", "default/fresh"), (True, False))]
 
     def test_waiting_pod_is_rejected_instead_of_deleted(self) -> None:
         """A victim held by Permit is rejected with "preempted" on behalf of the plugin, not deleted."""
@@ -165,7 +169,8 @@ class TestPreempt:
         state = setup.pre_filter(pod)
         result, status = setup.evaluator.preempt(state, pod, setup.filter_statuses(pod, state))
         assert (result, status) == (PostFilterResult.nominate("n2"), Status.success())
-        assert setup.cluster.preemptions == [("default/p", "n2", ("default/b",))]
+        assert [(p.preemptor, p.node, p.victims) for p in setup.cluster.preemptions] == [
+            ("default/p", "n2", ("default/b",))]
 
     def test_uses_the_latest_version_of_the_pod(self) -> None:
         """The preemptor is re-read from the cluster: a nomination written since counts."""

@@ -255,7 +255,8 @@ def test_default_preemption_agrees_with_the_oracle(scenario: Scenario, seed: int
     assert result is not None
     assert result.nominating_info is not None
     node = result.nominating_info.nominated_node_name
-    [(preemptor_key, chosen, victim_keys)] = pc.cluster.preemptions
+    [record] = pc.cluster.preemptions
+    preemptor_key, chosen, victim_keys = record.preemptor, record.node, record.victims
     assert (preemptor_key, chosen) == (preemptor.key, node)
     victims = [p for key in victim_keys for p in scenario.running if p.key == key]
     assert all(v.priority < preemptor.priority and v.spec.node_name == node for v in victims)
@@ -280,7 +281,8 @@ def test_victims_leave_room_only_together(scenario: Scenario) -> None:
     _result, status = pc.post_filter(scenario.preemptor)
     if status is None or not status.is_success():
         return
-    [(_preemptor, node, victim_keys)] = pc.cluster.preemptions
+    [record] = pc.cluster.preemptions
+    node, victim_keys = record.node, record.victims
     rest = [p for p in scenario.running if p.spec.node_name == node and p.key not in victim_keys]
     for key in victim_keys:
         victim = next(p for p in scenario.running if p.key == key)
