@@ -522,7 +522,7 @@ def pod_disruption_budget(obj: Obj) -> PodDisruptionBudget:
             current_healthy=f.integer(status.get("currentHealthy"), "status.currentHealthy"),
             desired_healthy=f.integer(status.get("desiredHealthy"), "status.desiredHealthy"),
             expected_pods=f.integer(status.get("expectedPods"), "status.expectedPods"),
-            disrupted_pods={str(k): str(v) for k, v in disrupted.items()},
+            disrupted_pods=f.string_map(disrupted, "status.disruptedPods"),
         ),
     )
 

@@ -54,10 +54,22 @@ def show(value: object) -> str:
     return describe(value)
 
 
+def key_text(key: object) -> str:
+    """A map key as Kubernetes reads it (YAML keys become JSON strings: null, true, 12)."""
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, HugeInteger):
+        return key.text
+    return str(key)
+
+
 def key_path(path: str, key: object) -> str:
     """The field path of a map entry: ``path.key``, or ``path["key"]`` when the key needs quoting."""
-    text = str(key)
-    return f"{path}.{text}" if _PLAIN_KEY.fullmatch(text) else f"{path}[{quote(text)}]"
+    text = key_text(key)
+    plain = len(text) <= MAX_SHOWN and _PLAIN_KEY.fullmatch(text)
+    return f"{path}.{text}" if plain else f"{path}[{quote(text)}]"
 
 
 def describe(value: object) -> str:
@@ -179,7 +191,7 @@ def string_map(value: object, path: str) -> dict[str, str]:
     """A map of strings to strings (labels, annotations, nodeSelector)."""
     result: dict[str, str] = {}
     for key, item in mapping(value, path).items():
-        result[str(key)] = string(item, key_path(path, key))
+        result[key_text(key)] = string(item, key_path(path, key))
     return result
 
 
@@ -208,7 +220,7 @@ def quantity(value: object, path: str) -> Quantity:
 
 def resource_list(value: object, path: str) -> dict[str, Quantity]:
     """A ResourceList: resource name to quantity."""
-    return {str(name): quantity(item, key_path(path, name)) for name, item in mapping(value, path).items()}
+    return {key_text(name): quantity(item, key_path(path, name)) for name, item in mapping(value, path).items()}
 
 
 # RFC 3339 as Go's time.Parse(time.RFC3339, ...) reads it: a 4-digit year, "T", an optional fraction, "Z" or an offset.

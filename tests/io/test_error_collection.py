@@ -24,8 +24,8 @@ def write(path: Path, text: str) -> Path:
 
 def test_a_bad_cpu_does_not_hide_a_bad_memory(tmp_path: Path) -> None:
     """Two bad quantities in one container are both reported."""
-    path = write(tmp_path / "p.yaml", "kind: Pod\nmetadata: {name: web}\n"
-                                      "spec: {containers: [{name: a, resources: {requests: {cpu: 2x, memory: 1GB}}}]}\n")
+    path = write(tmp_path / "p.yaml", "kind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: a, "
+                                      "resources: {requests: {cpu: 2x, memory: 1GB}}}]}\n")
     assert errors_of(path) == [
         f'{path}: pods/default/web: spec.containers[0].resources.requests.cpu: "2x" is not a valid quantity',
         f'{path}: pods/default/web: spec.containers[0].resources.requests.memory: "1GB" is not a valid quantity']

@@ -110,7 +110,8 @@ def test_duplicate_uid(tmp_path: Path) -> None:
     spec: {containers: [{name: app}]}
     """
     f, message = only_error(text, tmp_path)
-    assert message == f'{f}: pods/default/b: metadata.uid: Duplicate value: "same": also the uid of pods/default/a (in {f})'
+    assert message == (f'{f}: pods/default/b: metadata.uid: Duplicate value: "same": also the uid of pods/default/a '
+                       f"(in {f})")
 
 
 def test_node_name_of_a_missing_node(tmp_path: Path) -> None:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kubesched.io.load import InputErrorList, load
 
@@ -70,20 +73,22 @@ def test_nesting_a_thousand_levels_deep_is_a_located_error(tmp_path: Path, name:
     assert errors_of(path) == [f"{path}: {where}: nesting deeper than 100 levels"]
 
 
-@pytest.mark.parametrize("value", ["²", "١", "3", " 3%", "³%"])
+@pytest.mark.parametrize("value", ["\u00b2", "\u0661", "3", " 3%", "\u00b3%"])
 def test_pdb_budget_strings_follow_kubernetes_int_or_string_rules(tmp_path: Path, value: str) -> None:
     """A string budget must be ASCII digits and '%': superscripts, other scripts' digits and bare numbers are not."""
     path = write(tmp_path, "pdb.json", json.dumps({"kind": "PodDisruptionBudget", "metadata": {"name": "db"},
                                                    "spec": {"minAvailable": value}}, ensure_ascii=False))
+    shown = json.dumps(value, ensure_ascii=False)
     assert errors_of(path) == [
-        f'{path}: poddisruptionbudgets/default/db: spec.minAvailable: Invalid value: {json.dumps(value, ensure_ascii=False)}: a '
+        f"{path}: poddisruptionbudgets/default/db: spec.minAvailable: Invalid value: {shown}: a "
         "valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used "
         "for validation is '[0-9]+%')"]
 
 
 def test_pdb_percent_over_100_uses_the_api_server_wording(tmp_path: Path) -> None:
     """101% is refused with the API server's message."""
-    path = write(tmp_path, "pdb.yaml", "kind: PodDisruptionBudget\nmetadata: {name: db}\nspec: {maxUnavailable: 101%}\n")
+    path = write(tmp_path, "pdb.yaml",
+                 "kind: PodDisruptionBudget\nmetadata: {name: db}\nspec: {maxUnavailable: 101%}\n")
     assert errors_of(path) == [f'{path}: poddisruptionbudgets/default/db: spec.maxUnavailable: Invalid value: "101%": '
                                "must not be greater than 100%"]
 
@@ -118,7 +123,8 @@ def test_type_errors_are_in_kubernetes_terms(tmp_path: Path, field: str, value: 
     path = write(tmp_path, "p.yaml", pod_yaml(spec=f", {field}: {value}"))
     [line] = errors_of(path)
     assert line.endswith(f": {message}")
-    assert "set" not in line.split(": spec.")[1].replace("a value of", "") and "'" not in line
+    assert "set" not in line.split(": spec.")[1].replace("a value of", "")
+    assert "'" not in line
 
 
 def test_a_map_key_with_a_newline_is_quoted_in_the_field_path(tmp_path: Path) -> None:
@@ -127,3 +133,27 @@ def test_a_map_key_with_a_newline_is_quoted_in_the_field_path(tmp_path: Path) ->
         {**POD_JSON, "spec": {"containers": [{"name": "a", "resources": {"limits": {"cpu\nx": "z"}}}]}}))
     assert errors_of(path)[0] == (f'{path}: pods/default/web: spec.containers[0].resources.limits["cpu\\nx"]: '
                                   '"z" is not a valid quantity')
+
+
+TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from("\n\r\t\x1b\x00\u2028\ud800"), max_size=8)
+ANY_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | TEXT,
+                        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+                        max_leaves=6)
+FIELDS = [("metadata", "name"), ("metadata", "namespace"), ("metadata", "uid"), ("metadata", "labels"),
+          ("spec", "nodeName"), ("spec", "priorityClassName"), ("spec", "schedulingGates"), ("spec", "overhead"),
+          ("spec", "tolerations"), ("spec", "nodeSelector"), ("kind",)]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(FIELDS), ANY_JSON)
+def test_every_error_is_one_printable_line(tmp_path: Path, field: tuple[str, ...], value: object) -> None:
+    """Whatever text a field holds (newlines, escapes, surrogates), each error is one line a terminal prints as is."""
+    document: dict[str, Any] = json.loads(json.dumps(POD_JSON))
+    document[field[0]] = {**document[field[0]], field[1]: value} if len(field) == 2 else value
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    try:
+        load([path])
+    except InputErrorList as caught:
+        for error in caught.errors:
+            assert str(error).isprintable(), str(error)
