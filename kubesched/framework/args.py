@@ -2,11 +2,14 @@
 
 Keys are kebab-case in TOML profiles and camelCase in KubeSchedulerConfiguration, both derived from the
 attrs field names (``naming``). Types come from the class's annotations (int, float, str, bool, Literal,
-tuple/list, dict, nested attrs classes, optional fields). Every error names the key path and what was expected.
+tuple/list/frozenset from an array, Mapping/dict from a table, nested attrs classes, optional fields). Every
+error names the key path and what was expected. A frozen Args class may not declare mutable containers
+(dict, list, set): :func:`mutable_fields` names them, and plugin registration rejects them.
 """
 
 from __future__ import annotations
 
+import collections.abc
 import difflib
 import json
 import math
@@ -17,6 +20,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar, Union, cast, get_args, get_origin
 
 import attrs
+
+from kubesched.api.meta import frozen_map
 
 T = TypeVar("T")
 
@@ -180,9 +185,9 @@ def _type_name(tp: Any) -> str:
         return " or ".join(repr(a) for a in get_args(tp))
     if origin in (Union, types.UnionType):
         return " or ".join(_type_name(a) for a in get_args(tp) if a is not type(None))
-    if origin in (tuple, list):
+    if origin in (tuple, list, frozenset):
         return f"an array of {_type_name(get_args(tp)[0])}"
-    if origin is dict:
+    if origin in (dict, collections.abc.Mapping):
         return "a table"
     if attrs.has(tp):
         return "a table"
@@ -222,7 +227,17 @@ def _convert(tp: Any, value: Any, naming: Naming = kebab) -> Any:
             except ArgsError as exc:
                 raise exc.under(f"[{i}]") from None
         return tuple(out) if origin is tuple else out
-    if origin is dict:
+    if origin is frozenset:
+        if not isinstance(value, list):
+            raise expected
+        items = []
+        for i, item in enumerate(value):
+            try:
+                items.append(_convert(get_args(tp)[0], item, naming))
+            except ArgsError as exc:
+                raise exc.under(f"[{i}]") from None
+        return frozenset(items)
+    if origin in (dict, collections.abc.Mapping):
         if not isinstance(value, Mapping):
             raise expected
         value_type = get_args(tp)[1]
@@ -232,7 +247,7 @@ def _convert(tp: Any, value: Any, naming: Naming = kebab) -> Any:
                 result[str(key)] = _convert(value_type, item, naming)
             except ArgsError as exc:
                 raise exc.under(str(key)) from None
-        return result
+        return result if origin is dict else frozen_map(result)
     if attrs.has(tp):
         if not isinstance(value, Mapping):
             raise expected
@@ -273,6 +288,50 @@ def unstructure(instance: Any, naming: Naming = kebab) -> Any:
         return out
     if isinstance(instance, (list, tuple)):
         return [unstructure(v, naming) for v in instance]
+    if isinstance(instance, frozenset):  # sorted, so that written profiles are deterministic
+        return sorted((unstructure(v, naming) for v in instance), key=lambda v: (type(v).__name__, v))
     if isinstance(instance, Mapping):
         return {str(k): unstructure(v, naming) for k, v in instance.items()}
     return instance
+
+
+#: Mutable containers a frozen Args class may not hold, and the read-only type to use instead.
+_MUTABLE = {dict: "Mapping", list: "tuple", set: "frozenset"}
+
+
+def mutable_fields(cls: type[Any]) -> list[str]:
+    """Why a frozen attrs ``cls`` (or a frozen attrs class nested in it) breaks its own immutability: each
+    field annotated with a mutable container (dict, list, set), with the read-only type to use instead.
+    Empty for a non-frozen class or one whose annotations cannot be resolved."""
+    problems: list[str] = []
+    _collect_mutable(cls, "", problems, set())
+    return problems
+
+
+def _collect_mutable(cls: type[Any], prefix: str, problems: list[str], seen: set[type[Any]]) -> None:
+    if cls in seen or not attrs.has(cls):
+        return
+    seen.add(cls)
+    frozen = getattr(cls.__setattr__, "__name__", "") == "_frozen_setattrs"  # how attrs marks frozen classes
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:
+        return
+    for field in attrs.fields(cls):
+        hint = hints.get(field.name)
+        for tp in _types_in(hint):
+            container = get_origin(tp) or tp
+            if frozen and container in _MUTABLE:
+                problems.append(f"Args field {prefix + field.name!r} is a {container.__name__} in a frozen class: "
+                                f"it could still change; use {_MUTABLE[container]} instead")
+            elif attrs.has(tp):
+                _collect_mutable(tp, f"{prefix}{field.name}.", problems, seen)
+
+
+def _types_in(tp: Any) -> list[Any]:
+    """``tp`` and every type nested in it (union options, item and value types)."""
+    found = [tp]
+    for arg in get_args(tp):
+        if arg is not Ellipsis and get_origin(tp) is not Literal:
+            found.extend(_types_in(arg))
+    return found

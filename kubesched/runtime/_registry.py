@@ -15,7 +15,7 @@ import pluggy
 
 from kubesched.errors import PluginError
 from kubesched.framework import hookspecs
-from kubesched.framework.args import did_you_mean
+from kubesched.framework.args import did_you_mean, mutable_fields
 from kubesched.framework.hookspecs import EXTENSION_POINTS, HOOK_NAMES, PROJECT_NAME, ExtensionPoint, parameter_problems
 from kubesched.framework.plugin import extension_points, marked_hooks
 
@@ -73,6 +73,8 @@ def validate_plugin_class(cls: Any, name: str, distribution: str | None = None,
     args_class = getattr(cls, "Args", None)
     if args_class is not None and not attrs.has(args_class):
         raise fail("Args must be an attrs class")
+    if args_class is not None and (mutable := mutable_fields(args_class)):
+        raise fail("; ".join(mutable))
     hooks = marked_hooks(cls)
     if not hooks:
         raise fail("implements no extension point (no method is marked with kubesched.hookimpl)")

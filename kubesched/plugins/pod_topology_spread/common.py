@@ -86,7 +86,7 @@ class SpreadConstraintArg:
     topology_key: str = attrs.field(validator=_label_name)
     when_unsatisfiable: Literal["DoNotSchedule", "ScheduleAnyway"] = attrs.field(validator=_action)
     #: Only here to reject it with a clear error: default constraints never carry a selector.
-    label_selector: dict[str, Any] | None = attrs.field(default=None, validator=_no_selector)
+    label_selector: Mapping[str, Any] | None = attrs.field(default=None, validator=_no_selector)
     min_domains: int | None = attrs.field(default=None, validator=_positive_or_unset)
     node_affinity_policy: Literal["Honor", "Ignore"] | None = attrs.field(default=None, validator=_policy)
     node_taints_policy: Literal["Honor", "Ignore"] | None = attrs.field(default=None, validator=_policy)

@@ -24,7 +24,7 @@ PREFERRED_VALUES_ANNOTATION = "placement.example.com/preferred-values"
 _REJECT = Status.unresolvable(ERR_REASON_LABELS).with_plugin(NAME)
 
 
-def _label_keys(_instance: object, attribute: attrs.Attribute[dict[str, str]], value: dict[str, str]) -> None:
+def _label_keys(_instance: object, attribute: attrs.Attribute[Mapping[str, str]], value: Mapping[str, str]) -> None:
     for key in value:
         if not key.strip():
             raise ArgsError(f'Invalid value: "{key}": label key must be non-empty', attribute.name.replace("_", "-"))
@@ -43,7 +43,7 @@ def _distinct_values(_instance: object, attribute: attrs.Attribute[tuple[str, ..
 class NodeLabelPlacementArgs:
     """Required node labels (Filter) and a preferred order of one label's values (Score)."""
 
-    required_labels: dict[str, str] = attrs.field(factory=dict, validator=_label_keys)
+    required_labels: Mapping[str, str] = attrs.field(factory=lambda: MappingProxyType({}), validator=_label_keys)
     preferred_label: str = ""
     preferred_values: tuple[str, ...] = attrs.field(default=(), validator=_distinct_values)
 

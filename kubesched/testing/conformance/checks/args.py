@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections.abc
 import types
 import typing
 from typing import Any, Literal, get_args, get_origin
@@ -74,9 +75,9 @@ def _accepted_kinds(tp: Any) -> set[str] | None:
                 return None
             kinds |= accepted
         return kinds
-    if origin in (list, tuple) or tp in (list, tuple):
+    if origin in (list, tuple, frozenset) or tp in (list, tuple, frozenset):
         return {"an array"}
-    if origin is dict or tp is dict or attrs.has(tp):
+    if origin in (dict, collections.abc.Mapping) or tp is dict or attrs.has(tp):
         return {"a table"}
     return {bool: {"a boolean"}, int: {"an integer"}, float: {"an integer"}, str: {"a string"}}.get(tp, set())
 
