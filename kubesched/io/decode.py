@@ -397,7 +397,7 @@ def pod(obj: Obj) -> Pod:
         spec=_pod_spec(f.mapping(obj.get("spec"), "spec"), "spec"),
         status=PodStatus(
             phase=f.string(status.get("phase"), "status.phase", "Pending"),
-            nominated_node_name=f.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+            nominated_node_name=_node_name(status.get("nominatedNodeName"), "status.nominatedNodeName"),
             start_time=f.timestamp(status.get("startTime"), "status.startTime"),
             conditions=f.items(status.get("conditions"), "status.conditions", _pod_condition),
         ),

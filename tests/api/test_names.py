@@ -108,12 +108,23 @@ def test_control_characters_in_names_never_reach_the_terminal(tmp_path: Path) ->
 
 
 def test_scheduling_gates_and_node_names_are_checked(tmp_path: Path) -> None:
-    """A scheduling gate must be a qualified name and spec.nodeName a subdomain."""
+    """A scheduling gate must be a qualified name; spec.nodeName and status.nominatedNodeName subdomains."""
     obj = pod("web")
     obj["spec"] = {"containers": [{"name": "a"}], "schedulingGates": [{"name": "g1 g2"}], "nodeName": "N/1"}
+    obj["status"] = {"nominatedNodeName": "n\n1"}
     messages = errors_of(tmp_path, obj)
     assert [m.split(": Invalid value: ")[0] for m in messages] == [
-        "pods/default/web: spec.nodeName", "pods/default/web: spec.schedulingGates[0]"]
+        "pods/default/web: spec.nodeName", "pods/default/web: spec.schedulingGates[0]",
+        "pods/default/web: status.nominatedNodeName"]
+
+
+def test_taint_keys_and_values_are_checked(tmp_path: Path) -> None:
+    """A taint key must be a qualified name and its value a label value, as they appear in FitError messages."""
+    node = {"kind": "Node", "metadata": {"name": "n1"},
+            "spec": {"taints": [{"key": "bad key", "value": "a\nb", "effect": "NoSchedule"}]}}
+    messages = errors_of(tmp_path, node)
+    assert [m.split(": Invalid value: ")[0] for m in messages] == ["nodes/n1: spec.taints[0].key",
+                                                                    "nodes/n1: spec.taints[0].value"]
 
 
 def test_two_objects_with_the_same_explicit_uid_are_an_error(tmp_path: Path) -> None:
