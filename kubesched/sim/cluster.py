@@ -20,26 +20,43 @@ from kubesched.api.workload import Namespace, Service, WorkloadController, names
 from kubesched.backend import BindingError, ClusterListener
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: The latest instant a datetime can hold: the timestamps a run writes saturate here.
+MAX_TIMESTAMP = datetime.max.replace(tzinfo=UTC)
+
+
+def _as_utc(when: datetime) -> datetime:
+    """``when`` in UTC (naive counts as UTC); an instant past the last UTC datetime becomes MAX_TIMESTAMP."""
+    if when.tzinfo is None:
+        return when.replace(tzinfo=UTC)
+    try:
+        return when.astimezone(UTC)
+    except OverflowError:
+        return MAX_TIMESTAMP
 
 
 class VirtualClock:
     """Simulated seconds since the start of the run; only the simulator moves it.
 
-    ``base`` is the wall-clock instant of simulated time 0, used for timestamps the run writes (pod start
-    times, deletion times) so they compare sensibly with the input's own timestamps.
+    ``base`` is the wall-clock instant of simulated time 0 (held in UTC), used for timestamps the run writes
+    (pod start times, deletion times) so they compare sensibly with the input's own timestamps. Simulated
+    seconds are never capped; the timestamps saturate at :data:`MAX_TIMESTAMP`, so they never overflow and
+    never go backwards (past the cap they are all equal).
     """
 
     def __init__(self, base: datetime = EPOCH) -> None:
         self._now = 0.0
-        self.base = base
+        self.base = _as_utc(base)
 
     def now(self) -> float:
         """The current simulated time."""
         return self._now
 
     def timestamp(self) -> datetime:
-        """The current simulated time as a wall-clock instant."""
-        return self.base + timedelta(seconds=self._now)
+        """The current simulated time as a wall-clock instant, at most :data:`MAX_TIMESTAMP`."""
+        try:
+            return self.base + timedelta(seconds=self._now)
+        except OverflowError:  # past year 9999, or more seconds than a timedelta holds
+            return MAX_TIMESTAMP
 
     def advance_to(self, when: float) -> None:
         """Move time forward (never backward)."""
