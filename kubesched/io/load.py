@@ -170,7 +170,7 @@ def _parse_int(text: str) -> int | HugeInteger:
 
 
 # A JSON string or bracket; depth is counted over these only, so brackets inside strings do not count.
-_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 
 def _json_depth_problem(text: str) -> str | None:
