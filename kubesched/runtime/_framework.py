@@ -20,7 +20,7 @@ from kubesched.backend import Clock, ClusterClient
 from kubesched.errors import ProfileError
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.handle import MAX_PERMIT_TIMEOUT, WaitingPod
-from kubesched.framework.hookspecs import EXTENSION_POINTS
+from kubesched.framework.hookspecs import EXTENSION_POINTS, REJECTION_CODES
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
@@ -41,7 +41,7 @@ from kubesched.runtime._registry import PluginRegistry, new_plugin_manager
 
 Hook = Callable[..., Any]
 _SUCCESS = Code.SUCCESS
-_REJECTED = (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING)
+_REJECTED = REJECTION_CODES  # the contract's rejection codes (kube-scheduler's Status.IsRejected)
 # The Filter plugins that run this cycle (the profile's minus those whose PreFilter said Skip).
 _CYCLE_FILTERS = StateKey[list[tuple[str, Hook]]]("kubesched/cycle-filter-plugins")
 

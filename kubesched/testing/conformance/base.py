@@ -10,6 +10,7 @@ import attrs
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.errors import KubeschedError, ProfileError
+from kubesched.framework.hookspecs import REJECTION_CODES, STATUS_CODES
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code, Status
 from kubesched.runtime import validate_plugin_class
@@ -39,10 +40,11 @@ class Check:
     exercises: tuple[str, ...] = ()
 
 
-REJECTIONS = frozenset({Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING})
-PRE_FILTER_CODES = frozenset({Code.SUCCESS, Code.SKIP, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE})
-FILTER_CODES = frozenset({Code.SUCCESS, *REJECTIONS})
-PERMIT_CODES = frozenset({Code.SUCCESS, Code.WAIT, *REJECTIONS})
+# The codes each hook may return come from the contract's table, so the checks and the runtime agree.
+REJECTIONS = REJECTION_CODES
+PRE_FILTER_CODES = STATUS_CODES["pre_filter"]
+FILTER_CODES = STATUS_CODES["filter"]
+PERMIT_CODES = STATUS_CODES["permit"]
 
 
 def require(subject: PluginUnderTest, *hooks: str) -> None:

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from kubesched.framework.handle import MAX_PERMIT_TIMEOUT
+from kubesched.framework.hookspecs import STATUS_CODES
 from kubesched.framework.status import Code
 from kubesched.framework.types import PreFilterResult
 from kubesched.testing.conformance.base import (
@@ -22,8 +23,8 @@ from kubesched.testing.conformance.base import (
 from kubesched.testing.conformance.recorder import Call
 from kubesched.testing.conformance.subject import PluginUnderTest
 
-_PRE_SCORE_CODES = frozenset({Code.SUCCESS, Code.SKIP})
-_NORMALIZE_CODES = frozenset({Code.SUCCESS})
+_PRE_SCORE_CODES = STATUS_CODES["pre_score"]
+_NORMALIZE_CODES = STATUS_CODES["normalize_score"]
 
 
 def filter_status_valid(subject: PluginUnderTest) -> list[str]:
