@@ -15,6 +15,7 @@ from kubesched.errors import KubeschedError
 from kubesched.io.load import InputErrorList, load
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import PluginRegistry
+from kubesched.sim.simulate import SimulationError
 from kubesched.sim.simulate import simulate as run_simulation
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -59,8 +60,11 @@ def main() -> None:
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for every random choice.")
 @click.option("-o", "--output", "output", type=click.Choice(["table", "json", "yaml"]), default="table",
               show_default=True)
+@click.option("--strict", is_flag=True, help="Exit 1 if any plugin failed (raised, or returned an Error or a wrong "
+                                             "type); the result is still printed.")
 @_guarded
-def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str) -> None:
+def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str,
+             strict: bool) -> None:
     """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
     cluster."""
     if not paths and not filenames:
@@ -68,7 +72,13 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     registry = PluginRegistry.discover()
     config = load_config(profile, registry)
     cluster_input = load([*filenames, *paths])
-    result = run_simulation(cluster_input, config, registry, seed=seed)
+    unsettled: SimulationError | None = None
+    try:
+        result = run_simulation(cluster_input, config, registry, seed=seed)
+    except SimulationError as exc:
+        if exc.result is None:
+            raise
+        unsettled, result = exc, exc.result  # the partial result is printed before the error
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if not cluster_input.pods:
@@ -84,6 +94,14 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
         from kubesched.cli.render import console, print_simulation
 
         print_simulation(result, console(sys.stdout))
+    # Plugin errors once, at the end of the run: one line per failing plugin (the events hold every failure).
+    for line in result.plugin_error_summary():
+        click.echo(f"warning: plugin error: {line}", err=True)
+    if unsettled is not None:
+        _fail(unsettled)
+    if strict and result.plugin_errors:
+        click.echo(f"error: {len(result.plugin_errors)} plugin error(s) (--strict)", err=True)
+        sys.exit(1)
 
 
 @main.command()

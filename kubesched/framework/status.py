@@ -114,8 +114,13 @@ class Status:
 
 
 def _describe(error: BaseException) -> str:
-    text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    """``Type: text``; an exception whose ``str()`` itself fails is named with that failure instead."""
+    name = type(error).__name__
+    try:
+        text = str(error)
+    except (Exception, SystemExit) as inner:
+        return f"{name} (str() raised {type(inner).__name__})"
+    return f"{name}: {text}" if text else name
 
 
 def is_success(status: Status | None) -> bool:

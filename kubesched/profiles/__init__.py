@@ -77,6 +77,8 @@ def config_document(config: SchedulerConfiguration) -> dict[str, Any]:
         "pod-initial-backoff-seconds": int(settings.pod_initial_backoff_seconds),
         "pod-max-backoff-seconds": int(settings.pod_max_backoff_seconds),
     }
+    if settings.plugin_call_budget_seconds is not None:
+        document["plugin-call-budget-ms"] = settings.plugin_call_budget_seconds * 1000
     profiles = []
     for profile in config.profiles:
         table: dict[str, Any] = {"scheduler-name": profile.scheduler_name}

@@ -33,7 +33,8 @@ from kubesched.runtime import PluginEntry, PluginRegistry, Profile, SchedulerSet
 
 MULTI_POINT = "multi-point"
 POINT_KEYS = (MULTI_POINT, *(p.key for p in EXTENSION_POINTS))
-SETTINGS_KEYS = ("percentage-of-nodes-to-score", "pod-initial-backoff-seconds", "pod-max-backoff-seconds")
+SETTINGS_KEYS = ("percentage-of-nodes-to-score", "pod-initial-backoff-seconds", "pod-max-backoff-seconds",
+                 "plugin-call-budget-ms")
 PROFILE_KEYS = ("scheduler-name", "percentage-of-nodes-to-score", "plugins", "plugin-config")
 #: Documents nested deeper than this are rejected before anything walks them.
 MAX_DEPTH = 64
@@ -197,7 +198,19 @@ def parse_settings(document: Mapping[str, Any], dialect: Dialect = TOML) -> Sche
         raise _fail(f"Invalid value: {show(maximum)}: must be greater than or equal to {dialect.initial_backoff}"
                     if maximum < initial else f"Invalid value: {show(maximum)}: must be at most {_MAX_SECONDS}",
                     dialect.max_backoff)
-    return SchedulerSettings(percentage, float(initial), float(maximum))
+    return SchedulerSettings(percentage, float(initial), float(maximum), _call_budget(document))
+
+
+def _call_budget(document: Mapping[str, Any]) -> float | None:
+    """plugin-call-budget-ms (kubesched's own setting) in seconds, or None when unset."""
+    value = document.get("plugin-call-budget-ms")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _fail(f"expected a number of milliseconds, got {describe(value)}", "plugin-call-budget-ms")
+    if not 0 < value < float("inf"):
+        raise _fail(f"Invalid value: {show(value)}: must be greater than 0", "plugin-call-budget-ms")
+    return float(value) / 1000
 
 
 def _value(document: Mapping[str, Any], key: str, default: object) -> object:

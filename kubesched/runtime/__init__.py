@@ -5,7 +5,7 @@ the application (``sim``, ``cli``, ``testing``) uses the names this package expo
 """
 
 from kubesched.runtime._cache import Cache
-from kubesched.runtime._framework import Framework, Hook
+from kubesched.runtime._framework import Framework, Hook, PluginFailure, SlowCalls
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import PluginEntry, Profile
 from kubesched.runtime._queue import SchedulingQueue, backoff_duration
@@ -16,21 +16,24 @@ from kubesched.runtime._registry import (
     new_plugin_manager,
     validate_plugin_class,
 )
-from kubesched.runtime._scheduler import CycleRecord, Scheduler, SchedulerSettings
+from kubesched.runtime._scheduler import AttemptObserver, CycleRecord, Scheduler, SchedulerSettings
 
 __all__ = [
+    "AttemptObserver",
     "Cache",
     "CycleRecord",
     "Framework",
     "Hook",
     "Nominator",
     "PluginEntry",
+    "PluginFailure",
     "PluginRegistry",
     "PluginSpec",
     "Profile",
     "Scheduler",
     "SchedulerSettings",
     "SchedulingQueue",
+    "SlowCalls",
     "backoff_duration",
     "load_plugin_class",
     "new_plugin_manager",

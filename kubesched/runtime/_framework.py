@@ -9,10 +9,16 @@ docs/architecture.md for the measurement).
 from __future__ import annotations
 
 import operator
+import os
 import random
+import sys
+import time
+import traceback
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from typing import Any
+
+import attrs
 
 from kubesched.api.pod import Pod
 from kubesched.api.workload import Namespace
@@ -22,6 +28,7 @@ from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.handle import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.framework.hookspecs import EXTENSION_POINTS, REJECTION_CODES
 from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.plugin import Plugin
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
@@ -33,6 +40,7 @@ from kubesched.framework.types import (
     NominatingMode,
     PostFilterResult,
     PreFilterResult,
+    QueuedPodInfo,
     ScoreTable,
 )
 from kubesched.runtime._nominator import Nominator
@@ -46,15 +54,94 @@ _REJECTED = REJECTION_CODES  # the contract's rejection codes (kube-scheduler's 
 _CYCLE_FILTERS = StateKey[list[tuple[str, Hook]]]("kubesched/cycle-filter-plugins")
 
 
+#: What a plugin may raise that fails only its pod: any Exception, and SystemExit (a plugin calling sys.exit).
+#: KeyboardInterrupt is not caught: a real Ctrl-C still stops the run.
+PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
+# How many of the innermost traceback frames a plugin error report shows.
+_REPORTED_FRAMES = 3
+_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
 def _error(message: str, plugin: str, cause: BaseException | None = None) -> Status:
     return Status(Code.ERROR, (message,), plugin, cause)
 
 
 def _cause(status: Status | None, exc: BaseException | None = None) -> str:
     if exc is not None:
-        text = str(exc)
-        return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        return describe_exception(exc)
     return status.message() if status is not None else ""
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: text`` for an exception, even one whose ``str()`` raises (then the failure is named instead)."""
+    name = type(exc).__name__
+    try:
+        text = str(exc)
+    except PLUGIN_FAILURES as inner:
+        return f"{name} (str() raised {type(inner).__name__})"
+    return f"{name}: {text}" if text else name
+
+
+def _short_path(filename: str) -> str:
+    """A source path relative to the import root holding it (stable across machines), else the file name."""
+    roots = sorted((os.path.abspath(p) for p in sys.path if p), key=len, reverse=True)
+    for root in roots:
+        prefix = root.rstrip(os.sep) + os.sep
+        if filename.startswith(prefix):
+            return filename[len(prefix):].replace(os.sep, "/")
+    return os.path.basename(filename)
+
+
+def innermost_frames(exc: BaseException | None) -> tuple[str, ...]:
+    """The innermost traceback frames of ``exc`` outside the framework runtime, as ``file:line in function``."""
+    if exc is None or exc.__traceback__ is None:
+        return ()
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith(_RUNTIME_DIR)]
+    return tuple(f"{_short_path(f.filename)}:{f.lineno} in {f.name}" for f in frames[-_REPORTED_FRAMES:])
+
+
+@attrs.frozen
+class PluginFailure:
+    """One plugin error: where (extension point, plugin, pod, node), what, and the innermost frames."""
+
+    point: str
+    plugin: str
+    pod: str
+    node: str
+    message: str
+    frames: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line: ``Filter plugin "X" on pod ns/p, node n1: Error: text (at file.py:12 in filter)``."""
+        where = f'{self.point} plugin "{self.plugin}" on pod {self.pod}' + (f", node {self.node}" if self.node else "")
+        text = f"{where}: {self.message}"
+        return text + (f" (at {', '.join(self.frames)})" if self.frames else "")
+
+
+@attrs.define
+class SlowCalls:
+    """The calls of one plugin at one extension point that took longer than the plugin call budget."""
+
+    point: str
+    plugin: str
+    count: int
+    slowest: float
+    pod: str
+    node: str
+
+
+#: How reports name each hook: its extension point, or the companion's own name.
+HOOK_LABELS: dict[str, str] = {
+    **{point.hook: point.name for point in EXTENSION_POINTS},
+    "pre_filter_add_pod": "PreFilter AddPod", "pre_filter_remove_pod": "PreFilter RemovePod",
+    "normalize_score": "NormalizeScore", "unreserve": "Unreserve",
+}
+
+
+def _declares(plugin: object, attribute: str) -> bool:
+    """Whether ``plugin`` provides ``attribute`` itself (not just inherits the no-op of the Plugin base class)."""
+    value = getattr(type(plugin), attribute, None)
+    return callable(value) and value is not getattr(Plugin, attribute, None)
 
 
 def _returned(value: object, expected: str = "a Status or None") -> str:
@@ -71,8 +158,15 @@ class Framework:
     def __init__(self, profile: Profile, registry: PluginRegistry, *, client: ClusterClient,
                  nominator: Nominator | None = None, rng: random.Random | None = None,
                  clock: Clock | None = None, snapshot: Snapshot | None = None,
-                 hook_wrapper: Callable[[str, str, Hook], Hook] | None = None) -> None:
+                 hook_wrapper: Callable[[str, str, Hook], Hook] | None = None,
+                 call_budget: float | None = None) -> None:
         self.profile = profile
+        #: Every plugin error so far, in order (each also recorded as a PluginError event on its pod).
+        self.failures: list[PluginFailure] = []
+        #: Seconds a single plugin call may take before it is noted in :attr:`slow_calls` (None: calls are not timed).
+        self.call_budget = call_budget
+        #: Calls over the budget, per (extension point, plugin).
+        self.slow_calls: dict[tuple[str, str], SlowCalls] = {}
         self._client = client
         self._nominator = nominator if nominator is not None else Nominator()
         self._rng = rng if rng is not None else random.Random(0)
@@ -90,7 +184,7 @@ class Framework:
                 args = spec.args_class()
             try:
                 instance = spec.cls(self, args)
-            except Exception as exc:
+            except PLUGIN_FAILURES as exc:
                 raise ProfileError(f'initializing plugin "{name}": {_cause(None, exc)}',
                                    key=f"profiles.{profile.scheduler_name}") from None
             self.plugins[name] = instance
@@ -102,6 +196,8 @@ class Framework:
                 self._hooks[hook] = [(n, self._resolve(n, hook)) for n in names if self._implements(n, hook)]
                 if hook_wrapper is not None:  # tools that observe plugins (the conformance suite) wrap each call
                     self._hooks[hook] = [(n, hook_wrapper(n, hook, h)) for n, h in self._hooks[hook]]
+                if call_budget is not None:  # only then is each call timed: no cost on the hot path otherwise
+                    self._hooks[hook] = [(n, self._timed(n, hook, h, call_budget)) for n, h in self._hooks[hook]]
         self._score_weights = {e.name: e.weight or 1 for e in profile.enabled("score")}
         self._check_score_overflow()
         self._normalizers = dict(self._hooks["normalize_score"])
@@ -109,6 +205,10 @@ class Framework:
         self._queue_sort = self._hooks["queue_sort_less"][0][1] if self._hooks["queue_sort_less"] else None
         #: The first failure of the QueueSort plugin, if it ever raised (the queue then fell back to priority order).
         self.queue_sort_error: str | None = None
+        # Queueing hints: plugins that say which assigned pods may make a pod they rejected schedulable.
+        self._assigned_pod_hints: dict[str, Callable[[Pod, Pod], bool]] = {
+            name: plugin.assigned_pod_may_help for name, plugin in self.plugins.items()
+            if _declares(plugin, "assigned_pod_may_help")}
 
     # -- construction helpers ----------------------------------------------------------------------
     def _implements(self, plugin: str, hook: str) -> bool:
@@ -128,6 +228,44 @@ class Framework:
             return function(*(args[i] for i in picks))
 
         return adapted
+
+    def _timed(self, plugin: str, hook: str, function: Hook, budget: float) -> Hook:
+        """``function`` timed on every call; a call longer than ``budget`` seconds is noted in :attr:`slow_calls`."""
+        clock = time.perf_counter
+        label = HOOK_LABELS[hook]
+
+        def timed(*args: Any) -> Any:
+            start = clock()
+            try:
+                return function(*args)
+            finally:
+                elapsed = clock() - start
+                if elapsed > budget:
+                    self._note_slow(label, plugin, args, elapsed)
+
+        return timed
+
+    def _note_slow(self, point: str, plugin: str, args: tuple[Any, ...], elapsed: float) -> None:
+        pod = next((a for a in args if isinstance(a, Pod)), None)
+        if pod is None and args and hasattr(args[0], "pod"):  # QueueSort compares QueuedPodInfos
+            pod = args[0].pod
+        node = next((a.name if isinstance(a, NodeInfo) else a for a in args if isinstance(a, NodeInfo | str)), "")
+        record = self.slow_calls.get((point, plugin))
+        where = pod.key if pod is not None else ""
+        if record is None:
+            self.slow_calls[(point, plugin)] = SlowCalls(point, plugin, 1, elapsed, where, node)
+            return
+        record.count += 1
+        if elapsed > record.slowest:
+            record.slowest, record.pod, record.node = elapsed, where, node
+
+    def _failed(self, point: str, plugin: str, pod: Pod, node: str, message: str, detail: str,
+                cause: BaseException | None = None) -> Status:
+        """The Error status ``message`` of ``plugin``, recorded as a plugin failure and a PluginError event."""
+        failure = PluginFailure(point, plugin, pod.key, node, detail, innermost_frames(cause))
+        self.failures.append(failure)
+        self._client.record_event(pod, "Warning", "PluginError", failure.describe())
+        return _error(message, plugin, cause)
 
     def plugin_hook(self, plugin: str, hook: str) -> Hook | None:
         """``plugin``'s implementation of ``hook`` as the framework calls it (the hookspec's arguments, in
@@ -216,6 +354,25 @@ class Framework:
         """A Score plugin's weight."""
         return self._score_weights[plugin]
 
+    # -- queueing hints ----------------------------------------------------------------------------
+    def assigned_pod_may_help(self, info: QueuedPodInfo, assigned: Pod) -> bool:
+        """Whether a plugin that rejected ``info``'s pod says ``assigned`` (a pod that just got a node) may make it
+        schedulable. A hint that raises counts as yes, as in kube-scheduler."""
+        hints = self._assigned_pod_hints
+        if not hints:
+            return False
+        for name in sorted(info.unschedulable_plugins | info.pending_plugins):
+            hint = hints.get(name)
+            if hint is None:
+                continue
+            try:
+                if hint(info.pod, assigned):
+                    return True
+            except PLUGIN_FAILURES as exc:
+                self._failed("QueueingHint", name, info.pod, assigned.spec.node_name, "", _cause(None, exc), exc)
+                return True
+        return False
+
     # -- QueueSort / PreEnqueue --------------------------------------------------------------------
     def queue_sort_less(self, a: Any, b: Any) -> bool:
         """The profile's QueueSort order. If the plugin raises, the queue falls back to PrioritySort's order
@@ -223,7 +380,7 @@ class Framework:
         assert self._queue_sort is not None, "a profile always has one QueueSort plugin"
         try:
             return bool(self._queue_sort(a, b))
-        except Exception as exc:
+        except PLUGIN_FAILURES as exc:
             if self.queue_sort_error is None:
                 name = self._hooks["queue_sort_less"][0][0]
                 self.queue_sort_error = (f'QueueSort plugin "{name}" raised {_cause(None, exc)} comparing pods '
@@ -237,10 +394,12 @@ class Framework:
         for name, hook in self._hooks["pre_enqueue"]:
             try:
                 status: Status | None = hook(pod)
-            except Exception as exc:
-                return _error(f'running PreEnqueue plugin "{name}": {_cause(None, exc)}', name, exc)
+            except PLUGIN_FAILURES as exc:
+                return self._failed("PreEnqueue", name, pod, "", f'running PreEnqueue plugin "{name}": '
+                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
             if status is not None and not isinstance(status, Status):
-                return _error(f'running PreEnqueue plugin "{name}": {_returned(status)}', name)
+                return self._failed("PreEnqueue", name, pod, "", f'running PreEnqueue plugin "{name}": '
+                                    f"{_returned(status)}", _returned(status))
             if status is not None and status.code is not _SUCCESS:
                 return status.with_plugin(name)
         return None
@@ -256,8 +415,9 @@ class Framework:
         for name, hook in self._hooks["pre_filter"]:
             try:
                 outcome = hook(state, pod, nodes)
-            except Exception as exc:
-                return None, _error(f'running PreFilter plugin "{name}": {_cause(None, exc)}', name, exc), set()
+            except PLUGIN_FAILURES as exc:
+                return None, self._failed("PreFilter", name, pod, "", f'running PreFilter plugin "{name}": '
+                                          f"{_cause(None, exc)}", _cause(None, exc), exc), set()
             if isinstance(outcome, PreFilterResult):
                 plugin_result: PreFilterResult | None = outcome
                 status: Status | None = None
@@ -265,7 +425,8 @@ class Framework:
                 plugin_result, status = None, outcome
             else:
                 message = _returned(outcome, "a PreFilterResult, a Status or None")
-                return None, _error(f'running PreFilter plugin "{name}": {message}', name), set()
+                return None, self._failed("PreFilter", name, pod, "", f'running PreFilter plugin "{name}": {message}',
+                                          message), set()
             if status is not None and status.code is Code.SKIP:
                 skipped.add(name)
                 continue
@@ -276,7 +437,8 @@ class Framework:
                 if status.code is Code.UNSCHEDULABLE:
                     returned = status
                     continue
-                return None, _error(f'running PreFilter plugin "{name}": {_cause(status)}', name), set()
+                return None, self._failed("PreFilter", name, pod, "", f'running PreFilter plugin "{name}": '
+                                          f"{_cause(status)}", _cause(status), status.error), set()
             if plugin_result is not None and not plugin_result.all_nodes():
                 with_nodes.add(name)
             result = plugin_result.merge(result) if plugin_result is not None else result
@@ -297,12 +459,18 @@ class Framework:
                 continue
             try:
                 status: Status | None = hook(state, pod, pod_info, node_info)
-            except Exception as exc:
-                return _error(f'running {label} on PreFilter plugin "{name}": {_cause(None, exc)}', name, exc)
+            except PLUGIN_FAILURES as exc:
+                detail = _cause(None, exc)
+                return self._failed(f"PreFilter {label}", name, pod, node_info.name,
+                                    f'running {label} on PreFilter plugin "{name}": {detail}', detail, exc)
             if status is not None and not isinstance(status, Status):
-                return _error(f'running {label} on PreFilter plugin "{name}": {_returned(status)}', name)
+                detail = _returned(status)
+                return self._failed(f"PreFilter {label}", name, pod, node_info.name,
+                                    f'running {label} on PreFilter plugin "{name}": {detail}', detail)
             if status is not None and status.code is not _SUCCESS:
-                return _error(f'running {label} on PreFilter plugin "{name}": {_cause(status)}', name)
+                detail = _cause(status)
+                return self._failed(f"PreFilter {label}", name, pod, node_info.name,
+                                    f'running {label} on PreFilter plugin "{name}": {detail}', detail, status.error)
         return None
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
@@ -330,11 +498,15 @@ class Framework:
                 if status is not None and status.code is not _SUCCESS:
                     if status.code in _REJECTED:
                         return status.with_plugin(name)
-                    return _error(f'running "{name}" filter plugin: {_cause(status)}', name)
-        except Exception as exc:
+                    return self._failed("Filter", name, pod, node_info.name,
+                                        f'running "{name}" filter plugin: {_cause(status)}', _cause(status),
+                                        status.error)
+        except PLUGIN_FAILURES as exc:
             if status is not None and not isinstance(status, Status):  # checked only when something broke
-                return _error(f'running "{name}" filter plugin: {_returned(status)}', name)
-            return _error(f'running "{name}" filter plugin: {_cause(None, exc)}', name, exc)
+                return self._failed("Filter", name, pod, node_info.name,
+                                    f'running "{name}" filter plugin: {_returned(status)}', _returned(status))
+            return self._failed("Filter", name, pod, node_info.name,
+                                f'running "{name}" filter plugin: {_cause(None, exc)}', _cause(None, exc), exc)
         return None
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
@@ -382,18 +554,21 @@ class Framework:
         for name, hook in self._hooks["post_filter"]:
             try:
                 plugin_result, status = hook(state, pod, statuses)
-            except Exception as exc:
-                return None, _error(f'running PostFilter plugin "{name}": {_cause(None, exc)}', name, exc)
+            except PLUGIN_FAILURES as exc:
+                return None, self._failed("PostFilter", name, pod, "", f'running PostFilter plugin "{name}": '
+                                          f"{_cause(None, exc)}", _cause(None, exc), exc)
             if (status is not None and not isinstance(status, Status)) or \
                     (plugin_result is not None and not isinstance(plugin_result, PostFilterResult)):
                 message = _returned((plugin_result, status), "(PostFilterResult or None, Status or None)")
-                return None, _error(f'running PostFilter plugin "{name}": {message}', name)
+                return None, self._failed("PostFilter", name, pod, "", f'running PostFilter plugin "{name}": '
+                                          f"{message}", message)
             if status is None or status.code is _SUCCESS:
                 return plugin_result, (status or Status.success()).with_plugin(name)
             if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return plugin_result, status.with_plugin(name)
             if not status.is_rejected():
-                return None, _error(f'running PostFilter plugin "{name}": {_cause(status)}', name)
+                return None, self._failed("PostFilter", name, pod, "", f'running PostFilter plugin "{name}": '
+                                          f"{_cause(status)}", _cause(status), status.error)
             if plugin_result is not None and plugin_result.mode is not NominatingMode.NOOP:
                 result = plugin_result
             reasons.extend(status.reasons)
@@ -407,16 +582,19 @@ class Framework:
         for name, hook in self._hooks["pre_score"]:
             try:
                 status: Status | None = hook(state, pod, nodes)
-            except Exception as exc:
-                return _error(f'running PreScore plugin "{name}": {_cause(None, exc)}', name, exc)
+            except PLUGIN_FAILURES as exc:
+                return self._failed("PreScore", name, pod, "", f'running PreScore plugin "{name}": '
+                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
             if status is not None and not isinstance(status, Status):
-                return _error(f'running PreScore plugin "{name}": {_returned(status)}', name)
+                return self._failed("PreScore", name, pod, "", f'running PreScore plugin "{name}": '
+                                    f"{_returned(status)}", _returned(status))
             if status is None or status.code is _SUCCESS:
                 continue
             if status.code is Code.SKIP:
                 skipped.add(name)
                 continue
-            return _error(f'running PreScore plugin "{name}": {_cause(status)}', name)
+            return self._failed("PreScore", name, pod, "", f'running PreScore plugin "{name}": {_cause(status)}',
+                                _cause(status), status.error)
         state.skip_score_plugins = skipped
         return None
 
@@ -428,35 +606,44 @@ class Framework:
         for name, hook in self._hooks["score"]:
             if name in skip:
                 continue
+            scores: list[Any] = []
+            append = scores.append
+            node_info = None
             try:
-                scores = [hook(state, pod, node_info) for node_info in nodes]
-            except Exception as exc:
-                return table, _error(f'running Score plugins: plugin "{name}" failed with: {_cause(None, exc)}',
-                                     name, exc)
+                for node_info in nodes:  # a loop, not a comprehension, so a failure can name its node
+                    append(hook(state, pod, node_info))
+            except PLUGIN_FAILURES as exc:
+                return table, self._failed("Score", name, pod, node_info.name if node_info is not None else "",
+                                           f'running Score plugins: plugin "{name}" failed with: '
+                                           f"{_cause(None, exc)}", _cause(None, exc), exc)
             normalize = self._normalizers.get(name)
             if normalize is not None:
                 node_scores = [NodeScore(n, s) for n, s in zip(table.nodes, scores, strict=True)]
                 try:
                     status = normalize(state, pod, node_scores)
-                except Exception as exc:
-                    return table, _error(f'running Normalize on Score plugins: plugin "{name}" failed with: '
-                                         f"{_cause(None, exc)}", name, exc)
+                except PLUGIN_FAILURES as exc:
+                    return table, self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
+                                               f'plugin "{name}" failed with: {_cause(None, exc)}', _cause(None, exc),
+                                               exc)
                 if status is not None and not isinstance(status, Status):
-                    return table, _error(f'running Normalize on Score plugins: plugin "{name}" {_returned(status)}',
-                                         name)
+                    return table, self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
+                                               f'plugin "{name}" {_returned(status)}', _returned(status))
                 if status is not None and status.code is not _SUCCESS:
-                    return table, _error(f'running Normalize on Score plugins: plugin "{name}" failed with: '
-                                         f"{_cause(status)}", name)
+                    return table, self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
+                                               f'plugin "{name}" failed with: {_cause(status)}', _cause(status),
+                                               status.error)
                 if len(node_scores) != len(nodes) or any(ns.name != n for ns, n in zip(node_scores, table.nodes,
                                                                                          strict=True)):
-                    return table, _error(f'running Normalize on Score plugins: plugin "{name}" changed the list of '
-                                         "nodes (it must rewrite scores in place, keeping every node in order)", name)
+                    detail = "changed the list of nodes (it must rewrite scores in place, keeping every node in order)"
+                    return table, self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
+                                               f'plugin "{name}" {detail}', detail)
                 scores = [ns.score for ns in node_scores]
-            for value in scores:
+            for index, value in enumerate(scores):
                 if type(value) is not int or not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
-                    return table, _error(f'applying score defaultWeights on Score plugins: plugin "{name}" returns '
-                                         f"an invalid score {value!r}, it should in the range of [{MIN_NODE_SCORE}, "
-                                         f"{MAX_NODE_SCORE}] after normalizing", name)
+                    detail = (f"returns an invalid score {value!r}, it should in the range of [{MIN_NODE_SCORE}, "
+                              f"{MAX_NODE_SCORE}] after normalizing")
+                    return table, self._failed("Score", name, pod, table.nodes[index], 'applying score defaultWeights '
+                                               f'on Score plugins: plugin "{name}" {detail}', detail)
             weight = self._score_weights[name]
             if weight != 1:
                 scores = [value * weight for value in scores]
@@ -471,23 +658,26 @@ class Framework:
         for name, hook in self._hooks["reserve"]:
             try:
                 status: Status | None = hook(state, pod, node_name)
-            except Exception as exc:
-                return _error(f'running Reserve plugin "{name}": {_cause(None, exc)}', name, exc)
+            except PLUGIN_FAILURES as exc:
+                return self._failed("Reserve", name, pod, node_name, f'running Reserve plugin "{name}": '
+                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
             if status is not None and not isinstance(status, Status):
-                return _error(f'running Reserve plugin "{name}": {_returned(status)}', name)
+                return self._failed("Reserve", name, pod, node_name, f'running Reserve plugin "{name}": '
+                                    f"{_returned(status)}", _returned(status))
             if status is not None and status.code is not _SUCCESS:
                 if status.is_rejected():
                     return status.with_plugin(name)
-                return _error(f'running Reserve plugin "{name}": {_cause(status)}', name)
+                return self._failed("Reserve", name, pod, node_name, f'running Reserve plugin "{name}": '
+                                    f"{_cause(status)}", _cause(status), status.error)
         return None
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Run every Reserve plugin's Unreserve in reverse order; exceptions are contained."""
-        for _name, hook in reversed(self._hooks["unreserve"]):
+        for name, hook in reversed(self._hooks["unreserve"]):
             try:
                 hook(state, pod, node_name)
-            except Exception:
-                continue
+            except PLUGIN_FAILURES as exc:
+                self._failed("Unreserve", name, pod, node_name, "", _cause(None, exc), exc)
 
     def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run Permit; Wait from any plugin parks the pod as a :class:`WaitingPod` unless another rejects."""
@@ -498,11 +688,13 @@ class Framework:
                 outcome: tuple[Status | None, float] = hook(state, pod, node_name)
                 status, timeout = outcome
                 timeout = float(timeout)
-            except Exception as exc:
-                return _error(f'running Permit plugin "{name}": {_cause(None, exc)}', name, exc)
+            except PLUGIN_FAILURES as exc:
+                return self._failed("Permit", name, pod, node_name, f'running Permit plugin "{name}": '
+                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
             if status is not None and not isinstance(status, Status):
-                return _error(f'running Permit plugin "{name}": {_returned(status, "(Status or None, timeout)")}',
-                              name)
+                detail = _returned(status, "(Status or None, timeout)")
+                return self._failed("Permit", name, pod, node_name, f'running Permit plugin "{name}": {detail}',
+                                    detail)
             if status is None or status.code is _SUCCESS:
                 continue
             if status.is_rejected():
@@ -510,7 +702,8 @@ class Framework:
             if status.code is Code.WAIT:
                 deadlines[name] = now + max(0.0, min(timeout, MAX_PERMIT_TIMEOUT))
                 continue
-            return _error(f'running Permit plugin "{name}": {_cause(status)}', name)
+            return self._failed("Permit", name, pod, node_name, f'running Permit plugin "{name}": {_cause(status)}',
+                                _cause(status), status.error)
         if deadlines:
             self._waiting[pod.uid] = WaitingPod(pod, deadlines, now)
             return Status(Code.WAIT, (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',))
@@ -521,14 +714,17 @@ class Framework:
         for name, hook in self._hooks["pre_bind"]:
             try:
                 status: Status | None = hook(state, pod, node_name)
-            except Exception as exc:
-                return _error(f'running PreBind plugin "{name}": {_cause(None, exc)}', name, exc)
+            except PLUGIN_FAILURES as exc:
+                return self._failed("PreBind", name, pod, node_name, f'running PreBind plugin "{name}": '
+                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
             if status is not None and not isinstance(status, Status):
-                return _error(f'running PreBind plugin "{name}": {_returned(status)}', name)
+                return self._failed("PreBind", name, pod, node_name, f'running PreBind plugin "{name}": '
+                                    f"{_returned(status)}", _returned(status))
             if status is not None and status.code is not _SUCCESS:
                 if status.is_rejected():
                     return status.with_plugin(name)
-                return _error(f'running PreBind plugin "{name}": {_cause(status)}', name)
+                return self._failed("PreBind", name, pod, node_name, f'running PreBind plugin "{name}": '
+                                    f"{_cause(status)}", _cause(status), status.error)
         return None
 
     def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
@@ -536,26 +732,34 @@ class Framework:
         for name, hook in self._hooks["bind"]:
             try:
                 status: Status | None = hook(state, pod, node_name)
-            except Exception as exc:
-                return _error(f'running Bind plugin "{name}": {_cause(None, exc)}', name, exc)
+            except PLUGIN_FAILURES as exc:
+                return self._failed("Bind", name, pod, node_name, f'running Bind plugin "{name}": '
+                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
             if status is not None and not isinstance(status, Status):
-                return _error(f'running Bind plugin "{name}": {_returned(status)}', name)
+                return self._failed("Bind", name, pod, node_name, f'running Bind plugin "{name}": '
+                                    f"{_returned(status)}", _returned(status))
             if status is not None and status.code is Code.SKIP:
                 continue
             if status is not None and status.code is not _SUCCESS:
                 if status.is_rejected():
                     return status.with_plugin(name)
-                return _error(f'running Bind plugin "{name}": {_cause(status)}', name)
-            return None
+                return self._failed("Bind", name, pod, node_name, f'running Bind plugin "{name}": '
+                                    f"{_cause(status)}", _cause(status), status.error)
+            # Success must mean bound: otherwise the pod would stay assumed (its room reserved) but never run.
+            current = self._client.get_pod(pod.namespace, pod.name)
+            if current is None or current.uid != pod.uid or current.spec.node_name == node_name:
+                return None
+            detail = f'returned success but pod "{pod.key}" is not bound to node "{node_name}"'
+            return self._failed("Bind", name, pod, node_name, f'running Bind plugin "{name}": {detail}', detail)
         return _error("no Bind plugin bound the pod (every Bind plugin returned Skip)", "")
 
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Run PostBind; informational, exceptions are contained."""
-        for _name, hook in self._hooks["post_bind"]:
+        for name, hook in self._hooks["post_bind"]:
             try:
                 hook(state, pod, node_name)
-            except Exception:
-                continue
+            except PLUGIN_FAILURES as exc:
+                self._failed("PostBind", name, pod, node_name, "", _cause(None, exc), exc)
 
 
 class ClientPodLister:

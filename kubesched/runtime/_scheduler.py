@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import attrs
 
@@ -32,7 +33,7 @@ from kubesched.framework.types import (
     fit_error_message,
 )
 from kubesched.runtime._cache import Cache
-from kubesched.runtime._framework import Framework
+from kubesched.runtime._framework import Framework, PluginFailure, SlowCalls
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._queue import (
@@ -43,8 +44,6 @@ from kubesched.runtime._queue import (
 from kubesched.runtime._registry import PluginRegistry
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
-# How often a pod that keeps failing with an Error is retried while nothing else changes.
-MAX_ERROR_RETRIES = 5
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 POD_REASON_UNSCHEDULABLE = "Unschedulable"
@@ -62,6 +61,22 @@ class SchedulerSettings:
     percentage_of_nodes_to_score: int = 0
     pod_initial_backoff_seconds: float = DEFAULT_POD_INITIAL_BACKOFF
     pod_max_backoff_seconds: float = DEFAULT_POD_MAX_BACKOFF
+    #: A plugin call taking longer than this is reported (None: calls are not timed).
+    plugin_call_budget_seconds: float | None = None
+
+
+class AttemptObserver(Protocol):
+    """Follows scheduling attempts, for a driver that decides when to stop (the simulator)."""
+
+    def attempt_started(self, pod: Pod) -> None:
+        """``pod`` was popped for a scheduling attempt."""
+
+    def attempt_failed(self, pod: Pod, status: Status) -> None:
+        """The attempt failed with ``status`` (in the scheduling or the binding cycle); the pod is requeued."""
+
+    def assumed_pod_forgotten(self, pod: Pod, woken: Sequence[Pod]) -> None:
+        """``pod``'s binding cycle failed and its reservation was dropped; ``woken`` are the pods attempted while
+        it was reserved, moved for another try because its room is free again."""
 
 
 @attrs.define
@@ -98,6 +113,8 @@ class _Binding:
     queued: QueuedPodInfo
     assumed: PodInfo
     node_name: str
+    #: The scheduling cycle that assumed the pod: pods attempted after it saw the reservation.
+    cycle: int
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -139,7 +156,8 @@ class Scheduler:
         self.nominator = Nominator()
         self.frameworks: dict[str, Framework] = {
             p.scheduler_name: Framework(p, registry, client=client, nominator=self.nominator, rng=rng, clock=clock,
-                                        snapshot=self.snapshot)
+                                        snapshot=self.snapshot,
+                                        call_budget=self.settings.plugin_call_budget_seconds)
             for p in profiles
         }
         first = next(iter(self.frameworks.values()))
@@ -152,38 +170,35 @@ class Scheduler:
         self.ignored: dict[str, Pod] = {}
         #: Receives a record of every scheduling attempt (for explain output); None keeps nothing.
         self.cycle_observer: Callable[[CycleRecord], None] | None = None
+        #: Told when attempts start and fail (the simulator's settling policy); None tells nobody.
+        self.attempt_observer: AttemptObserver | None = None
         self._parked: dict[str, _Binding] = {}
-        # Counts cluster events; a pod last attempted at the current epoch cannot fare differently now.
-        self.epoch = 0
-        self._attempt_epoch: dict[str, int] = {}
-        # Consecutive Error failures per pod: errors may be transient, so they are retried a few times
-        # even when the cluster did not change.
-        self._error_streak: dict[str, int] = {}
+        # The scheduling cycle of each queued pod's latest attempt.
+        self._attempt_cycle: dict[str, int] = {}
 
     # -- event handlers (the informers) ------------------------------------------------------------
     def on_node_add(self, node: Node) -> None:
         """A node joined."""
         self.cache.add_node(node)
-        self._cluster_changed()
         self.queue.move_all_to_active_or_backoff()
 
     def on_node_update(self, node: Node) -> None:
         """A node changed."""
         self.cache.update_node(node)
-        self._cluster_changed()
         self.queue.move_all_to_active_or_backoff()
 
     def on_node_delete(self, name: str) -> None:
         """A node left."""
         self.cache.remove_node(name)
-        self._cluster_changed()
 
     def on_pod_add(self, pod: Pod) -> None:
         """A pod appeared: assigned pods go to the cache, unassigned ones to the queue of their profile."""
         if pod.spec.node_name:
             self.cache.add_pod(pod)
-            self._cluster_changed()
-            self.queue.move_all_to_active_or_backoff(lambda info: _has_cross_topology_terms(info, pod))
+            self._attempt_cycle.pop(pod.uid, None)
+            # Only the rejecting plugins' queueing hints can tell whether a new assigned pod helps a pod.
+            self.queue.move_all_to_active_or_backoff(
+                lambda info: self.frameworks[info.pod.spec.scheduler_name].assigned_pod_may_help(info, pod))
         elif pod.spec.scheduler_name in self.frameworks:
             self.queue.add(pod)
         else:
@@ -197,16 +212,15 @@ class Scheduler:
                 self.on_pod_add(new)
             else:
                 self.cache.update_pod(new)
-                self._cluster_changed()
         elif new.spec.scheduler_name in self.frameworks:
             self.queue.update(old, new)
 
     def on_pod_delete(self, pod: Pod) -> None:
         """A pod is gone."""
         self.ignored.pop(pod.uid, None)
+        self._attempt_cycle.pop(pod.uid, None)
         if pod.spec.node_name:
             self.cache.remove_pod(pod)
-            self._cluster_changed()
             self.queue.move_all_to_active_or_backoff()
         else:
             self.queue.delete(pod)
@@ -216,16 +230,13 @@ class Scheduler:
                 if wp is not None:
                     wp.reject("", "pod was deleted")
 
-    def _cluster_changed(self) -> None:
-        self.epoch += 1
+    def plugin_failures(self) -> list[PluginFailure]:
+        """Every plugin error so far, profile by profile, each in order."""
+        return [failure for framework in self.frameworks.values() for failure in framework.failures]
 
-    def worth_retrying(self, info: QueuedPodInfo) -> bool:
-        """Whether another attempt could end differently: the cluster changed since the pod's last attempt,
-        or its last failures were errors (possibly transient), fewer than MAX_ERROR_RETRIES in a row."""
-        uid = info.pod.uid
-        if self._attempt_epoch.get(uid, -1) < self.epoch:
-            return True
-        return 0 < self._error_streak.get(uid, 0) < MAX_ERROR_RETRIES
+    def slow_calls(self) -> list[SlowCalls]:
+        """Plugin calls over the call budget, per profile, extension point and plugin."""
+        return [record for framework in self.frameworks.values() for record in framework.slow_calls.values()]
 
     def _pre_enqueue(self, pod: Pod) -> Status | None:
         framework = self.frameworks.get(pod.spec.scheduler_name)
@@ -238,7 +249,9 @@ class Scheduler:
         if queued is None:
             return False
         pod = queued.pod
-        self._attempt_epoch[pod.uid] = self.epoch
+        self._attempt_cycle[pod.uid] = self.queue.scheduling_cycle
+        if self.attempt_observer is not None:
+            self.attempt_observer.attempt_started(pod)
         framework = self.frameworks[pod.spec.scheduler_name]
         if pod.metadata.deletion_timestamp is not None:
             self.client.record_event(pod, "Warning", "FailedScheduling", f"skip schedule deleting pod: {pod.key}")
@@ -282,7 +295,7 @@ class Scheduler:
             framework.run_reserve_plugins_unreserve(state, assumed.pod, host)
             self.cache.forget_pod(assumed.pod)
             raise self._single_node_failure(pod, host, status)
-        binding = _Binding(framework, state, queued, assumed, host)
+        binding = _Binding(framework, state, queued, assumed, host, self.queue.scheduling_cycle)
         if status is not None:  # Wait: the binding cycle resumes when the waiting pod is resolved
             self._parked[pod.uid] = binding
             return None
@@ -441,31 +454,39 @@ class Scheduler:
         framework.run_reserve_plugins_unreserve(state, pod, host)
         forgotten = self.cache.is_assumed_pod(pod)
         if forgotten:
-            # Forgetting the assumed pod frees its room: an AssignedPodDelete event for the other pods.
             self.cache.forget_pod(pod)
-            self._cluster_changed()
         if status.is_rejected() and status.plugin:
             binding.queued.unschedulable_plugins = {status.plugin}
         failure = _CycleFailed(status, CLEAR_NOMINATED_NODE)
+        woken: list[Pod] = []
+
+        def saw_reservation(info: QueuedPodInfo) -> bool:
+            # As handleBindingCycleError, forgetting the assumed pod is an AssignedPodDelete event; it is news
+            # only to pods attempted while the pod held its room (not to the pod itself, nor to earlier failures).
+            if self._attempt_cycle.get(info.pod.uid, -1) <= binding.cycle:
+                return False
+            if not info.gating_plugin:
+                woken.append(info.pod)
+            return True
+
         if status.is_rejected():
-            # As handleBindingCycleError: the move is deferred past the failure handling, so a rejected pod
-            # waits in the unschedulable pods instead of being sent to backoff by its own forget.
+            # The move is deferred past the failure handling, as in kube-scheduler, so a rejected pod waits in the
+            # unschedulable pods instead of being sent to backoff by its own forget.
             self._handle_failure(binding.queued, failure)
             if forgotten:
-                self.queue.move_all_to_active_or_backoff(lambda info: info.pod.uid != pod.uid)
+                self.queue.move_all_to_active_or_backoff(saw_reservation)
         else:
             if forgotten:
-                self.queue.move_all_to_active_or_backoff()
+                self.queue.move_all_to_active_or_backoff(saw_reservation)
             self._handle_failure(binding.queued, failure)
-        # The pod's own forget is no news to the pod: its next attempt is worth it only after other changes.
-        self._attempt_epoch[pod.uid] = self.epoch
+        if self.attempt_observer is not None:
+            self.attempt_observer.assumed_pod_forgotten(pod, woken)
 
     # -- failures ----------------------------------------------------------------------------------
     def _handle_failure(self, queued: QueuedPodInfo, failure: _CycleFailed) -> None:
         status = failure.status
         pod = queued.pod
         reason = POD_REASON_UNSCHEDULABLE if status.is_rejected() else POD_REASON_SCHEDULER_ERROR
-        self._error_streak[pod.uid] = 0 if status.is_rejected() else self._error_streak.get(pod.uid, 0) + 1
         if failure.fit_error is not None:
             queued.unschedulable_plugins = set(failure.fit_error.diagnosis.unschedulable_plugins)
             queued.pending_plugins = set(failure.fit_error.diagnosis.pending_plugins)
@@ -481,6 +502,8 @@ class Scheduler:
             self.nominator.delete_nominated_pod_if_exists(pod)
         note = message if len(message) <= MAX_EVENT_MESSAGE else message[: MAX_EVENT_MESSAGE - 4] + " ..."
         self.client.record_event(pod, "Warning", "FailedScheduling", note)
+        if self.attempt_observer is not None:
+            self.attempt_observer.attempt_failed(pod, status)
         if current is not None:
             nominating = failure.nominating
             if nominating is not None and nominating.mode is NominatingMode.OVERRIDE \
@@ -493,10 +516,3 @@ def _narrow(all_nodes: list[NodeInfo], result: PreFilterResult) -> list[NodeInfo
     names = result.node_names or frozenset()
     return [ni for ni in all_nodes if ni.name in names]
 
-
-def _has_cross_topology_terms(info: QueuedPodInfo, added: Pod) -> bool:
-    """Whether an assigned pod's arrival may help: affinity-bearing pods, or spread pods in its namespace."""
-    if "PodTopologySpread" in info.unschedulable_plugins and info.pod.namespace == added.namespace:
-        return True
-    affinity = info.pod.spec.affinity
-    return bool(affinity and affinity.pod_affinity and affinity.pod_affinity.required)

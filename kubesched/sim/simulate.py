@@ -8,6 +8,7 @@ failed since the cluster last changed, and no timer (backoff, grace period, Perm
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from collections.abc import Callable
@@ -20,8 +21,9 @@ from kubesched.errors import KubeschedError
 from kubesched.framework.node_info import pod_has_affinity, pod_host_ports
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
-from kubesched.runtime import PluginRegistry, Scheduler
+from kubesched.runtime import PluginFailure, PluginRegistry, Scheduler, SlowCalls
 from kubesched.sim.cluster import EPOCH, Event, InMemoryCluster, VirtualClock
+from kubesched.sim.settling import SettlingPolicy
 
 TERMINATED_PHASES = ("Succeeded", "Failed")
 # kube-scheduler flushes unschedulable pods older than 5 minutes every 30 seconds.
@@ -57,7 +59,9 @@ def unenforced_features(pods: list[Pod], config: SchedulerConfiguration) -> list
 
 
 class SimulationError(KubeschedError):
-    """The simulation could not finish (a safety bound was hit)."""
+    """The simulation could not finish (a safety bound was hit); :attr:`result` holds where it got to."""
+
+    result: SimulationResult | None = None
 
 
 @attrs.frozen
@@ -107,6 +111,16 @@ class SimulationResult:
     events: tuple[Event, ...]
     nodes: tuple[NodeUsage, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: Every plugin error, in order (each is also a PluginError event).
+    plugin_errors: tuple[PluginFailure, ...] = ()
+
+    def plugin_error_summary(self) -> list[str]:
+        """One line per failing plugin and extension point: how often, on how many pods, and the first failure."""
+        groups: dict[tuple[str, str], list[PluginFailure]] = {}
+        for failure in self.plugin_errors:
+            groups.setdefault((failure.point, failure.plugin), []).append(failure)
+        return [f'{point} plugin "{plugin}" failed {len(failures)} time(s) on {len({f.pod for f in failures})} '
+                f"pod(s); first: {failures[0].describe()}" for (point, plugin), failures in groups.items()]
 
     def to_json(self) -> dict[str, object]:
         """The documented JSON shape (``SimulationResult``)."""
@@ -161,6 +175,9 @@ class Simulation:
         self.scheduler = Scheduler(config.profiles, registry, client=self.cluster, clock=self.clock,
                                    rng=random.Random(seed), settings=config.settings)
         self.cluster.subscribe(self.scheduler)
+        self.policy = SettlingPolicy()
+        self.cluster.subscribe(self.policy)
+        self.scheduler.attempt_observer = self.policy
         self.pods = [p for p in cluster_input.pods if p.status.phase not in TERMINATED_PHASES]
         self.warnings = list(cluster_input.warnings)
         self.warnings.extend(unenforced_features(self.pods, config))
@@ -171,17 +188,23 @@ class Simulation:
 
     def _next_retry(self) -> float | None:
         queue = self.scheduler.queue
-        times = [queue.backoff_expiry(info) for info in queue.backoff_pods() if self.scheduler.worth_retrying(info)]
+        worth_retrying = self.policy.worth_retrying
+        times = [queue.backoff_expiry(info) for info in queue.backoff_pods() if worth_retrying(info)]
         for info in queue.unschedulable_pods():
-            if not info.gating_plugin and self.scheduler.worth_retrying(info):
+            if not info.gating_plugin and worth_retrying(info):
                 due = info.timestamp + LEFTOVER_AGE
                 times.append((math.floor(due / LEFTOVER_PERIOD) + 1) * LEFTOVER_PERIOD)
         return min(times, default=None)
 
     def run(self, max_attempts: int | None = None) -> SimulationResult:
-        """Start the cluster, schedule until nothing more can happen, then report."""
+        """Start the cluster, schedule until nothing more can happen, then report. If the run cannot settle, the
+        :class:`SimulationError` carries the result so far."""
         self.start()
-        self.settle(max_attempts)
+        try:
+            self.settle(max_attempts)
+        except SimulationError as error:
+            error.result = self.result()
+            raise
         return self.result()
 
     def start(self) -> None:
@@ -204,7 +227,8 @@ class Simulation:
                 scheduler.process_waiting_pods()
                 attempts += 1
                 if attempts > limit:
-                    raise SimulationError(f"the simulation did not settle after {limit} scheduling attempts")
+                    raise SimulationError(f"the simulation did not settle after {limit} scheduling attempts; "
+                                          f"pods still being retried: {self._cycling()}")
             upcoming = [t for t in (cluster.next_timer(), scheduler.next_wakeup(), self._next_retry())
                         if t is not None]
             if not upcoming:
@@ -214,6 +238,19 @@ class Simulation:
             scheduler.process_waiting_pods()
             queue.flush_backoff_completed()
             queue.flush_unschedulable_leftover()
+
+    def _cycling(self, shown: int = 5) -> str:
+        """The pods the latest attempts kept retrying (still unbound), with their attempts and last messages."""
+        parts = []
+        for uid in self.policy.recently_attempted():
+            pod = self.cluster.pods.get(uid)
+            if pod is None or pod.spec.node_name:
+                continue
+            last = next((c.message for c in pod.status.conditions if c.type == "PodScheduled"), "")
+            parts.append(f"{pod.key} ({self.policy.attempts[uid]} attempts, last: "
+                         f"{json.dumps(last, ensure_ascii=False)})")
+        more = f", and {len(parts) - shown} more" if len(parts) > shown else ""
+        return ", ".join(parts[:shown]) + more
 
     def _pending_message(self, pod: Pod, gated: dict[str, str]) -> str:
         scheduler = self.scheduler
@@ -252,11 +289,16 @@ class Simulation:
         preemptions = tuple(Preemption(p.preemptor, p.node, p.victims, p.already_terminating)
                             for p in self.cluster.preemptions)
         return SimulationResult(self.seed, tuple(results), preemptions, tuple(self.cluster.events), self._usage(),
-                                tuple(self.warnings + self._plugin_warnings()))
+                                tuple(self.warnings + self._plugin_warnings()), tuple(self.scheduler.plugin_failures()))
 
     def _plugin_warnings(self) -> list[str]:
-        """Plugin failures that have no pod to be reported on (a QueueSort plugin that raised)."""
-        return [f.queue_sort_error for f in self.scheduler.frameworks.values() if f.queue_sort_error]
+        """Plugin failures that have no pod to be reported on (a QueueSort plugin that raised), and plugins whose
+        calls took longer than the plugin call budget."""
+        warnings = [f.queue_sort_error for f in self.scheduler.frameworks.values() if f.queue_sort_error]
+        budget = self.scheduler.settings.plugin_call_budget_seconds
+        if budget is not None:
+            warnings.extend(_slow_warning(record, budget) for record in self.scheduler.slow_calls())
+        return warnings
 
     def _usage(self) -> tuple[NodeUsage, ...]:
         usage = []
@@ -268,6 +310,16 @@ class Simulation:
                                    info.requested.milli_cpu, info.allocatable.milli_cpu, info.requested.memory,
                                    info.allocatable.memory))
         return tuple(usage)
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.2f} s" if value >= 1 else f"{value * 1000:.1f} ms"
+
+
+def _slow_warning(record: SlowCalls, budget: float) -> str:
+    where = f"pod {record.pod}" + (f", node {record.node}" if record.node else "")
+    return (f'{record.point} plugin "{record.plugin}" exceeded the plugin call budget of {budget * 1000:g} ms in '
+            f"{record.count} call(s); slowest: {_seconds(record.slowest)} on {where}")
 
 
 def simulate(cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry, *,

@@ -14,6 +14,7 @@ from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult
+from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
 from tests.framework.fakes import framework_of, make_filter, make_pre_filter, make_score
 
@@ -412,3 +413,66 @@ class TestConstruction:
 
         with pytest.raises(ProfileError, match=r'initializing plugin "Broken": RuntimeError: no GPU driver'):
             framework_of({"filter": ["Broken"]}, Broken)
+
+
+class TestPluginFailures:
+    """Tests for how plugin errors are contained and recorded."""
+
+    def test_bind_success_without_binding_is_that_plugins_error(self) -> None:
+        """A Bind plugin that reports success while the pod stays unbound fails with an Error naming it."""
+        class Liar(Plugin):
+            name = "Liar"
+
+            @hookimpl
+            def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+                return None
+
+        cluster = InMemoryCluster(VirtualClock())
+        cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+        cluster.add_pod(POD)
+        fwk = framework_of({"bind": ["Liar"]}, Liar, cluster=cluster)
+        status = fwk.run_bind_plugins(CycleState(), POD, "n1")
+        assert status == Status(Code.ERROR, ('running Bind plugin "Liar": returned success but pod "default/p" is '
+                                             'not bound to node "n1"',), "Liar")
+
+    @pytest.mark.parametrize("point", ["unreserve", "post_bind"])
+    def test_errors_in_contained_hooks_are_still_recorded(self, point: str) -> None:
+        """Unreserve and PostBind errors do not stop anything, but are recorded with plugin, pod and node."""
+        class Broken(Plugin):
+            name = "Broken"
+
+            @hookimpl
+            def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+                return None
+
+            @hookimpl
+            def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+                raise RuntimeError("cleanup failed")
+
+            @hookimpl
+            def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
+                raise RuntimeError("cleanup failed")
+
+        fwk = framework_of({"reserve": ["Broken"], "post-bind": ["Broken"]}, Broken)
+        run = fwk.run_reserve_plugins_unreserve if point == "unreserve" else fwk.run_post_bind_plugins
+        run(CycleState(), POD, "n1")
+        label = "Unreserve" if point == "unreserve" else "PostBind"
+        assert [(f.point, f.plugin, f.pod, f.node, f.message) for f in fwk.failures] == [
+            (label, "Broken", "default/p", "n1", "RuntimeError: cleanup failed")]
+
+    def test_frames_name_the_plugin_source_not_the_runtime(self) -> None:
+        """A failure's frames are the innermost ones in the plugin's code, as ``file:line in function``."""
+        def crash(node: NodeInfo) -> Status | None:
+            raise ValueError("bad label")
+
+        fwk = framework_of({"filter": ["Crash"]}, make_filter("Crash", crash))
+        fwk.run_filter_plugins(CycleState(), POD, nodes("n1")[0])
+        frames = fwk.failures[0].frames
+        assert frames[-1].startswith("tests/framework/test_runtime.py:")
+        assert frames[-1].endswith(" in crash")
+        assert not any("kubesched/runtime/" in frame for frame in frames)
+
+    def test_without_a_call_budget_hooks_are_called_directly(self) -> None:
+        """No budget, no timing wrapper: the framework calls the plugin's own method."""
+        fwk = framework_of({"filter": ["A"]}, make_filter("A", lambda n: None))
+        assert fwk.plugin_hook("A", "filter") == fwk.plugins["A"].filter

@@ -22,6 +22,7 @@ from kubesched.runtime._scheduler import (
     select_host,
 )
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
+from kubesched.sim.settling import SettlingPolicy
 from kubesched.testing import make_node, make_pod
 from tests.framework.fakes import profile_of
 
@@ -340,12 +341,15 @@ def test_permit_rejection_waits_in_unschedulable_not_backoff() -> None:
     scheduler = scheduler_on(cluster, Hold, points={"permit": ["Hold"]})
     cluster.add_node(make_node("n1").capacity(cpu="4").obj())
     cluster.add_pod(make_pod("p").obj())
+    policy = SettlingPolicy()
+    scheduler.attempt_observer = policy
+    cluster.subscribe(policy)
     run(scheduler)
     cluster.clock.advance_to(30.0)
     scheduler.process_waiting_pods()
     assert [i.pod.name for i in scheduler.queue.unschedulable_pods()] == ["p"]
     assert scheduler.queue.backoff_pods() == []
-    assert not scheduler.worth_retrying(scheduler.queue.unschedulable_pods()[0])
+    assert not policy.worth_retrying(scheduler.queue.unschedulable_pods()[0])
 
 
 def test_error_on_the_nominated_node_falls_back_to_all_nodes() -> None:
@@ -421,3 +425,69 @@ def test_pre_enqueue_runs_again_when_an_event_moves_a_pod() -> None:
     assert cluster.pods["default/p-uid"].spec.node_name == ""
     (gated,) = scheduler.queue.unschedulable_pods()
     assert gated.gating_plugin == "Gate"
+
+
+class RefuseBind(Plugin):
+    """Bind: always an Error."""
+
+    name = "RefuseBind"
+
+    @hookimpl
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        return Status.as_error("refused")
+
+
+class TestBindingFailure:
+    """Tests for a failed binding cycle (kube-scheduler's handleBindingCycleError)."""
+
+    def test_failed_bind_requeues_only_that_pod_with_backoff(self) -> None:
+        """A pod whose bind fails goes to backoff; a pod that failed before its reservation stays unschedulable."""
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster, RefuseBind, points={"bind": ["RefuseBind"]})
+        cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+        cluster.add_pod(make_pod("huge").req(cpu="8").obj())
+        run(scheduler)
+        cluster.add_pod(make_pod("p").req(cpu="1").obj())
+        run(scheduler)
+        assert [i.pod.name for i in scheduler.queue.unschedulable_pods()] == ["huge"]
+        assert [i.pod.name for i in scheduler.queue.backoff_pods()] == ["p"]
+        assert scheduler.cache.node_info("n1").requested.milli_cpu == 0  # type: ignore[union-attr]
+
+    def test_failed_bind_wakes_pods_refused_while_it_held_its_room(self) -> None:
+        """A pod refused while another held its room on Permit is moved when that pod's reservation is dropped."""
+        cluster = InMemoryCluster(VirtualClock())
+        scheduler = scheduler_on(cluster, Hold, points={"permit": ["Hold"]})
+        cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+        cluster.add_pod(make_pod("holder").req(cpu="3").obj())
+        run(scheduler)
+        cluster.add_pod(make_pod("late").req(cpu="2").obj())
+        run(scheduler)
+        assert [i.pod.name for i in scheduler.queue.unschedulable_pods()] == ["late"]
+        cluster.clock.advance_to(30.0)
+        scheduler.process_waiting_pods()
+        assert "late" not in [i.pod.name for i in scheduler.queue.unschedulable_pods()]
+
+
+class Hinted(Plugin):
+    """Filter: rejects pods labelled wait=yes; says an assigned pod labelled helper=yes may help them."""
+
+    name = "Hinted"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status.unschedulable("waiting") if pod.labels.get("wait") == "yes" else None
+
+    def assigned_pod_may_help(self, pod: Pod, assigned: Pod) -> bool:
+        return assigned.labels.get("helper") == "yes"
+
+
+@pytest.mark.parametrize(("helper", "moved"), [("yes", True), ("no", False)])
+def test_an_assigned_pod_wakes_the_pods_its_rejecting_plugin_says_it_may_help(helper: str, moved: bool) -> None:
+    """The rejecting plugin's assigned_pod_may_help decides whether a new assigned pod moves a rejected pod."""
+    cluster = InMemoryCluster(VirtualClock())
+    scheduler = scheduler_on(cluster, Hinted, points={"filter": ["Hinted"]})
+    cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+    cluster.add_pod(make_pod("p").label(wait="yes").obj())
+    run(scheduler)
+    cluster.add_pod(make_pod("other").label(helper=helper).node("n1").obj())
+    assert (scheduler.queue.unschedulable_pods() == []) is moved

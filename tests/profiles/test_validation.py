@@ -207,7 +207,7 @@ schedulr-name = "x"
                  id="unknown-top-level-key-close-match"),
     pytest.param("colour = 1\n", "colour",
                  "unknown key (expected one of: percentage-of-nodes-to-score, pod-initial-backoff-seconds, "
-                 "pod-max-backoff-seconds, profiles)", id="unknown-top-level-key"),
+                 "pod-max-backoff-seconds, plugin-call-budget-ms, profiles)", id="unknown-top-level-key"),
 ]
 
 

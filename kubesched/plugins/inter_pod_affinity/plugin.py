@@ -41,6 +41,11 @@ class InterPodAffinity(Plugin):
         super().__init__(handle, args or InterPodAffinityArgs())
         self._terms = TermCache()
 
+    def assigned_pod_may_help(self, pod: Pod, assigned: Pod) -> bool:
+        """An assigned pod may satisfy the pod's required affinity (it can only worsen anti-affinity)."""
+        affinity = pod.spec.affinity
+        return bool(affinity and affinity.pod_affinity and affinity.pod_affinity.required)
+
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Count matching pods per topology pair; Skip when no required term can reject a node."""

@@ -62,6 +62,10 @@ class PodTopologySpread(Plugin):
             return ()
         return default_constraints(defaults, selector)
 
+    def assigned_pod_may_help(self, pod: Pod, assigned: Pod) -> bool:
+        """An assigned pod in the same namespace may change the domain counts the pod was rejected on."""
+        return pod.namespace == assigned.namespace
+
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Count matching pods per domain over every node; Skip when the pod has no DoNotSchedule constraint."""

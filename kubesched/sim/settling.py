@@ -1,0 +1,93 @@
+"""The simulator's settling policy: which queued pods could fare differently on another attempt.
+
+kube-scheduler retries forever; a simulation must end. A pod is worth another attempt when the cluster
+changed since its last one, when a binding failure freed room it was refused while that room was held,
+or when its last failures were errors (possibly transient), fewer than MAX_ERROR_RETRIES in a row.
+The scheduler itself knows none of this: the policy follows the cluster as a listener and the attempts
+as the scheduler's attempt observer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Sequence
+
+from kubesched.api.node import Node
+from kubesched.api.pod import Pod
+from kubesched.framework.status import Status
+from kubesched.framework.types import QueuedPodInfo
+
+#: How often a pod that keeps failing with an Error is retried while nothing else changes.
+MAX_ERROR_RETRIES = 5
+# How many of the latest attempts are looked at to name the pods a run that cannot settle keeps retrying.
+RECENT_ATTEMPTS = 200
+
+
+class SettlingPolicy:
+    """Counts cluster changes (epochs) and remembers, per pod, the epoch of its last attempt and its error streak."""
+
+    def __init__(self) -> None:
+        self.epoch = 0
+        self._attempt_epoch: dict[str, int] = {}
+        self._error_streak: dict[str, int] = {}
+        #: Attempts per pod uid over the whole run.
+        self.attempts: Counter[str] = Counter()
+        self._recent: deque[str] = deque(maxlen=RECENT_ATTEMPTS)
+
+    def worth_retrying(self, info: QueuedPodInfo) -> bool:
+        """Whether another attempt of ``info``'s pod could end differently than its last one."""
+        uid = info.pod.uid
+        if self._attempt_epoch.get(uid, -1) < self.epoch:
+            return True
+        return 0 < self._error_streak.get(uid, 0) < MAX_ERROR_RETRIES
+
+    def recently_attempted(self) -> list[str]:
+        """The uids attempted among the latest attempts, most attempted (over the run) first, then first seen."""
+        order = list(dict.fromkeys(self._recent))
+        return sorted(order, key=lambda uid: -self.attempts[uid])
+
+    # -- the scheduler's attempt observer --------------------------------------------------------------
+    def attempt_started(self, pod: Pod) -> None:
+        """A pod was popped: it has now seen the cluster as of the current epoch."""
+        self._attempt_epoch[pod.uid] = self.epoch
+        self.attempts[pod.uid] += 1
+        self._recent.append(pod.uid)
+
+    def attempt_failed(self, pod: Pod, status: Status) -> None:
+        """An Error lengthens the pod's error streak; a rejection ends it."""
+        self._error_streak[pod.uid] = 0 if status.is_rejected() else self._error_streak.get(pod.uid, 0) + 1
+
+    def assumed_pod_forgotten(self, pod: Pod, woken: Sequence[Pod]) -> None:
+        """A failed binding is no cluster change: only the pods refused while it held its room may fare better;
+        the pod itself, having seen the cluster with its own reservation, waits for other changes."""
+        self._attempt_epoch[pod.uid] = self.epoch
+        for other in woken:
+            self._attempt_epoch[other.uid] = -1
+
+    # -- the cluster's listener --------------------------------------------------------------------------
+    def on_node_add(self, node: Node) -> None:
+        """A node joined: a change."""
+        self.epoch += 1
+
+    def on_node_update(self, node: Node) -> None:
+        """A node changed: a change."""
+        self.epoch += 1
+
+    def on_node_delete(self, name: str) -> None:
+        """A node left: a change."""
+        self.epoch += 1
+
+    def on_pod_add(self, pod: Pod) -> None:
+        """An assigned pod appeared: a change (pending pods change nothing for the others)."""
+        if pod.spec.node_name:
+            self.epoch += 1
+
+    def on_pod_update(self, old: Pod, new: Pod) -> None:
+        """A pod was bound or an assigned pod changed: a change."""
+        if new.spec.node_name:
+            self.epoch += 1
+
+    def on_pod_delete(self, pod: Pod) -> None:
+        """An assigned pod is gone: a change."""
+        if pod.spec.node_name:
+            self.epoch += 1
