@@ -17,6 +17,7 @@ from kubesched.framework.args import camel, show, unstructure
 from kubesched.framework.plugin import EXTENSION_POINTS
 from kubesched.profiles.config import (
     KUBE,
+    MAX_DEPTH,
     POINT_KEYS,
     PluginSet,
     RawProfile,
@@ -67,7 +68,7 @@ def read_yaml(path: str, name: str) -> Any:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ProfileError(f"invalid YAML{where}: {problem}", file=name) from None
     except RecursionError:
-        raise ProfileError("invalid YAML: nested too deeply", file=name) from None
+        raise ProfileError(f"invalid YAML: nested more than {MAX_DEPTH} levels deep", file=name) from None
     except ValueError:
         # PyYAML converts integers with int(), which refuses more than sys.get_int_max_str_digits() digits.
         raise ProfileError(f"invalid YAML: an integer has more than {sys.get_int_max_str_digits()} digits",
