@@ -491,3 +491,44 @@ def test_an_assigned_pod_wakes_the_pods_its_rejecting_plugin_says_it_may_help(he
     run(scheduler)
     cluster.add_pod(make_pod("other").label(helper=helper).node("n1").obj())
     assert (scheduler.queue.unschedulable_pods() == []) is moved
+
+
+def test_a_queueing_hint_that_raises_counts_as_may_help() -> None:
+    """A hint that raises moves the pod (as in kube-scheduler) and is reported as that plugin's error."""
+    class BrokenHint(Hinted):
+        name = "BrokenHint"
+
+        def assigned_pod_may_help(self, pod: Pod, assigned: Pod) -> bool:
+            raise LookupError("no index")
+
+    cluster = InMemoryCluster(VirtualClock())
+    scheduler = scheduler_on(cluster, BrokenHint, points={"filter": ["BrokenHint"]})
+    cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+    cluster.add_pod(make_pod("p").label(wait="yes").obj())
+    run(scheduler)
+    cluster.add_pod(make_pod("other").node("n1").obj())
+    assert scheduler.queue.unschedulable_pods() == []
+    assert [(f.point, f.plugin, f.message) for f in scheduler.plugin_failures()] == [
+        ("QueueingHint", "BrokenHint", "LookupError: no index")]
+
+def test_the_runtime_names_no_built_in_plugin(registry: PluginRegistry) -> None:
+    """The scheduling machinery decides through plugin hooks and hints, never by a built-in plugin's name."""
+    import pathlib
+
+    import kubesched.runtime
+
+    names = [name for name in registry if registry[name].source == "builtin"]
+    assert "PodTopologySpread" in names
+    for source in sorted(pathlib.Path(kubesched.runtime.__file__).parent.glob("*.py")):
+        text = source.read_text(encoding="utf-8")
+        assert [n for n in names if f'"{n}"' in text or f"'{n}'" in text] == [], source.name
+
+
+def test_the_scheduler_keeps_no_settling_policy() -> None:
+    """When to stop retrying is the simulator's business: the scheduler has no epochs or retry caps."""
+    import kubesched.runtime._scheduler as loop
+
+    cluster = InMemoryCluster(VirtualClock())
+    scheduler = scheduler_on(cluster)
+    assert not hasattr(loop, "MAX_ERROR_RETRIES")
+    assert not any(hasattr(scheduler, name) for name in ("epoch", "worth_retrying"))
