@@ -65,7 +65,7 @@ class PluginConformance:
         KubeschedError naming the file."""
         if self.cluster is not None:
             if any(v is not None for v in (self.nodes, self.running, self.pods)):
-                raise KubeschedError(f"{type(self).__name__}: set either cluster or nodes, running and pods")
+                raise KubeschedError("set either cluster or nodes, running and pods, not both")
             return PluginUnderTest.from_cluster(self.plugin_class, self.cluster_paths(), args=self.plugin_args,
                                                 time_budget=self.time_budget, large_cluster=self.large_cluster)
         return PluginUnderTest(self.plugin_class, self.plugin_args,
