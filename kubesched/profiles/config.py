@@ -208,7 +208,7 @@ def _call_budget(document: Mapping[str, Any]) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _fail(f"expected a number of milliseconds, got {describe(value)}", "plugin-call-budget-ms")
-    if not 0 < value:
+    if not value > 0:  # NaN included
         raise _fail(f"Invalid value: {show(value)}: must be greater than 0", "plugin-call-budget-ms")
     if not value < sys.float_info.max:
         raise _fail(f"Invalid value: {show(value)}: must be a finite number", "plugin-call-budget-ms")

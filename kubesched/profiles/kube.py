@@ -228,6 +228,9 @@ def render_kube_config(config: SchedulerConfiguration) -> str:
 
     header = ("# Effective configuration" + (f" of {config.source}" if config.source else "") + ":\n"
               "# every extension point lists its complete plugin list, in the order plugins run.\n")
+    if config.settings.plugin_call_budget_seconds is not None:
+        header += ("# Not shown: plugin-call-budget-ms, kubesched's own setting, has no KubeSchedulerConfiguration "
+                   "field.\n")
     return header + yaml.safe_dump(kube_document(config), sort_keys=False, default_flow_style=False,
                                    allow_unicode=True, width=120)
 

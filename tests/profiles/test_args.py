@@ -7,7 +7,7 @@ from typing import Any, Literal
 import attrs
 import pytest
 
-from kubesched.framework.args import ArgsError, in_range, structure, unstructure
+from kubesched.framework.args import ArgsError, camel, in_range, structure, unstructure
 
 
 @attrs.frozen
@@ -240,3 +240,50 @@ def test_a_boolean_is_not_an_integer_literal() -> None:
     with pytest.raises(ArgsError, match='version: Unsupported value: true: supported values: "1", "2"'):
         structure(Versioned, {"version": True})
     assert structure(Versioned, {"version": 2}) == Versioned(2)
+
+
+@pytest.mark.parametrize(("name", "spelled"), [
+    ("scoring_strategy", "scoringStrategy"),
+    ("min_candidate_nodes_percentage", "minCandidateNodesPercentage"),
+    ("requested-to-capacity-ratio", "requestedToCapacityRatio"),
+    ("resources", "resources"),
+])
+def test_camel_spells_field_names_as_kube_scheduler(name: str, spelled: str) -> None:
+    """Snake-case field names and kebab-case keys both become kube-scheduler's camelCase."""
+    assert camel(name) == spelled
+
+
+def test_camel_case_keys_structure_every_field_type() -> None:
+    """With ``naming=camel`` the same class reads camelCase keys, nested classes included."""
+    data = {"strategyType": "MostAllocated", "shape": {"maxSkew": 2, "whenUnsatisfiable": True},
+            "ignoredGroups": ["example.com"], "hardLimit": 3}
+    assert structure(Args, data, camel) == Args(strategy_type="MostAllocated", shape=Shape(2.0, True),
+                                               ignored_groups=["example.com"], hard_limit=3)
+
+
+def test_camel_case_structure_refuses_kebab_case_keys() -> None:
+    """A kebab-case key is unknown in camelCase config, with the camelCase spelling suggested."""
+    with pytest.raises(ArgsError) as caught:
+        structure(Args, {"hard-limit": 3}, camel)
+    assert (caught.value.key, caught.value.message) == ("hard-limit", "unknown key (did you mean 'hardLimit'?)")
+
+
+def test_camel_case_errors_have_camel_case_paths() -> None:
+    """Type and validator errors below a camelCase root name the camelCase key path."""
+    with pytest.raises(ArgsError) as caught:
+        structure(Args, {"resources": [{"name": "cpu", "weight": 0}]}, camel)
+    assert (caught.value.key, caught.value.message) == ("resources[0].weight", "0 not in valid range (0, 100]")
+    with pytest.raises(ArgsError) as caught:
+        structure(Args, {"shape": {"maxSkew": "x"}}, camel)
+    assert caught.value.key == "shape.maxSkew"
+
+
+@pytest.mark.parametrize("args", [
+    pytest.param(Args(), id="defaults"),
+    pytest.param(Args(strategy_type="MostAllocated", shape=Shape(2.5, True), hard_limit=3), id="fields-set"),
+])
+def test_camel_case_structure_inverts_unstructure(args: Args) -> None:
+    """``structure(unstructure(args, camel), camel)`` gives back equal args, with camelCase keys between."""
+    data = unstructure(args, camel)
+    assert "strategyType" in data
+    assert structure(Args, data, camel) == args

@@ -12,7 +12,7 @@ from kubesched.framework.args import ArgsError, in_range
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Status
 from kubesched.plugins.node_resources_fit import MOST_ALLOCATED
-from kubesched.profiles import load_config
+from kubesched.profiles import load_config, render_kube_config
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import PluginRegistry
 
@@ -515,3 +515,32 @@ def test_third_party_args_errors_use_camel_case(tmp_path: Path, registry: Plugin
     with pytest.raises(ProfileError) as caught:
         load_kube(tmp_path, registry.with_plugins(Pacing), text)
     assert str(caught.value).endswith(message)
+
+
+# -- writing ----------------------------------------------------------------------------------------------
+def test_shown_kube_config_spells_args_as_kube_scheduler_does(registry: PluginRegistry) -> None:
+    """``profile show --format kube-scheduler-config`` writes camelCase args with their apiVersion and kind."""
+    import yaml
+
+    document = yaml.safe_load(render_kube_config(load_config("bin-packing", registry)))
+    args = {item["name"]: item["args"] for item in document["profiles"][0]["pluginConfig"]}
+    assert args["NodeResourcesFit"] == {
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "NodeResourcesFitArgs", "ignoredResources": [],
+        "ignoredResourceGroups": [], "scoringStrategy": {
+            "type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}
+    assert args["DefaultPreemption"]["minCandidateNodesPercentage"] == 10
+
+
+def test_shown_kube_config_disables_star_and_lists_every_point(registry: PluginRegistry) -> None:
+    """Every extension point is written camelCase with ``disabled: [{name: "*"}]`` and its complete list."""
+    import yaml
+
+    plugins = yaml.safe_load(render_kube_config(load_config("default", registry)))["profiles"][0]["plugins"]
+    assert plugins["queueSort"] == {"disabled": [{"name": "*"}], "enabled": [{"name": "PrioritySort"}]}
+    assert {"name": "TaintToleration", "weight": 3} in plugins["score"]["enabled"]
+
+
+def test_shown_kube_config_says_the_call_budget_is_not_shown(tmp_path: Path, registry: PluginRegistry) -> None:
+    """kubesched's own plugin-call-budget-ms has no kube field: the YAML's header says it is left out."""
+    text = render_kube_config(toml_config(tmp_path, registry, "plugin-call-budget-ms = 50\n"))
+    assert "# Not shown: plugin-call-budget-ms" in text

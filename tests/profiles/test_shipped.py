@@ -9,7 +9,7 @@ import pytest
 
 from kubesched.plugins.node_resources_fit import MOST_ALLOCATED
 from kubesched.plugins.pod_topology_spread import PodTopologySpreadArgs
-from kubesched.profiles import load_config, render_config, shipped_profiles
+from kubesched.profiles import load_config, render_config, render_kube_config, shipped_profiles
 from kubesched.runtime._registry import PluginRegistry
 
 
@@ -32,6 +32,21 @@ def test_each_shipped_profile_round_trips_through_show(name: str, registry: Plug
     path = tmp_path / "shown.toml"
     path.write_text(render_config(config), encoding="utf-8")
     assert load_config(str(path), registry).profiles == config.profiles
+
+
+@pytest.mark.parametrize("name", ["bin-packing", "default", "spread"])
+def test_each_shipped_profile_round_trips_through_a_kube_scheduler_config(name: str, registry: PluginRegistry,
+                                                                          tmp_path: Path) -> None:
+    """TOML -> KubeSchedulerConfiguration -> load gives the same effective configuration, and back to TOML too."""
+    config = load_config(name, registry)
+    kube_path = tmp_path / "sched.yaml"
+    kube_path.write_text(render_kube_config(config), encoding="utf-8")
+    from_kube = load_config(str(kube_path), registry)
+    toml_path = tmp_path / "back.toml"
+    toml_path.write_text(render_config(from_kube), encoding="utf-8")
+    back = load_config(str(toml_path), registry)
+    assert (from_kube.settings, from_kube.profiles, from_kube.warnings) == (config.settings, config.profiles, ())
+    assert (back.settings, back.profiles) == (config.settings, config.profiles)
 
 
 def test_bin_packing_scores_most_allocated(registry: PluginRegistry) -> None:
