@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import attrs
@@ -544,3 +545,17 @@ def test_shown_kube_config_says_the_call_budget_is_not_shown(tmp_path: Path, reg
     """kubesched's own plugin-call-budget-ms has no kube field: the YAML's header says it is left out."""
     text = render_kube_config(toml_config(tmp_path, registry, "plugin-call-budget-ms = 50\n"))
     assert "# Not shown: plugin-call-budget-ms" in text
+
+
+def test_docs_side_by_side_forms_are_the_same_profile(tmp_path: Path, registry: PluginRegistry) -> None:
+    """docs/profiles.md's TOML and YAML forms of one profile load to the same effective configuration."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "profiles.md").read_text(encoding="utf-8")
+    section = docs.split("The same profile in both forms", 1)[1]
+    toml_text = re.search(r"```toml\n(.*?)```", section, re.DOTALL)
+    yaml_text = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert toml_text is not None
+    assert yaml_text is not None
+    from_toml = toml_config(tmp_path, registry, toml_text.group(1))
+    from_kube = load_kube(tmp_path, registry, yaml_text.group(1))
+    assert (from_kube.settings, from_kube.profiles) == (from_toml.settings, from_toml.profiles)
+    assert from_kube.profiles[0].scheduler_name == "packer"
