@@ -389,3 +389,32 @@ class ZoneLookupFails(Plugin):
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         return 100 if _zone_of(node_info) == "zone-1" else 0
+
+
+@attrs.define
+class Unclonable:
+    """PreFilter state whose clone() has a bug."""
+
+    per_node: dict[str, int]
+
+    def clone(self) -> Unclonable:
+        scale = 100 // sum(self.per_node.values())  # the bug: every count may be 0
+        return Unclonable({node: count * scale for node, count in self.per_node.items()})
+
+
+UNCLONABLE_KEY = StateKey[Unclonable]("CloneRaises")
+
+
+class CloneRaises(Plugin):
+    """PreFilter writes state whose clone() raises TypeError (called by the framework, not by a hook)."""
+
+    name = "CloneRaises"
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        state.write(UNCLONABLE_KEY, Unclonable({n.name: 0 for n in nodes}))
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None

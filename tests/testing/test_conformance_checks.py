@@ -135,6 +135,16 @@ def test_an_exception_names_the_hook_pod_node_and_innermost_frames() -> None:
         f"broken_plugins.py:{hook + 2} in score (return 100 if _zone_of(node_info) == \"zone-1\" else 0)")
 
 
+def test_an_exception_outside_a_hook_names_its_innermost_frames() -> None:
+    """A state's clone() that raises (called by the suite, not a hook) fails the check with where it raised."""
+    result = run_check(CHECKS_BY_ID["pre-filter-state-clone"], PluginUnderTest(broken.CloneRaises))
+    assert result.outcome is Outcome.FAILED
+    line = inspect.getsourcelines(broken.Unclonable.clone)[1] + 1
+    assert result.detail == ("the plugin raised ZeroDivisionError: integer division or modulo by zero; innermost "
+                             f"frames: broken_plugins.py:{line} in clone (scale = 100 // sum(self.per_node.values())"
+                             "  # the bug: every count may be 0)")
+
+
 def test_the_checks_call_the_plugin_through_the_framework(monkeypatch: pytest.MonkeyPatch) -> None:
     """The suite drives kubesched.runtime.Framework: Filter reaches the plugin only through run_filter_plugins."""
     through: list[str] = []

@@ -9,7 +9,7 @@ import attrs
 
 from kubesched.testing.conformance.checks import CHECKS, Check, CheckFailed, CheckSkipped, explain
 from kubesched.testing.conformance.examples import default_nodes, default_pods
-from kubesched.testing.conformance.recorder import HookRaised
+from kubesched.testing.conformance.recorder import HookRaised, innermost_frames
 from kubesched.testing.conformance.subject import PluginUnderTest
 
 #: How to give the suite a cluster, for the failure of a check whose hooks the default examples never reached.
@@ -49,8 +49,10 @@ def run_check(check: Check, subject: PluginUnderTest) -> CheckResult:
         return CheckResult(check, Outcome.FAILED, str(exc))
     except HookRaised as exc:
         return CheckResult(check, Outcome.FAILED, str(exc))
-    except (Exception, SystemExit) as exc:
-        return CheckResult(check, Outcome.FAILED, f"the plugin raised {explain(exc)}")
+    except (Exception, SystemExit) as exc:  # outside a hook: a state's clone(), a property the check read
+        frames = innermost_frames(exc)
+        return CheckResult(check, Outcome.FAILED,
+                           f"the plugin raised {explain(exc)}" + (f"; innermost frames: {frames}" if frames else ""))
     unexercised = [hook for hook in check.exercises if subject.has(hook) and not subject.calls[hook]]
     if unexercised:
         defaults = list(subject.nodes) == list(default_nodes()) and list(subject.pods) == list(default_pods())
