@@ -70,7 +70,7 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     if not paths and not filenames:
         raise click.UsageError("give at least one PATH (or -f PATH; - reads standard input)")
     registry = PluginRegistry.discover()
-    config = load_config(profile, registry)
+    config = _load_profile(profile, registry)
     cluster_input = load([*filenames, *paths])
     unsettled: SimulationError | None = None
     try:
@@ -128,9 +128,9 @@ def profile() -> None:
     """Validate and inspect scheduling profiles."""
 
 
-def _load_profile(spec: str) -> SchedulerConfiguration:
+def _load_profile(spec: str, registry: PluginRegistry | None = None) -> SchedulerConfiguration:
     """Load a profile and print its warnings (settings read but not honoured) on stderr."""
-    config = load_config(spec, PluginRegistry.discover())
+    config = load_config(spec, registry or PluginRegistry.discover())
     for warning in config.warnings:
         click.echo(f"warning: {warning}", err=True)
     return config

@@ -100,3 +100,15 @@ def test_installed_command_round_trips_a_kube_config(run_cli: RunCli, tmp_path: 
     again = run_cli("profile", "show", str(write(tmp_path / "shown.toml", toml.stdout)), "--format",
                     "kube-scheduler-config")
     assert yaml.safe_load(again.stdout) == yaml.safe_load(kube.stdout)
+
+
+def test_simulate_prints_the_profile_warnings(tmp_path: Path) -> None:
+    """simulate --profile with a kube config naming volume plugins warns on stderr and still schedules."""
+    volume = "  plugins:\n    multiPoint:\n      enabled: [{name: VolumeBinding}]\n"
+    profile = write(tmp_path / "sched.yaml", KUBE.replace("schedulerName: packer", "schedulerName: default-scheduler")
+                    + volume)
+    node = write(tmp_path / "node.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                 'status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}\n')
+    result = invoke("simulate", str(node), "--profile", str(profile), "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    assert f"warning: {profile}: profiles[0]: ignoring VolumeBinding: " in result.stderr
