@@ -383,3 +383,17 @@ def test_simulation_never_overcommits_and_preempts_only_lower_priority(registry:
     assert never.isdisjoint(p.preemptor for p in result.preemptions)
     again = Simulation(workload.cluster_input(), config, registry, seed=seed).run()
     assert again.to_json() == result.to_json()
+
+
+@EXAMPLES
+@given(workloads(), st.integers(0, 2**16))
+def test_a_victim_is_marked_already_terminating_exactly_when_an_earlier_preemption_chose_it(
+        registry: PluginRegistry, workload: Workload, seed: int) -> None:
+    """No input pod is terminating, so a victim was already terminating iff an earlier preemption chose it."""
+    result = Simulation(workload.cluster_input(), load_config("default", registry), registry, seed=seed).run()
+    chosen: set[str] = set()
+    for preemption in result.preemptions:
+        assert [v in chosen for v in preemption.victims] == list(preemption.victims_already_terminating)
+        chosen.update(preemption.victims)
+    event("a victim chosen twice" if any(any(p.victims_already_terminating) for p in result.preemptions)
+          else "no victim chosen twice")
