@@ -36,6 +36,8 @@ POINT_KEYS = (MULTI_POINT, *(p.key for p in EXTENSION_POINTS))
 SETTINGS_KEYS = ("percentage-of-nodes-to-score", "pod-initial-backoff-seconds", "pod-max-backoff-seconds",
                  "plugin-call-budget-ms")
 PROFILE_KEYS = ("scheduler-name", "percentage-of-nodes-to-score", "plugins", "plugin-config")
+#: The largest Score plugin weight: kube-scheduler's weights are int32 (it accepts any positive one).
+MAX_WEIGHT = 2**31 - 1
 #: Documents nested deeper than this are rejected before anything walks them.
 MAX_DEPTH = 64
 
@@ -54,12 +56,15 @@ class Dialect:
     naming: Naming
     #: kube-scheduler cannot tell a weight of 0 from an unset one; kubesched's TOML rejects 0.
     zero_weight_is_unset: bool
+    #: kube-scheduler ignores a weight on a non-Score plugin or point; kubesched's TOML rejects it.
+    ignores_misplaced_weights: bool
 
 
 TOML = Dialect("scheduler-name", "percentage-of-nodes-to-score", "pod-initial-backoff-seconds",
-               "pod-max-backoff-seconds", {k: k for k in POINT_KEYS}, kebab, zero_weight_is_unset=False)
+               "pod-max-backoff-seconds", {k: k for k in POINT_KEYS}, kebab, zero_weight_is_unset=False,
+               ignores_misplaced_weights=False)
 KUBE = Dialect("schedulerName", "percentageOfNodesToScore", "podInitialBackoffSeconds", "podMaxBackoffSeconds",
-               {k: camel(k) for k in POINT_KEYS}, camel, zero_weight_is_unset=True)
+               {k: camel(k) for k in POINT_KEYS}, camel, zero_weight_is_unset=True, ignores_misplaced_weights=True)
 
 
 @attrs.frozen
@@ -272,20 +277,26 @@ class _Resolver:
                 if point is None and not spec.points:
                     raise _fail(f"plugin {entry.name!r} implements no extension point", f"{key}.name")
                 if entry.weight is not None:
-                    self._check_weight(entry, spec.implements(POINTS_BY_KEY["score"]), point_key, f"{key}.weight")
+                    self._check_weight(entry, spec.implements(POINTS_BY_KEY["score"]), point_key, f"{key}.weight",
+                                       self.raw.dialect)
             for i, name in enumerate(plugin_set.disabled):
                 if name != "*":
                     self._known(name, f"{base}.disabled[{i}].name")
 
     @staticmethod
-    def _check_weight(entry: PluginEntry, scores: bool, point_key: str, key: str) -> None:
+    def _check_weight(entry: PluginEntry, scores: bool, point_key: str, key: str, dialect: Dialect) -> None:
         if point_key not in ("score", MULTI_POINT) or not scores:
+            if dialect.ignores_misplaced_weights:
+                return
             raise _fail(f"a weight only applies to Score plugins; {entry.name!r} is not a Score plugin"
                         if not scores else "a weight only applies at the score or multi-point extension point",
                         key)
         assert entry.weight is not None
-        if not 0 < entry.weight <= 100:
-            raise _fail(f"Invalid value: {show(entry.weight)}: a weight must be in (0, 100]", key)
+        if entry.weight <= 0:
+            raise _fail(f"Invalid value: {show(entry.weight)}: a weight must be greater than 0", key)
+        if entry.weight > MAX_WEIGHT:
+            raise _fail(f"Invalid value: {show(entry.weight)}: a weight must be at most {MAX_WEIGHT} "
+                        "(kube-scheduler's weights are int32)", key)
 
     def resolve(self) -> Profile:
         self._check_user_sets()

@@ -291,6 +291,19 @@ profiles:
     assert ("ImageLocality", 1) in [(e.name, e.weight) for e in config.profiles[0].enabled("score")]
 
 
+def test_weight_where_it_does_not_apply_is_ignored_as_in_kube_scheduler(tmp_path: Path,
+                                                                        registry: PluginRegistry) -> None:
+    """kube-scheduler v1.32 runs with a weight on a Filter entry and ignores it; so does a kube config here."""
+    text = HEADER + """
+profiles:
+- plugins:
+    filter:
+      enabled: [{name: TaintToleration, weight: 5}]
+"""
+    weighted = load_kube(tmp_path, registry, text)
+    assert weighted.profiles == load_kube(tmp_path, registry, text.replace(", weight: 5", "")).profiles
+
+
 def test_args_type_meta_is_accepted(tmp_path: Path, registry: PluginRegistry) -> None:
     """Args may carry apiVersion and kind, as kube-scheduler writes them."""
     config = load_kube(tmp_path, registry, HEADER + """

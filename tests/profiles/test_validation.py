@@ -91,12 +91,13 @@ enabled = [{ name = "TaintToleration", weight = 2 }]
 [profiles.plugins.score]
 enabled = [{ name = "TaintToleration", weight = 0 }]
 """, "profiles[0].plugins.score.enabled[0].weight",
-        "Invalid value: 0: a weight must be in (0, 100]", id="weight-0"),
+        "Invalid value: 0: a weight must be greater than 0", id="weight-0"),
     pytest.param(PROFILE + """
 [profiles.plugins.multi-point]
-enabled = [{ name = "TaintToleration", weight = 101 }]
+enabled = [{ name = "TaintToleration", weight = 2147483648 }]
 """, "profiles[0].plugins.multi-point.enabled[0].weight",
-        "Invalid value: 101: a weight must be in (0, 100]", id="weight-101"),
+        "Invalid value: 2147483648: a weight must be at most 2147483647 (kube-scheduler's weights are int32)",
+        id="weight-beyond-int32"),
     pytest.param(PROFILE + """
 [profiles.plugins.filters]
 enabled = [{ name = "NodeName" }]
@@ -233,7 +234,8 @@ def test_unknown_shipped_profile_suggests_a_name(registry: PluginRegistry) -> No
     with pytest.raises(ProfileError) as caught:
         load_config("defualt", registry)
     assert str(caught.value) == (f"no shipped profile named 'defualt' (did you mean 'default'?); shipped profiles: "
-                                 f"{', '.join(shipped_profiles())} (or give the path of a .toml profile or a KubeSchedulerConfiguration .yaml)")
+                                 f"{', '.join(shipped_profiles())} (or give the path of a .toml profile or a "
+                                 "KubeSchedulerConfiguration .yaml)")
 
 
 def test_missing_profile_file_names_the_file(tmp_path: Path, registry: PluginRegistry) -> None:
@@ -251,3 +253,12 @@ def test_profile_that_is_not_utf8_names_the_file(tmp_path: Path, registry: Plugi
     with pytest.raises(ProfileError) as caught:
         load_config(str(path), registry)
     assert str(caught.value) == f"{path}: not UTF-8 text: byte 5 cannot be decoded"
+
+
+def test_a_weight_above_100_is_accepted_as_by_kube_scheduler(tmp_path: Path, registry: PluginRegistry) -> None:
+    """kube-scheduler v1.32 runs with a Score weight of 200, so kubesched accepts it too."""
+    path = tmp_path / "profile.toml"
+    path.write_text(PROFILE + '[profiles.plugins.score]\nenabled = [{ name = "TaintToleration", weight = 200 }]\n',
+                    encoding="utf-8")
+    profile = load_config(str(path), registry).profiles[0]
+    assert ("TaintToleration", 200) in [(e.name, e.weight) for e in profile.enabled("score")]
