@@ -90,8 +90,8 @@ def parse_kube_config(document: object, registry: PluginRegistry, source: str = 
             raise _fail("Unsupported value: kubesched cannot call scheduler extenders (HTTP webhooks); "
                         "remove them to simulate without them", "extenders")
         if "parallelism" in top and top["parallelism"] is not None and _int(top["parallelism"], "parallelism") <= 0:
-            raise _fail(f"Invalid value: {show(top['parallelism'])}: should be an integer greater than 0",
-                        "parallelism")
+            raise _fail(f"Invalid value: {show(top['parallelism'])}: should be an integer value greater than "
+                        "zero", "parallelism")
         settings = parse_settings(top, KUBE)
         raw_profiles = top.get("profiles") or [{}]
         if not isinstance(raw_profiles, list):

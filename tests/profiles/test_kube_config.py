@@ -438,7 +438,8 @@ profiles:
     pytest.param("percentageOfNodeToScore: 5\n",
                  "sched.yaml: percentageOfNodeToScore: unknown key (did you mean 'percentageOfNodesToScore'?)",
                  id="unknown-top-level-field"),
-    pytest.param("parallelism: 0\n", "sched.yaml: parallelism: Invalid value: 0: should be an integer greater than 0",
+    pytest.param("parallelism: 0\n",
+                 "sched.yaml: parallelism: Invalid value: 0: should be an integer value greater than zero",
                  id="parallelism"),
     pytest.param("extenders:\n- urlPrefix: http://127.0.0.1:8888/\n  filterVerb: filter\n",
                  "sched.yaml: extenders: Unsupported value: kubesched cannot call scheduler extenders (HTTP "
