@@ -8,6 +8,7 @@ runs right away, or later if Permit made the pod wait.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -75,7 +76,7 @@ class AttemptObserver(Protocol):
         """The attempt failed with ``status`` (in the scheduling or the binding cycle); the pod is requeued."""
 
     def assumed_pod_forgotten(self, pod: Pod, woken: Sequence[Pod]) -> None:
-        """``pod``'s binding cycle failed and its reservation was dropped; ``woken`` are the pods attempted while
+        """``pod``'s binding cycle failed and its reservation was dropped; ``woken`` are the pods that failed while
         it was reserved, moved for another try because its room is free again."""
 
 
@@ -113,8 +114,8 @@ class _Binding:
     queued: QueuedPodInfo
     assumed: PodInfo
     node_name: str
-    #: The scheduling cycle that assumed the pod: pods attempted after it saw the reservation.
-    cycle: int
+    #: When the pod was assumed (the scheduler's sequence): pods that failed after that saw its reservation.
+    assumed_at: int
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -173,8 +174,9 @@ class Scheduler:
         #: Told when attempts start and fail (the simulator's settling policy); None tells nobody.
         self.attempt_observer: AttemptObserver | None = None
         self._parked: dict[str, _Binding] = {}
-        # The scheduling cycle of each queued pod's latest attempt.
-        self._attempt_cycle: dict[str, int] = {}
+        # Orders assumptions and failures: a pod that failed after a pod was assumed saw that pod's reservation.
+        self._sequence = itertools.count()
+        self._failed_at: dict[str, int] = {}
 
     # -- event handlers (the informers) ------------------------------------------------------------
     def on_node_add(self, node: Node) -> None:
@@ -195,7 +197,7 @@ class Scheduler:
         """A pod appeared: assigned pods go to the cache, unassigned ones to the queue of their profile."""
         if pod.spec.node_name:
             self.cache.add_pod(pod)
-            self._attempt_cycle.pop(pod.uid, None)
+            self._failed_at.pop(pod.uid, None)
             # Only the rejecting plugins' queueing hints can tell whether a new assigned pod helps a pod.
             self.queue.move_all_to_active_or_backoff(
                 lambda info: self.frameworks[info.pod.spec.scheduler_name].assigned_pod_may_help(info, pod))
@@ -218,7 +220,7 @@ class Scheduler:
     def on_pod_delete(self, pod: Pod) -> None:
         """A pod is gone."""
         self.ignored.pop(pod.uid, None)
-        self._attempt_cycle.pop(pod.uid, None)
+        self._failed_at.pop(pod.uid, None)
         if pod.spec.node_name:
             self.cache.remove_pod(pod)
             self.queue.move_all_to_active_or_backoff()
@@ -249,7 +251,6 @@ class Scheduler:
         if queued is None:
             return False
         pod = queued.pod
-        self._attempt_cycle[pod.uid] = self.queue.scheduling_cycle
         if self.attempt_observer is not None:
             self.attempt_observer.attempt_started(pod)
         framework = self.frameworks[pod.spec.scheduler_name]
@@ -295,7 +296,7 @@ class Scheduler:
             framework.run_reserve_plugins_unreserve(state, assumed.pod, host)
             self.cache.forget_pod(assumed.pod)
             raise self._single_node_failure(pod, host, status)
-        binding = _Binding(framework, state, queued, assumed, host, self.queue.scheduling_cycle)
+        binding = _Binding(framework, state, queued, assumed, host, next(self._sequence))
         if status is not None:  # Wait: the binding cycle resumes when the waiting pod is resolved
             self._parked[pod.uid] = binding
             return None
@@ -462,8 +463,8 @@ class Scheduler:
 
         def saw_reservation(info: QueuedPodInfo) -> bool:
             # As handleBindingCycleError, forgetting the assumed pod is an AssignedPodDelete event; it is news
-            # only to pods attempted while the pod held its room (not to the pod itself, nor to earlier failures).
-            if self._attempt_cycle.get(info.pod.uid, -1) <= binding.cycle:
+            # only to pods that failed while the pod held its room (not to the pod itself, nor to earlier failures).
+            if info.pod.uid == pod.uid or self._failed_at.get(info.pod.uid, -1) < binding.assumed_at:
                 return False
             if not info.gating_plugin:
                 woken.append(info.pod)
@@ -479,7 +480,7 @@ class Scheduler:
             if forgotten:
                 self.queue.move_all_to_active_or_backoff(saw_reservation)
             self._handle_failure(binding.queued, failure)
-        if self.attempt_observer is not None:
+        if forgotten and self.attempt_observer is not None:
             self.attempt_observer.assumed_pod_forgotten(pod, woken)
 
     # -- failures ----------------------------------------------------------------------------------
@@ -487,6 +488,7 @@ class Scheduler:
         status = failure.status
         pod = queued.pod
         reason = POD_REASON_UNSCHEDULABLE if status.is_rejected() else POD_REASON_SCHEDULER_ERROR
+        self._failed_at[pod.uid] = next(self._sequence)
         if failure.fit_error is not None:
             queued.unschedulable_plugins = set(failure.fit_error.diagnosis.unschedulable_plugins)
             queued.pending_plugins = set(failure.fit_error.diagnosis.pending_plugins)
