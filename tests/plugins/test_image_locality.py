@@ -2,7 +2,7 @@
 
 Score = 100 * (clamp(sum, 23 MiB, 1000 MiB * containers) - 23 MiB) // (1000 MiB * containers - 23 MiB), where sum adds,
 for every init and regular container whose image the node holds, int(size * nodes_with_image / all_nodes).
-Clusters are built with the kit (plugin_framework), whose snapshots share image states as the scheduler cache does.
+Clusters are built with the kit (plugin_instance), whose snapshots share image states as the scheduler cache does.
 """
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.plugin import extension_points, marked_hooks
 from kubesched.plugins.image_locality import ImageLocality, normalized_image_name
-from kubesched.runtime import Framework
-from kubesched.testing import plugin_framework
+from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
 
 MB = 1024 * 1024
 DIGEST = "sha256:" + "ab" * 32
 
 
-def cluster(*nodes: Node) -> Framework:
-    """The plugin over a cluster of ``nodes``; its snapshot has the image states a scheduler cache records."""
-    return plugin_framework(ImageLocality, nodes=nodes)
+def cluster(*nodes: Node) -> ImageLocality:
+    """The plugin over a cluster of ``nodes``; its handle's snapshot has the image states a scheduler cache
+    records."""
+    return plugin_instance(ImageLocality, nodes=nodes)
 
 
 def running(*images: str) -> Pod:
@@ -37,8 +37,8 @@ def running(*images: str) -> Pod:
 
 def scores(pod: Pod, *nodes: Node) -> list[int]:
     """The pod's score on every node of a cluster made of exactly ``nodes``, in the given order."""
-    framework = cluster(*nodes)
-    plugin, snapshot = framework.plugins[ImageLocality.name], framework.snapshot
+    plugin = cluster(*nodes)
+    snapshot = plugin.handle.snapshot
     result = []
     for node in nodes:
         info = snapshot.get(node.name)
@@ -106,10 +106,10 @@ def test_total_is_every_node_of_the_snapshot() -> None:
     counts 500 MiB -> 48."""
     nodes = [with_image("n1", 1000 * MB, "app:1"), with_image("n2", 1000 * MB, "app:1"),
              make_node("n3").obj(), make_node("n4").obj()]
-    framework = cluster(*nodes)
-    info = framework.snapshot.get("n1")
+    plugin = cluster(*nodes)
+    info = plugin.handle.snapshot.get("n1")
     assert info is not None
-    assert framework.plugins[ImageLocality.name].score(CycleState(), running("app:1"), info) == 48
+    assert plugin.score(CycleState(), running("app:1"), info) == 48
 
 
 THRESHOLD_CASES = [
