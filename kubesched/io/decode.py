@@ -471,7 +471,7 @@ def _system_class_problem(name: str, value: int, global_default: bool) -> str:
     """Why a ``system-`` class is not one of the API server's own (scheduling.IsKnownSystemPriorityClass)."""
     known = {pc.name: pc for pc in builtin_priority_classes()}.get(name)
     if known is None:
-        return f"{name} is not a known system priority class"
+        return f"{f.escape(name)} is not a known system priority class"
     if known.value != value:
         return f"value of {name} PriorityClass must be {known.value}"
     if known.global_default != global_default:

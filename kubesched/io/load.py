@@ -196,7 +196,9 @@ def _read(file: Path) -> tuple[str, str]:
     name = _display(file)
     try:
         if str(file) == STDIN:
-            return name, sys.stdin.read()
+            # Bytes, decoded here: a text stdin may decode leniently (surrogateescape) and hide bad UTF-8.
+            raw = getattr(sys.stdin, "buffer", None)
+            return name, raw.read().decode("utf-8") if raw is not None else sys.stdin.read()
         return name, file.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"cannot read: not UTF-8 text (byte {exc.start})", file=name) from None

@@ -92,6 +92,12 @@ def test_errors_in_standard_input_are_located_at_stdin() -> None:
     assert err == 'error: <stdin>: pods/default/web: spec.nodeName: node "ghost" is not in the input\n'
 
 
+def test_standard_input_that_is_not_utf8_is_a_located_error() -> None:
+    """Bytes that are not UTF-8 on standard input are reported like a file that is not UTF-8."""
+    result = CliRunner().invoke(main, ["simulate", "-"], input=b"kind: Pod\nmetadata: {name: \xff}\n")
+    assert (result.exit_code, result.stderr) == (1, "error: <stdin>: cannot read: not UTF-8 text (byte 27)\n")
+
+
 @pytest.mark.parametrize(("text", "why"), [
     ("", "the input has no pods"),
     ("kind: StatefulSet\nmetadata: {name: db}\nspec: {selector: {matchLabels: {app: db}}}\n",
