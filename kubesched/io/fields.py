@@ -16,11 +16,14 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from kubesched.api.quantity import Quantity, QuantityError
-from kubesched.api.validation import MAX_SHOWN, escape, quote
+
+# escape and quote are re-exported for the decoders.
+from kubesched.api.validation import MAX_SHOWN
+from kubesched.api.validation import escape as escape
+from kubesched.api.validation import quote as quote
 from kubesched.errors import InputError
 
 T = TypeVar("T")
-__all__ = ["escape", "quote"]  # re-exported for the decoders
 
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
 
@@ -109,11 +112,6 @@ def report(path: str, message: str) -> None:
     if sink is None:
         raise error
     sink.append(error)
-
-
-def fail(path: str, message: str) -> InputError:
-    """An input error at ``path``."""
-    return InputError(message, field=path)
 
 
 def _wrong_type(value: object, path: str, expected: str) -> None:
