@@ -54,7 +54,7 @@ _KINDS: dict[str, tuple[str, bool]] = {
 
 
 class InputErrorList(KubeschedError):  # noqa: N818 - a list of InputError
-    """Every error found in the input, grouped by file in input order."""
+    """Every error found in the input, sorted by file (in input order) and position, each made one line."""
 
     def __init__(self, errors: Sequence[InputError]) -> None:
         self.errors = [_one_line(e) for e in errors]
@@ -91,7 +91,6 @@ class _Entry:
     order: tuple[int, ...]
     where: str
     value: Any
-    valid: bool
 
 
 def _one_line(error: InputError) -> InputError:
@@ -335,7 +334,7 @@ class _Run:
                                          obj=name))
             return
         self.seen[name] = file
-        self.entries.append(_Entry(file, order, name, value, valid=not problems))
+        self.entries.append(_Entry(file, order, name, value))
 
     def check_uids(self) -> None:
         """Give objects without a uid one derived from their name; every uid, given or derived, must be unique."""
@@ -353,7 +352,6 @@ class _Run:
                 self.error(entry.order, InputError(f"Duplicate value: {quote(uid)}: also the uid of {other.where} "
                                                    f"(in {other.file})", file=entry.file, obj=entry.where,
                                                    field="metadata.uid"))
-                entry.valid = False
                 continue
             owners[uid] = entry
         for entry, uid in derived:
@@ -363,7 +361,6 @@ class _Run:
                     f"Duplicate value: {quote(uid)}: kubesched derives this uid for {entry.where} (in {entry.file}), "
                     "which has none; give one of them another uid", file=other.file, obj=other.where,
                     field="metadata.uid"))
-                entry.valid = False
                 continue
             meta = entry.value.metadata
             entry.value = attrs.evolve(entry.value, metadata=attrs.evolve(meta, uid=uid))
