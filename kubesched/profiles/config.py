@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -86,16 +86,65 @@ class SchedulerConfiguration:
     warnings: tuple[str, ...] = ()
 
 
+T = TypeVar("T")
+
+
+class ProfileErrorList(ProfileError):  # noqa: N818 - a list of ProfileError
+    """Several problems in one profile file, reported together: one line each (the first is this error's own)."""
+
+    def __init__(self, errors: Sequence[ProfileError]) -> None:
+        self.errors = tuple(errors)
+        first = self.errors[0]
+        super().__init__(first.message, file=first.file, key=first.key)
+
+    def located(self, *, file: str | None = None, key_prefix: str | None = None) -> ProfileErrorList:
+        """Every error located the same way."""
+        return ProfileErrorList([e.located(file=file, key_prefix=key_prefix) for e in self.errors])
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.errors)
+
+
+class Problems:
+    """Collects the problems of independent parts of a file, so that one run reports every one of them."""
+
+    def __init__(self) -> None:
+        self.errors: list[ProfileError] = []
+
+    def add(self, error: ProfileError) -> None:
+        """Record an error (each of several); one per key path, as one mistake can fail several checks there."""
+        for each in error.errors if isinstance(error, ProfileErrorList) else (error,):
+            if not any(e.key == each.key for e in self.errors):
+                self.errors.append(each)
+
+    def check(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
+        """``function(*args, **kwargs)``, or None with its ProfileError recorded."""
+        try:
+            return function(*args, **kwargs)
+        except ProfileError as exc:
+            self.add(exc)
+            return None
+
+    def raise_any(self) -> None:
+        """Raise what was recorded: the error itself when there is one, all of them when there are several."""
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise ProfileErrorList(self.errors)
+
+
 # -- parsing ----------------------------------------------------------------------------------------
 def _fail(message: str, key: str) -> ProfileError:
     return ProfileError(message, key=key)
 
 
 def _check_keys(table: Mapping[str, Any], allowed: Sequence[str], path: str) -> None:
+    problems = Problems()
     for key in table:
         if key not in allowed:
-            hint = did_you_mean(key, allowed) or f" (expected one of: {', '.join(allowed)})"
-            raise _fail(f"unknown key{hint}", f"{path}.{key}" if path else key)
+            hint = did_you_mean(str(key), allowed) or f" (expected one of: {', '.join(allowed)})"
+            problems.add(_fail(f"unknown key{hint}", f"{path}.{key}" if path else str(key)))
+    problems.raise_any()
 
 
 def _table(value: object, key: str) -> Mapping[str, Any]:
@@ -114,35 +163,43 @@ def _parse_entries(value: object, key: str, *, allow_weight: bool,
                    dialect: Dialect = TOML) -> tuple[PluginEntry, ...]:
     if not isinstance(value, list):
         raise _fail("expected an array of tables like [{ name = \"X\" }]", key)
-    entries = []
-    for i, item in enumerate(value):
-        item_key = f"{key}[{i}]"
-        table = _table(item, item_key)
-        _check_keys(table, ("name", "weight") if allow_weight else ("name",), item_key)
-        name = table.get("name")
-        if not isinstance(name, str) or not name:
-            raise _fail("expected a plugin name (a non-empty string)", f"{item_key}.name")
-        weight = None
-        if "weight" in table:
-            weight = _int(table["weight"], f"{item_key}.weight")
-            if weight == 0 and dialect.zero_weight_is_unset:
-                weight = None
-        entries.append(PluginEntry(name, weight))
-    return tuple(entries)
+    problems = Problems()
+    entries = [problems.check(_parse_entry, item, f"{key}[{i}]", allow_weight, dialect) for i, item in enumerate(value)]
+    problems.raise_any()
+    return tuple(e for e in entries if e is not None)
+
+
+def _parse_entry(item: object, key: str, allow_weight: bool, dialect: Dialect) -> PluginEntry:
+    table = _table(item, key)
+    _check_keys(table, ("name", "weight") if allow_weight else ("name",), key)
+    name = table.get("name")
+    if not isinstance(name, str) or not name:
+        raise _fail("expected a plugin name (a non-empty string)", f"{key}.name")
+    weight = None
+    if "weight" in table:
+        weight = _int(table["weight"], f"{key}.weight")
+        if weight == 0 and dialect.zero_weight_is_unset:
+            weight = None
+    return PluginEntry(name, weight)
 
 
 def _parse_plugins(value: object, key: str) -> dict[str, PluginSet]:
     table = _table(value, key)
     _check_keys(table, POINT_KEYS, key)
-    sets = {}
-    for point, raw in table.items():
-        point_key = f"{key}.{point}"
-        point_table = _table(raw, point_key)
-        _check_keys(point_table, ("enabled", "disabled"), point_key)
-        enabled = _parse_entries(point_table.get("enabled", []), f"{point_key}.enabled", allow_weight=True)
-        disabled = _parse_entries(point_table.get("disabled", []), f"{point_key}.disabled", allow_weight=False)
-        sets[point] = PluginSet(enabled, tuple(e.name for e in disabled))
-    return sets
+    problems = Problems()
+    sets = {point: problems.check(_parse_point, raw, f"{key}.{point}") for point, raw in table.items()}
+    problems.raise_any()
+    return {point: plugin_set for point, plugin_set in sets.items() if plugin_set is not None}
+
+
+def _parse_point(raw: object, key: str) -> PluginSet:
+    table = _table(raw, key)
+    problems = Problems()
+    problems.check(_check_keys, table, ("enabled", "disabled"), key)
+    enabled = problems.check(_parse_entries, table.get("enabled", []), f"{key}.enabled", allow_weight=True)
+    disabled = problems.check(_parse_entries, table.get("disabled", []), f"{key}.disabled", allow_weight=False)
+    problems.raise_any()
+    return PluginSet(enabled or (), tuple(e.name for e in disabled or ()))
 
 
 @attrs.frozen
@@ -166,16 +223,22 @@ class RawProfile:
 
 def _parse_profile(raw: object, key: str, default_name: str | None) -> RawProfile:
     table = _table(raw, key)
-    _check_keys(table, PROFILE_KEYS, key)
+    problems = Problems()
+    problems.check(_check_keys, table, PROFILE_KEYS, key)
     name = table.get("scheduler-name", default_name)
     if not isinstance(name, str) or not name:
-        raise _fail("Required value: every profile needs a scheduler-name", f"{key}.scheduler-name")
+        problems.add(_fail("Required value: every profile needs a scheduler-name", f"{key}.scheduler-name"))
     percentage = None
     if "percentage-of-nodes-to-score" in table:
-        percentage = _percentage(table["percentage-of-nodes-to-score"], f"{key}.percentage-of-nodes-to-score")
-    plugins = _parse_plugins(table.get("plugins", {}), f"{key}.plugins")
-    config = _table(table.get("plugin-config", {}), f"{key}.plugin-config")
-    args_keys = {str(name): f"{key}.plugin-config.{name}" for name in config}
+        percentage = problems.check(_percentage, table["percentage-of-nodes-to-score"],
+                                    f"{key}.percentage-of-nodes-to-score")
+    plugins = problems.check(_parse_plugins, table.get("plugins", {}), f"{key}.plugins")
+    config = problems.check(_table, table.get("plugin-config", {}), f"{key}.plugin-config")
+    problems.raise_any()
+    assert isinstance(name, str)
+    assert plugins is not None
+    assert config is not None
+    args_keys = {str(plugin): f"{key}.plugin-config.{plugin}" for plugin in config}
     return RawProfile(key, name, percentage, plugins, config, args_keys, f"{key}.plugin-config")
 
 
@@ -192,18 +255,35 @@ _MAX_SECONDS = 2**63 - 1
 
 def parse_settings(document: Mapping[str, Any], dialect: Dialect = TOML) -> SchedulerSettings:
     """The scheduler-wide settings of a document, defaulted and validated as kube-scheduler does."""
-    percentage = _percentage(_value(document, dialect.percentage, 0), dialect.percentage)
+    problems = Problems()
+    percentage = problems.check(_percentage, _value(document, dialect.percentage, 0), dialect.percentage)
+    initial = problems.check(_initial_backoff, document, dialect)
+    maximum = problems.check(_max_backoff, document, dialect, initial)
+    budget = problems.check(_call_budget, document)
+    problems.raise_any()
+    assert percentage is not None
+    assert initial is not None
+    assert maximum is not None
+    return SchedulerSettings(percentage, float(initial), float(maximum), budget)
+
+
+def _initial_backoff(document: Mapping[str, Any], dialect: Dialect) -> int:
     initial = _int(_value(document, dialect.initial_backoff, 1), dialect.initial_backoff)
     if not 0 < initial <= _MAX_SECONDS:
         raise _fail(f"Invalid value: {show(initial)}: must be greater than 0"
                     if initial <= 0 else f"Invalid value: {show(initial)}: must be at most {_MAX_SECONDS}",
                     dialect.initial_backoff)
+    return initial
+
+
+def _max_backoff(document: Mapping[str, Any], dialect: Dialect, initial: int | None) -> int:
+    """The maximum backoff; compared with the initial one only when that one is valid."""
     maximum = _int(_value(document, dialect.max_backoff, 10), dialect.max_backoff)
-    if not initial <= maximum <= _MAX_SECONDS:
+    if not (initial or 0) <= maximum <= _MAX_SECONDS:
         raise _fail(f"Invalid value: {show(maximum)}: must be greater than or equal to {dialect.initial_backoff}"
-                    if maximum < initial else f"Invalid value: {show(maximum)}: must be at most {_MAX_SECONDS}",
+                    if maximum < (initial or 0) else f"Invalid value: {show(maximum)}: must be at most {_MAX_SECONDS}",
                     dialect.max_backoff)
-    return SchedulerSettings(percentage, float(initial), float(maximum), _call_budget(document))
+    return maximum
 
 
 def _call_budget(document: Mapping[str, Any]) -> float | None:
@@ -263,25 +343,27 @@ class _Resolver:
         if name not in self.registry:
             raise _fail(f"unknown plugin {name!r}{self.registry.suggest(name)}", key)
 
-    def _check_user_sets(self) -> None:
+    def _check_user_sets(self, problems: Problems) -> None:
         for point_key, plugin_set in self.raw.plugins.items():
             base = self.raw.point_key(point_key)
-            point = POINTS_BY_KEY.get(point_key)
             for i, entry in enumerate(plugin_set.enabled):
-                key = f"{base}.enabled[{i}]"
-                self._known(entry.name, f"{key}.name")
-                spec = self.registry[entry.name]
-                if point is not None and not spec.implements(point):
-                    raise _fail(f"plugin {entry.name!r} does not implement the {point.name} extension point "
-                                f"(it implements: {_point_names(spec.points)})", f"{key}.name")
-                if point is None and not spec.points:
-                    raise _fail(f"plugin {entry.name!r} implements no extension point", f"{key}.name")
-                if entry.weight is not None:
-                    self._check_weight(entry, spec.implements(POINTS_BY_KEY["score"]), point_key, f"{key}.weight",
-                                       self.raw.dialect)
+                problems.check(self._check_enabled, entry, point_key, f"{base}.enabled[{i}]")
             for i, name in enumerate(plugin_set.disabled):
                 if name != "*":
-                    self._known(name, f"{base}.disabled[{i}].name")
+                    problems.check(self._known, name, f"{base}.disabled[{i}].name")
+
+    def _check_enabled(self, entry: PluginEntry, point_key: str, key: str) -> None:
+        point = POINTS_BY_KEY.get(point_key)
+        self._known(entry.name, f"{key}.name")
+        spec = self.registry[entry.name]
+        if point is not None and not spec.implements(point):
+            raise _fail(f"plugin {entry.name!r} does not implement the {point.name} extension point "
+                        f"(it implements: {_point_names(spec.points)})", f"{key}.name")
+        if point is None and not spec.points:
+            raise _fail(f"plugin {entry.name!r} implements no extension point", f"{key}.name")
+        if entry.weight is not None:
+            self._check_weight(entry, spec.implements(POINTS_BY_KEY["score"]), point_key, f"{key}.weight",
+                               self.raw.dialect)
 
     @staticmethod
     def _check_weight(entry: PluginEntry, scores: bool, point_key: str, key: str, dialect: Dialect) -> None:
@@ -299,22 +381,26 @@ class _Resolver:
                         "(kube-scheduler's weights are int32)", key)
 
     def resolve(self) -> Profile:
-        self._check_user_sets()
+        problems = Problems()
+        self._check_user_sets(problems)
+        problems.raise_any()  # merging needs every named plugin to exist
         merged = {key: merge_plugin_set(_default_sets().get(key, PluginSet()), self.raw.plugins.get(key, PluginSet()))
                   for key in POINT_KEYS}
         multi = merged[MULTI_POINT]
         points: dict[str, tuple[PluginEntry, ...]] = {}
         for point in EXTENSION_POINTS:
-            points[point.key] = self._expand(point, merged[point.key], multi)
+            points[point.key] = problems.check(self._expand, point, merged[point.key], multi) or ()
         weights: dict[str, int] = {}
         for entry in (*merged["score"].enabled, *multi.enabled):
             if entry.name in weights or not self.registry[entry.name].implements(POINTS_BY_KEY["score"]):
                 continue
             weights[entry.name] = entry.weight or 1
         points["score"] = tuple(PluginEntry(e.name, weights[e.name]) for e in points["score"])
-        self._check_counts(points)
+        self._check_counts(points, problems)
         profile = Profile(self.raw.scheduler_name, points, percentage_of_nodes_to_score=self.raw.percentage)
-        return attrs.evolve(profile, plugin_args=self._args(profile))
+        args = self._args(profile, problems)
+        problems.raise_any()
+        return attrs.evolve(profile, plugin_args=args)
 
     def _expand(self, point: ExtensionPoint, specific: PluginSet, multi: PluginSet) -> tuple[PluginEntry, ...]:
         specific_names = [e.name for e in specific.enabled]
@@ -340,35 +426,42 @@ class _Resolver:
                   [n for n in specific_names if n not in overrides]
         return tuple(PluginEntry(n) for n in ordered)
 
-    def _check_counts(self, points: Mapping[str, tuple[PluginEntry, ...]]) -> None:
+    def _check_counts(self, points: Mapping[str, tuple[PluginEntry, ...]], problems: Problems) -> None:
         name = self.raw.scheduler_name
         queue_sort = points["queue-sort"]
         if len(queue_sort) != 1:
-            raise _fail(f"only one queue sort plugin required for profile with scheduler name {show(name)}, "
-                        f"but got {len(queue_sort)}", self.raw.point_key("queue-sort"))
+            problems.add(_fail(f"only one queue sort plugin required for profile with scheduler name {show(name)}, "
+                        f"but got {len(queue_sort)}", self.raw.point_key("queue-sort")))
         if not points["bind"]:
-            raise _fail(f"at least one bind plugin is needed for profile with scheduler name {show(name)}",
-                        self.raw.point_key("bind"))
+            problems.add(_fail(f"at least one bind plugin is needed for profile with scheduler name {show(name)}",
+                               self.raw.point_key("bind")))
 
-    def _args(self, profile: Profile) -> dict[str, Any]:
+    def _args(self, profile: Profile, problems: Problems) -> dict[str, Any]:
         keys = self.raw.args_keys
-        for name in self.raw.plugin_config:
-            self._known(name, keys[name])
-            if self.registry[name].args_class is None:
-                raise _fail(f"plugin {name!r} takes no args", keys[name])
+        configured = [name for name in self.raw.plugin_config if problems.check(self._takes_args, name, keys[name])]
         args: dict[str, Any] = {}
-        for name in sorted({*profile.plugin_names(), *self.raw.plugin_config}):
+        for name in sorted({*profile.plugin_names(), *configured}):
             args_class = self.registry[name].args_class
             if args_class is None:
                 continue
-            raw = self.raw.plugin_config.get(name)
-            key = keys.get(name, self.raw.args_key)
-            try:
-                args[name] = structure(args_class, _table({} if raw is None else raw, key), self.raw.dialect.naming)
-            except ArgsError as exc:
-                joiner = "" if exc.key.startswith("[") else "."
-                raise _fail(exc.message, f"{key}{joiner}{exc.key}" if exc.key else key) from None
+            structured = problems.check(self._structure, name, args_class, keys.get(name, self.raw.args_key))
+            if structured is not None:
+                args[name] = structured
         return args
+
+    def _takes_args(self, name: str, key: str) -> bool:
+        self._known(name, key)
+        if self.registry[name].args_class is None:
+            raise _fail(f"plugin {name!r} takes no args", key)
+        return True
+
+    def _structure(self, name: str, args_class: type[Any], key: str) -> Any:
+        raw = self.raw.plugin_config.get(name)
+        try:
+            return structure(args_class, _table({} if raw is None else raw, key), self.raw.dialect.naming)
+        except ArgsError as exc:
+            joiner = "" if exc.key.startswith("[") else "."
+            raise _fail(exc.message, f"{key}{joiner}{exc.key}" if exc.key else key) from None
 
 
 def _point_names(points: Sequence[ExtensionPoint]) -> str:
@@ -380,14 +473,19 @@ def parse_config(document: Mapping[str, Any], registry: PluginRegistry, source: 
     """Validate and resolve a parsed profile document; errors carry ``source`` and the key path."""
     try:
         check_depth(document)
-        _check_keys(document, (*SETTINGS_KEYS, "profiles"), "")
-        settings = parse_settings(document)
+        problems = Problems()
+        problems.check(_check_keys, document, (*SETTINGS_KEYS, "profiles"), "")
+        settings = problems.check(parse_settings, document)
         raw_profiles = document.get("profiles", [{}])
         if not isinstance(raw_profiles, list) or not raw_profiles:
-            raise _fail("expected one or more [[profiles]] tables", "profiles")
+            problems.add(_fail("expected one or more [[profiles]] tables", "profiles"))
+            raw_profiles = []
         default_name = DEFAULT_SCHEDULER_NAME if len(raw_profiles) == 1 else None
-        parsed = [_parse_profile(p, f"profiles[{i}]", default_name) for i, p in enumerate(raw_profiles)]
-        return resolve_config(settings, parsed, registry, source)
+        parsed = [problems.check(_parse_profile, p, f"profiles[{i}]", default_name)
+                  for i, p in enumerate(raw_profiles)]
+        problems.raise_any()
+        assert settings is not None
+        return resolve_config(settings, [p for p in parsed if p is not None], registry, source)
     except ProfileError as exc:
         raise exc.located(file=source) from None
 
@@ -395,13 +493,16 @@ def parse_config(document: Mapping[str, Any], registry: PluginRegistry, source: 
 def resolve_config(settings: SchedulerSettings, parsed: Sequence[RawProfile], registry: PluginRegistry,
                    source: str = "", warnings: Sequence[str] = ()) -> SchedulerConfiguration:
     """Merge parsed profiles onto the defaults and validate them against ``registry`` (either dialect)."""
+    problems = Problems()
     seen: dict[str, str] = {}
     for raw in parsed:
         if raw.scheduler_name in seen:
-            raise _fail(f"Duplicate value: {show(raw.scheduler_name)} (also used by {seen[raw.scheduler_name]})",
-                        f"{raw.key}.{raw.dialect.scheduler_name}")
-        seen[raw.scheduler_name] = raw.key
-    profiles = tuple(_Resolver(raw, registry).resolve() for raw in parsed)
+            problems.add(_fail(f"Duplicate value: {show(raw.scheduler_name)} (also used by "
+                               f"{seen[raw.scheduler_name]})", f"{raw.key}.{raw.dialect.scheduler_name}"))
+        seen.setdefault(raw.scheduler_name, raw.key)
+    resolved = [problems.check(_Resolver(raw, registry).resolve) for raw in parsed]
+    problems.raise_any()
+    profiles = tuple(p for p in resolved if p is not None)
     _check_same_queue_sort(profiles, parsed)
     return SchedulerConfiguration(settings, profiles, source, tuple(warnings))
 

@@ -13,13 +13,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import camel, show, unstructure
+from kubesched.framework.args import camel, describe, show, unstructure
 from kubesched.framework.plugin import EXTENSION_POINTS
 from kubesched.profiles.config import (
     KUBE,
     MAX_DEPTH,
     POINT_KEYS,
     PluginSet,
+    Problems,
     RawProfile,
     SchedulerConfiguration,
     _check_keys,
@@ -84,26 +85,33 @@ def parse_kube_config(document: object, registry: PluginRegistry, source: str = 
         check_depth(document)
         top = _table(document, "")
         _check_header(top)
-        _check_keys(top, TOP_LEVEL_KEYS, "")
-        extenders = top.get("extenders")
-        if extenders:
-            raise _fail("Unsupported value: kubesched cannot call scheduler extenders (HTTP webhooks); "
-                        "remove them to simulate without them", "extenders")
-        if "parallelism" in top and top["parallelism"] is not None and _int(top["parallelism"], "parallelism") <= 0:
-            raise _fail(f"Invalid value: {show(top['parallelism'])}: should be an integer value greater than "
-                        "zero", "parallelism")
-        settings = parse_settings(top, KUBE)
+        problems = Problems()
+        problems.check(_check_keys, top, TOP_LEVEL_KEYS, "")
+        if top.get("extenders"):
+            problems.add(_fail("Unsupported value: kubesched cannot call scheduler extenders (HTTP webhooks); "
+                               "remove them to simulate without them", "extenders"))
+        problems.check(_check_parallelism, top.get("parallelism"))
+        settings = problems.check(parse_settings, top, KUBE)
         raw_profiles = top.get("profiles") or [{}]
         if not isinstance(raw_profiles, list):
-            raise _fail(f"expected an array, got {show(raw_profiles)}", "profiles")
+            problems.add(_fail(f"expected an array, got {describe(raw_profiles)}", "profiles"))
+            raw_profiles = []
         default_name = DEFAULT_SCHEDULER_NAME if len(raw_profiles) == 1 else None
         warnings: list[str] = []
-        parsed = [_parse_profile(p, f"profiles[{i}]", default_name, warnings) for i, p in enumerate(raw_profiles)]
-        config = resolve_config(settings, parsed, registry, source)
+        parsed = [problems.check(_parse_profile, p, f"profiles[{i}]", default_name, warnings)
+                  for i, p in enumerate(raw_profiles)]
+        problems.raise_any()
+        assert settings is not None
+        config = resolve_config(settings, [p for p in parsed if p is not None], registry, source)
     except ProfileError as exc:
         raise exc.located(file=source) from None
     prefix = f"{source}: " if source else ""
     return SchedulerConfiguration(config.settings, config.profiles, source, tuple(prefix + w for w in warnings))
+
+
+def _check_parallelism(value: object) -> None:
+    if value is not None and _int(value, "parallelism") <= 0:
+        raise _fail(f"Invalid value: {show(value)}: should be an integer value greater than zero", "parallelism")
 
 
 def _check_header(top: Mapping[str, Any]) -> None:
@@ -116,16 +124,23 @@ def _check_header(top: Mapping[str, Any]) -> None:
 
 def _parse_profile(raw: object, key: str, default_name: str | None, warnings: list[str]) -> RawProfile:
     table = _table({} if raw is None else raw, key)
-    _check_keys(table, PROFILE_KEYS, key)
+    problems = Problems()
+    problems.check(_check_keys, table, PROFILE_KEYS, key)
     name = table.get("schedulerName") or default_name
     if not isinstance(name, str) or not name:
-        raise _fail("Required value: every profile needs a schedulerName", f"{key}.schedulerName")
+        problems.add(_fail("Required value: every profile needs a schedulerName", f"{key}.schedulerName"))
     percentage = None
     if table.get("percentageOfNodesToScore") is not None:
-        percentage = _percentage(table["percentageOfNodesToScore"], f"{key}.percentageOfNodesToScore")
+        percentage = problems.check(_percentage, table["percentageOfNodesToScore"], f"{key}.percentageOfNodesToScore")
     ignored: set[str] = set()
-    plugins = _parse_plugins(table.get("plugins") or {}, f"{key}.plugins", ignored)
-    config, args_keys = _parse_plugin_config(table.get("pluginConfig") or [], f"{key}.pluginConfig", ignored)
+    plugins = problems.check(_parse_plugins, table.get("plugins") or {}, f"{key}.plugins", ignored)
+    parsed_config = problems.check(_parse_plugin_config, table.get("pluginConfig") or [], f"{key}.pluginConfig",
+                                   ignored)
+    problems.raise_any()
+    assert isinstance(name, str)
+    assert plugins is not None
+    assert parsed_config is not None
+    config, args_keys = parsed_config
     if ignored:
         warnings.append(f"{key}: ignoring {', '.join(sorted(ignored))}: kubesched does not model volumes or "
                         "dynamic resources, so pods using PersistentVolumeClaims or ResourceClaims may be placed "
@@ -136,45 +151,60 @@ def _parse_profile(raw: object, key: str, default_name: str | None, warnings: li
 def _parse_plugins(value: object, key: str, ignored: set[str]) -> dict[str, PluginSet]:
     table = _table(value, key)
     by_spelling = {camel(point): point for point in POINT_KEYS}
-    _check_keys(table, tuple(by_spelling), key)
+    problems = Problems()
+    problems.check(_check_keys, table, tuple(by_spelling), key)
     sets = {}
     for spelled, raw in table.items():
-        point_key = f"{key}.{spelled}"
-        point_table = _table({} if raw is None else raw, point_key)
-        _check_keys(point_table, ("enabled", "disabled"), point_key)
-        enabled = _parse_entries(point_table.get("enabled") or [], f"{point_key}.enabled", allow_weight=True,
-                                 dialect=KUBE)
-        disabled = _parse_entries(point_table.get("disabled") or [], f"{point_key}.disabled", allow_weight=False,
-                                  dialect=KUBE)
-        ignored.update(e.name for e in enabled if e.name in UNMODELLED_PLUGINS)
-        sets[by_spelling[spelled]] = PluginSet(
-            tuple(e for e in enabled if e.name not in UNMODELLED_PLUGINS),
-            tuple(e.name for e in disabled if e.name not in UNMODELLED_PLUGINS))
+        plugin_set = problems.check(_parse_point, raw, f"{key}.{spelled}", ignored)
+        if plugin_set is not None and spelled in by_spelling:
+            sets[by_spelling[spelled]] = plugin_set
+    problems.raise_any()
     return sets
+
+
+def _parse_point(raw: object, key: str, ignored: set[str]) -> PluginSet:
+    table = _table({} if raw is None else raw, key)
+    problems = Problems()
+    problems.check(_check_keys, table, ("enabled", "disabled"), key)
+    enabled = problems.check(_parse_entries, table.get("enabled") or [], f"{key}.enabled", allow_weight=True,
+                             dialect=KUBE) or ()
+    disabled = problems.check(_parse_entries, table.get("disabled") or [], f"{key}.disabled", allow_weight=False,
+                              dialect=KUBE) or ()
+    problems.raise_any()
+    ignored.update(e.name for e in enabled if e.name in UNMODELLED_PLUGINS)
+    return PluginSet(tuple(e for e in enabled if e.name not in UNMODELLED_PLUGINS),
+                     tuple(e.name for e in disabled if e.name not in UNMODELLED_PLUGINS))
 
 
 def _parse_plugin_config(value: object, key: str, ignored: set[str]) -> tuple[dict[str, Any], dict[str, str]]:
     if not isinstance(value, list):
-        raise _fail(f"expected an array of {{name, args}} objects, got {show(value)}", key)
+        raise _fail(f"expected an array of {{name, args}} objects, got {describe(value)}", key)
+    problems = Problems()
     config: dict[str, Any] = {}
     keys: dict[str, str] = {}
     for i, item in enumerate(value):
-        item_key = f"{key}[{i}]"
-        table = _table(item, item_key)
-        _check_keys(table, ("name", "args"), item_key)
-        name = table.get("name")
-        if not isinstance(name, str) or not name:
-            raise _fail("Required value: a plugin name (a non-empty string)", f"{item_key}.name")
-        if name in keys:
-            raise _fail(f"Duplicate value: {show(name)} (also configured by {keys[name].removesuffix('.args')})",
-                        f"{item_key}.name")
-        keys[name] = f"{item_key}.args"
-        if name in UNMODELLED_PLUGINS:
-            ignored.add(name)
-            continue
-        args = _table({} if table.get("args") is None else table["args"], f"{item_key}.args")
-        config[name] = _strip_type_meta(name, args, f"{item_key}.args")
+        problems.check(_parse_plugin_args, item, f"{key}[{i}]", config, keys, ignored)
+    problems.raise_any()
     return config, {name: k for name, k in keys.items() if name in config}
+
+
+def _parse_plugin_args(item: object, key: str, config: dict[str, Any], keys: dict[str, str],
+                       ignored: set[str]) -> None:
+    """Add one ``{name, args}`` entry to ``config`` (args by plugin) and ``keys`` (their key paths)."""
+    table = _table(item, key)
+    _check_keys(table, ("name", "args"), key)
+    name = table.get("name")
+    if not isinstance(name, str) or not name:
+        raise _fail("Required value: a plugin name (a non-empty string)", f"{key}.name")
+    if name in keys:
+        raise _fail(f"Duplicate value: {show(name)} (also configured by {keys[name].removesuffix('.args')})",
+                    f"{key}.name")
+    keys[name] = f"{key}.args"
+    if name in UNMODELLED_PLUGINS:
+        ignored.add(name)
+        return
+    args = _table({} if table.get("args") is None else table["args"], f"{key}.args")
+    config[name] = _strip_type_meta(name, args, f"{key}.args")
 
 
 def _strip_type_meta(name: str, args: Mapping[str, Any], key: str) -> dict[str, Any]:

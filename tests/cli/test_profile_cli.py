@@ -112,3 +112,14 @@ def test_simulate_prints_the_profile_warnings(tmp_path: Path) -> None:
     result = invoke("simulate", str(node), "--profile", str(profile), "-o", "json")
     assert result.exit_code == 0, result.stderr
     assert f"warning: {profile}: profiles[0]: ignoring VolumeBinding: " in result.stderr
+
+
+def test_check_prints_every_problem_on_its_own_line(tmp_path: Path) -> None:
+    """Several mistakes are several ``error:`` lines on stderr, and exit status 1."""
+    path = write(tmp_path / "bad.toml", "percentage-of-nodes-to-score = 101\npod-initial-backoff-seconds = 0\n")
+    result = invoke("profile", "check", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}: percentage-of-nodes-to-score: Invalid value: 101: not in valid range [0-100]",
+        f"error: {path}: pod-initial-backoff-seconds: Invalid value: 0: must be greater than 0",
+    ]

@@ -573,3 +573,25 @@ def test_docs_side_by_side_forms_are_the_same_profile(tmp_path: Path, registry: 
     from_kube = load_kube(tmp_path, registry, yaml_text.group(1))
     assert (from_kube.settings, from_kube.profiles) == (from_toml.settings, from_toml.profiles)
     assert from_kube.profiles[0].scheduler_name == "packer"
+
+
+def test_every_problem_in_a_kube_config_is_reported(tmp_path: Path, registry: PluginRegistry) -> None:
+    """A kube config's independent mistakes are all reported, one line each, as kube-scheduler lists them."""
+    message = kube_error(tmp_path, registry, HEADER + """
+parallelism: 0
+extenders: [{urlPrefix: "http://x"}]
+profiles:
+- pluginConfig:
+  - name: NodeResourcesFit
+  - name: NodeResourcesFit
+  plugins:
+    preFilters: {}
+""")
+    assert message.replace("sched.yaml: ", "").splitlines() == [
+        "extenders: Unsupported value: kubesched cannot call scheduler extenders (HTTP webhooks); remove them to "
+        "simulate without them",
+        "parallelism: Invalid value: 0: should be an integer value greater than zero",
+        "profiles[0].plugins.preFilters: unknown key (did you mean 'preFilter'?)",
+        'profiles[0].pluginConfig[1].name: Duplicate value: "NodeResourcesFit" (also configured by '
+        "profiles[0].pluginConfig[0])",
+    ]

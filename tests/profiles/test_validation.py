@@ -262,3 +262,50 @@ def test_a_weight_above_100_is_accepted_as_by_kube_scheduler(tmp_path: Path, reg
                     encoding="utf-8")
     profile = load_config(str(path), registry).profiles[0]
     assert ("TaintToleration", 200) in [(e.name, e.weight) for e in profile.enabled("score")]
+
+
+def test_every_problem_in_a_file_is_reported_in_one_run(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Independent mistakes in settings, keys and several profiles are all reported, one line each."""
+    path, error = load_error(tmp_path, registry, """
+percentage-of-nodes-to-score = 101
+pod-initial-backoff-seconds = 0
+colour = 1
+
+[[profiles]]
+scheduler-name = "a"
+
+[[profiles]]
+scheduler-name = "b"
+percentage-of-nodes-to-score = -1
+""")
+    assert str(error).replace(f"{path}: ", "").splitlines() == [
+        "colour: unknown key (expected one of: percentage-of-nodes-to-score, pod-initial-backoff-seconds, "
+        "pod-max-backoff-seconds, plugin-call-budget-ms, profiles)",
+        "percentage-of-nodes-to-score: Invalid value: 101: not in valid range [0-100]",
+        "pod-initial-backoff-seconds: Invalid value: 0: must be greater than 0",
+        "profiles[1].percentage-of-nodes-to-score: Invalid value: -1: not in valid range [0-100]",
+    ]
+
+
+def test_every_plugin_problem_in_a_profile_is_reported(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Unknown plugins, bad weights and every plugin's bad args in one profile are reported together."""
+    path, error = load_error(tmp_path, registry, PROFILE + """
+[profiles.plugins.score]
+enabled = [{ name = "NodeResourceFit" }, { name = "ImageLocality", weight = 0 }]
+""")
+    assert str(error).replace(f"{path}: ", "").splitlines() == [
+        "profiles[0].plugins.score.enabled[0].name: unknown plugin 'NodeResourceFit' (did you mean "
+        "'NodeResourcesFit'?)",
+        "profiles[0].plugins.score.enabled[1].weight: Invalid value: 0: a weight must be greater than 0",
+    ]
+    path, error = load_error(tmp_path, registry, PROFILE + """
+[profiles.plugin-config.NodeResourcesFit.scoring-strategy]
+type = "Most"
+[profiles.plugin-config.InterPodAffinity]
+hard-pod-affinity-weight = 101
+""")
+    assert str(error).replace(f"{path}: ", "").splitlines() == [
+        "profiles[0].plugin-config.InterPodAffinity.hard-pod-affinity-weight: 101 not in valid range [0, 100]",
+        'profiles[0].plugin-config.NodeResourcesFit.scoring-strategy.type: Unsupported value: "Most": supported '
+        'values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"',
+    ]
