@@ -12,7 +12,7 @@ import click
 import yaml
 
 from kubesched.errors import KubeschedError
-from kubesched.io.load import InputErrorList, load
+from kubesched.io.load import ClusterInput, InputErrorList, load
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import SimulationError
@@ -81,9 +81,9 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
         unsettled, result = exc, exc.result  # the partial result is printed before the error
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    if not cluster_input.pods:
-        click.echo("warning: nothing to schedule: the input has no pods (kubesched schedules the pods it is given; "
-                   "it does not create the pods of workloads such as StatefulSets)", err=True)
+    nothing = _nothing_to_schedule(cluster_input)
+    if nothing:
+        click.echo(f"warning: nothing to schedule: {nothing}", err=True)
     if output == "json":
         click.echo(json.dumps(result.to_json(), indent=2))
     elif output == "yaml":
@@ -102,6 +102,16 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     if strict and result.plugin_errors:
         click.echo(f"error: {len(result.plugin_errors)} plugin error(s) (--strict)", err=True)
         sys.exit(1)
+
+
+def _nothing_to_schedule(cluster_input: ClusterInput) -> str:
+    """Why the input gives the scheduler no work, or "" when some pod awaits a node."""
+    if not cluster_input.pods:
+        return ("the input has no pods (kubesched schedules the pods it is given; it does not create the pods of "
+                "workloads such as StatefulSets)")
+    if all(p.spec.node_name or p.status.phase in ("Succeeded", "Failed") for p in cluster_input.pods):
+        return "every pod in the input is already on a node or has finished"
+    return ""
 
 
 @main.command()

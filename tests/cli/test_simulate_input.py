@@ -104,9 +104,10 @@ def test_standard_input_that_is_not_utf8_is_a_located_error() -> None:
      "the input has no pods"),
     ("kind: ConfigMap\nmetadata: {name: c}\n", "the input has no pods"),
     (NODE, "the input has no pods"),
+    (NODE + pod(spec=", nodeName: n1"), "every pod in the input is already on a node or has finished"),
 ])
 def test_an_input_with_nothing_to_schedule_says_so(tmp_path: Path, text: str, why: str) -> None:
-    """An empty file, a StatefulSet without pods, or only skipped kinds: a note on stderr, exit 0."""
+    """An empty file, a StatefulSet without pods, only skipped kinds, only bound pods: a note on stderr, exit 0."""
     code, _, err = simulate(write(tmp_path, "in.yaml", text))
     assert code == 0
     assert f"warning: nothing to schedule: {why}" in err
