@@ -382,11 +382,12 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
     run = _Run()
     files = manifest_files(paths)
     for file_index, file in enumerate(files):
+        documents: list[_Document] = []
         try:
-            documents = list(_documents(file))
+            documents.extend(_documents(file))
         except InputError as exc:
-            run.error((file_index,), exc)
-            continue
+            # The documents before a syntax error are still checked; the error sorts after them.
+            run.error((file_index, documents[-1].index + 1 if documents else 0), exc)
         for doc in documents:
             try:
                 entries = list(_expand(doc))

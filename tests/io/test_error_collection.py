@@ -68,3 +68,12 @@ def test_errors_are_sorted_by_file_then_position(tmp_path: Path) -> None:
     located = [e.split(": ")[:2] for e in errors_of(late, early)]
     assert located == [[str(late), "pods/x/p1"], [str(late), "nodes/n"], [str(early), "pods/default/q"],
                        [str(early), "pods (document 1, items[1])"], [str(early), "pods (document 1, items[1])"]]
+
+
+def test_a_syntax_error_does_not_hide_problems_in_earlier_documents(tmp_path: Path) -> None:
+    """Documents before a YAML syntax error are still checked, and their problems come first."""
+    path = write(tmp_path / "p.yaml", "kind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: lots}}\n---\n"
+                                      "kind: Pod\nmetadata: {name: [unclosed\n")
+    assert errors_of(path) == [
+        f'{path}: nodes/n1: status.capacity.cpu: "lots" is not a valid quantity',
+        f"{path}: invalid YAML at line 7 column 1: expected ',' or ']', but got '<stream end>'"]
