@@ -107,7 +107,15 @@ def _display(path: Path | str) -> str:
 
 
 def manifest_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Expand directories (recursively, sorted) into manifest files; files (and ``-``) are kept as given."""
+    """Expand directories (recursively, sorted) into manifest files; files (and ``-``) are kept as given.
+    Raise :class:`InputErrorList` naming every missing path and every directory without manifests."""
+    files, errors = _expand_paths(paths)
+    if errors:
+        raise InputErrorList(errors)
+    return files
+
+
+def _expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[InputError]]:
     files: list[Path] = []
     errors: list[InputError] = []
     for raw in paths:
@@ -125,9 +133,7 @@ def manifest_files(paths: Iterable[str | Path]) -> list[Path]:
             files.append(path)
         else:
             errors.append(InputError("no such file or directory", file=_display(path)))
-    if errors:
-        raise InputErrorList(errors)
-    return files
+    return files, errors
 
 
 class _Loader(yaml.SafeLoader):
@@ -380,7 +386,9 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
     """Load, validate and admit every object under ``paths`` (``-`` is standard input); raise
     :class:`InputErrorList` with every problem, sorted by file and position."""
     run = _Run()
-    files = manifest_files(paths)
+    files, missing = _expand_paths(paths)
+    for i, error in enumerate(missing):
+        run.error((-1, i), error)  # before any file's problems
     for file_index, file in enumerate(files):
         documents: list[_Document] = []
         try:

@@ -77,3 +77,11 @@ def test_a_syntax_error_does_not_hide_problems_in_earlier_documents(tmp_path: Pa
     assert errors_of(path) == [
         f'{path}: nodes/n1: status.capacity.cpu: "lots" is not a valid quantity',
         f"{path}: invalid YAML at line 7 column 1: expected ',' or ']', but got '<stream end>'"]
+
+
+def test_a_missing_path_does_not_stop_the_other_files_being_checked(tmp_path: Path) -> None:
+    """Missing paths come first, then the problems of the files that exist."""
+    path = write(tmp_path / "p.yaml", "kind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: lots}}\n")
+    assert errors_of(path, tmp_path / "gone.yaml") == [
+        f"{tmp_path / 'gone.yaml'}: no such file or directory",
+        f'{path}: nodes/n1: status.capacity.cpu: "lots" is not a valid quantity']
