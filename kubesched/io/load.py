@@ -102,6 +102,11 @@ def _one_line(error: InputError) -> InputError:
                       obj=error.obj and escape(error.obj), field=error.field and escape(error.field))
 
 
+def _printable(text: str) -> str:
+    """``text`` with only its non-printable characters escaped (parser messages quote their own values)."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else escape(c) for c in text)
+
+
 def _display(path: Path | str) -> str:
     return STDIN_NAME if str(path) == STDIN else escape(str(path))
 
@@ -167,7 +172,24 @@ class _Loader(yaml.SafeLoader):
         return self.construct_yaml_int(node)
 
 
+    def construct_text(self, node: yaml.ScalarNode) -> str:
+        """A scalar as its text, whatever its tag says."""
+        return str(self.construct_scalar(node))
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        """A node's value; a scalar its tag cannot hold (``!!int abc``, ``!!bool maybe``) is a located error."""
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, KeyError, TypeError, OverflowError):
+            shown = quote(node.value) if isinstance(node.value, str) else "this value"
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            raise yaml.constructor.ConstructorError(None, None, f"{shown} is not a valid {escape(tag)}",
+                                                    node.start_mark) from None
+
+
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_bounded_int)
+# An explicit !!timestamp stays a string too: the time field reads it, with the API server's checks.
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_text)
 
 
 def _parse_int(text: str) -> int | HugeInteger:
@@ -244,9 +266,11 @@ def _documents(file: Path) -> Iterator[_Document]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(f"invalid YAML{where}: {escape(problem)}", file=name) from None
-    except (ValueError, RecursionError) as exc:  # a constructor's own failure, such as int() on odd input
-        raise InputError(f"invalid YAML: {escape(str(exc))}", file=name) from None
+        raise InputError(f"invalid YAML{where}: {_printable(problem)}", file=name) from None
+    except RecursionError:
+        raise InputError(f"invalid YAML: nesting deeper than {MAX_DEPTH} levels", file=name) from None
+    except (ValueError, KeyError, TypeError) as exc:  # a last resort: the loader locates the ones it knows of
+        raise InputError(f"invalid YAML: {_printable(str(exc))}", file=name) from None
     finally:
         if loader is not None:
             loader.dispose()

@@ -135,6 +135,24 @@ def test_a_map_key_with_a_newline_is_quoted_in_the_field_path(tmp_path: Path) ->
                                   '"z" is not a valid quantity')
 
 
+@pytest.mark.parametrize(("value", "problem"), [
+    ("!!bool maybe", '"maybe" is not a valid !!bool'),
+    ("!!int abc", '"abc" is not a valid !!int'),
+    ("!!float x", '"x" is not a valid !!float'),
+])
+def test_a_scalar_its_explicit_tag_cannot_hold_is_a_located_error(tmp_path: Path, value: str, problem: str) -> None:
+    """`!!bool maybe` and the like are YAML errors at their line and column."""
+    path = write(tmp_path, "p.yaml", pod_yaml(spec=f", priority: {value}"))
+    assert errors_of(path) == [f"{path}: invalid YAML at line 3 column 43: {problem}"]
+
+
+def test_an_explicit_timestamp_tag_is_read_as_text(tmp_path: Path) -> None:
+    """`!!timestamp` with a bad month is the time field's error, as for an untagged time."""
+    path = write(tmp_path, "p.yaml", pod_yaml(", creationTimestamp: !!timestamp 2024-13-01T00:00:00Z"))
+    assert errors_of(path) == [f'{path}: pods/default/web: metadata.creationTimestamp: Invalid value: '
+                               '"2024-13-01T00:00:00Z": month out of range']
+
+
 TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from("\n\r\t\x1b\x00\u2028\ud800"), max_size=8)
 ANY_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | TEXT,
                         lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
