@@ -53,8 +53,12 @@ class VirtualClock:
 
     def timestamp(self) -> datetime:
         """The current simulated time as a wall-clock instant, at most :data:`MAX_TIMESTAMP`."""
+        return self.at(self._now)
+
+    def at(self, when: float) -> datetime:
+        """Simulated time ``when`` as a wall-clock instant, at most :data:`MAX_TIMESTAMP`."""
         try:
-            return self.base + timedelta(seconds=self._now)
+            return self.base + timedelta(seconds=when)
         except OverflowError:  # past year 9999, or more seconds than a timedelta holds
             return MAX_TIMESTAMP
 
@@ -196,10 +200,11 @@ class InMemoryCluster:
         self._update_pod(bound)
 
     def delete_pod(self, pod: Pod, *, condition: PodCondition | None = None) -> None:
-        """Gracefully delete: mark it terminating now, remove it after its grace period.
+        """Gracefully delete: mark it terminating now, remove it after its grace period. Its deletionTimestamp is
+        when the grace period ends, as the API server sets it.
 
         ``condition`` is patched in first when the pod lacks it. Deleting a pod that is already terminating only
-        does that patch: its deletion time and grace period stay, as the API server keeps them.
+        does that patch: its deletionTimestamp and removal stay, as the API server keeps them.
         """
         current = self.pods.get(pod.uid)
         if current is None:
@@ -211,9 +216,9 @@ class InMemoryCluster:
             if conditions is not current.status.conditions:
                 self._update_pod(current.with_status(conditions=conditions))
             return
-        meta = attrs.evolve(current.metadata, deletion_timestamp=self.clock.timestamp())
-        self._update_pod(attrs.evolve(current, metadata=meta).with_status(conditions=conditions))
         grace = float(current.spec.termination_grace_period_seconds)
+        meta = attrs.evolve(current.metadata, deletion_timestamp=self.clock.at(self.clock.now() + grace))
+        self._update_pod(attrs.evolve(current, metadata=meta).with_status(conditions=conditions))
         self.after(grace, lambda: self._remove_pod(current.uid))
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from datetime import timedelta
 
 import pytest
 
@@ -72,7 +73,7 @@ class TestPrepareCandidate:
         assert status == Status.success()
         for victim in (a, b):
             live = setup.cluster.pods[victim.uid]
-            assert live.metadata.deletion_timestamp == NOW
+            assert live.metadata.deletion_timestamp == NOW + timedelta(seconds=30)  # after the default grace
             assert live.status.conditions == (PREEMPTED_CONDITION,)
         assert [(e.type, e.reason, e.object, e.message) for e in setup.cluster.events] == [
             ("Normal", "Preempted", "default/a", "Preempted by pod p-uid on node n1"),

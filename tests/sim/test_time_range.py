@@ -12,7 +12,7 @@ from kubesched.api.pod import Pod
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
 from kubesched.runtime._registry import PluginRegistry
-from kubesched.sim.cluster import MAX_TIMESTAMP, VirtualClock
+from kubesched.sim.cluster import MAX_TIMESTAMP, InMemoryCluster, VirtualClock
 from kubesched.sim.simulate import Simulation, SimulationResult, simulate
 from kubesched.testing import make_node, make_pod
 
@@ -105,3 +105,17 @@ def test_start_time_of_a_late_bind_is_the_cap(registry: PluginRegistry) -> None:
                             load_config("default", registry), registry)
     simulation.run()
     assert simulation.cluster.pods[preemptor.uid].status.start_time == MAX_TIMESTAMP
+
+
+@pytest.mark.parametrize(("grace", "expected"), [
+    (30, T0 + timedelta(seconds=30)),
+    (0, T0),
+    (INT64_GRACE, MAX_TIMESTAMP),
+])
+def test_a_graceful_delete_stamps_when_the_grace_period_ends(grace: int, expected: datetime) -> None:
+    """deletionTimestamp is the deletion time plus the grace period, as the API server sets it (saturating)."""
+    cluster = InMemoryCluster(VirtualClock(T0))
+    pod = make_pod("p").node("n1").grace_period(grace).obj()
+    cluster.add_pod(pod)
+    cluster.delete_pod(pod)
+    assert cluster.pods[pod.uid].metadata.deletion_timestamp == expected
