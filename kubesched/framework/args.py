@@ -97,6 +97,22 @@ def show(value: object) -> str:
     return describe(value)
 
 
+class _Shown:
+    """A value for a message template: formatted as the template asks, or shown by :func:`show` when it cannot be
+    (an integer too large for ``{value:g}``) or when the template gives no format."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return show(self.value)
+        try:
+            return format(self.value, spec)
+        except (ValueError, OverflowError, TypeError):
+            return show(self.value)
+
+
 def did_you_mean(name: str, candidates: typing.Iterable[str]) -> str:
     """A " (did you mean X?)" hint, or ""."""
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
@@ -112,7 +128,7 @@ def in_range(low: float, high: float, *, low_open: bool = False,
         ok = (value > low if low_open else value >= low) and value <= high
         if not ok:
             bounds = f"({low:g}, {high:g}]" if low_open else f"[{low:g}, {high:g}]"
-            text = message.format(value=show(value)) if message else f"{show(value)} not in valid range {bounds}"
+            text = message.format(value=_Shown(value)) if message else f"{show(value)} not in valid range {bounds}"
             raise ArgsError(text, kebab(attribute.name))
 
     return check

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import pytest
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import ArgsError, show, structure
+from kubesched.framework.args import ArgsError, in_range, show, structure
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
 
@@ -133,3 +134,23 @@ def test_values_in_messages_are_quoted_and_described_not_dumped(tmp_path: Path, 
 def test_show_renders_values_as_kubernetes_messages_do(value: object, shown: str) -> None:
     """``show`` quotes and escapes strings like JSON and names containers by kind."""
     assert show(value) == shown
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    pytest.param(901, "Invalid value: 901: not in valid range (0, 900]", id="formatted-as-the-template-asks"),
+    pytest.param(10 ** 400, "Invalid value: an integer of 401 digits: not in valid range (0, 900]",
+                 id="too-large-for-the-format"),
+])
+def test_in_range_message_templates_keep_their_format(value: int, shown: str) -> None:
+    """A custom in_range message formats the value as its template says, or shows it when it cannot."""
+    check = in_range(0, 900, low_open=True, message="Invalid value: {value:g}: not in valid range (0, 900]")
+    with pytest.raises(ArgsError) as caught:
+        check(None, attrs.fields(Budget).seconds, value)
+    assert caught.value.message == shown
+
+
+@attrs.frozen
+class Budget:
+    """A class whose field gives in_range its attribute."""
+
+    seconds: int = 1
