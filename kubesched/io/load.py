@@ -180,7 +180,7 @@ class _Loader(yaml.SafeLoader):
         """A node's value; a scalar its tag cannot hold (``!!int abc``, ``!!bool maybe``) is a located error."""
         try:
             return super().construct_object(node, deep)
-        except (ValueError, KeyError, TypeError, OverflowError):
+        except (ValueError, LookupError, TypeError, OverflowError):
             shown = quote(node.value) if isinstance(node.value, str) else "this value"
             tag = node.tag.replace("tag:yaml.org,2002:", "!!")
             raise yaml.constructor.ConstructorError(None, None, f"{shown} is not a valid {escape(tag)}",
@@ -269,7 +269,7 @@ def _documents(file: Path) -> Iterator[_Document]:
         raise InputError(f"invalid YAML{where}: {_printable(problem)}", file=name) from None
     except RecursionError:
         raise InputError(f"invalid YAML: nesting deeper than {MAX_DEPTH} levels", file=name) from None
-    except (ValueError, KeyError, TypeError) as exc:  # a last resort: the loader locates the ones it knows of
+    except (ValueError, LookupError, TypeError) as exc:  # a last resort: the loader locates the ones it knows of
         raise InputError(f"invalid YAML: {_printable(str(exc))}", file=name) from None
     finally:
         if loader is not None:

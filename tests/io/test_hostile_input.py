@@ -139,6 +139,7 @@ def test_a_map_key_with_a_newline_is_quoted_in_the_field_path(tmp_path: Path) ->
     ("!!bool maybe", '"maybe" is not a valid !!bool'),
     ("!!int abc", '"abc" is not a valid !!int'),
     ("!!float x", '"x" is not a valid !!float'),
+    ("!!int ''", '"" is not a valid !!int'),
 ])
 def test_a_scalar_its_explicit_tag_cannot_hold_is_a_located_error(tmp_path: Path, value: str, problem: str) -> None:
     """`!!bool maybe` and the like are YAML errors at their line and column."""
