@@ -72,8 +72,9 @@ class AttemptObserver(Protocol):
     def attempt_started(self, pod: Pod) -> None:
         """``pod`` was popped for a scheduling attempt."""
 
-    def attempt_failed(self, pod: Pod, status: Status) -> None:
-        """The attempt failed with ``status`` (in the scheduling or the binding cycle); the pod is requeued."""
+    def attempt_failed(self, pod: Pod, status: Status, *, binding_cycle: bool) -> None:
+        """The attempt failed with ``status``, in the binding cycle (Permit, PreBind, Bind) or the scheduling
+        cycle before it; the pod is requeued."""
 
     def assumed_pod_forgotten(self, pod: Pod, woken: Sequence[Pod]) -> None:
         """``pod``'s binding cycle failed and its reservation was dropped; ``woken`` are the pods that failed while
@@ -473,18 +474,18 @@ class Scheduler:
         if status.is_rejected():
             # The move is deferred past the failure handling, as in kube-scheduler, so a rejected pod waits in the
             # unschedulable pods instead of being sent to backoff by its own forget.
-            self._handle_failure(binding.queued, failure)
+            self._handle_failure(binding.queued, failure, binding_cycle=True)
             if forgotten:
                 self.queue.move_all_to_active_or_backoff(saw_reservation)
         else:
             if forgotten:
                 self.queue.move_all_to_active_or_backoff(saw_reservation)
-            self._handle_failure(binding.queued, failure)
+            self._handle_failure(binding.queued, failure, binding_cycle=True)
         if forgotten and self.attempt_observer is not None:
             self.attempt_observer.assumed_pod_forgotten(pod, woken)
 
     # -- failures ----------------------------------------------------------------------------------
-    def _handle_failure(self, queued: QueuedPodInfo, failure: _CycleFailed) -> None:
+    def _handle_failure(self, queued: QueuedPodInfo, failure: _CycleFailed, *, binding_cycle: bool = False) -> None:
         status = failure.status
         pod = queued.pod
         reason = POD_REASON_UNSCHEDULABLE if status.is_rejected() else POD_REASON_SCHEDULER_ERROR
@@ -505,7 +506,7 @@ class Scheduler:
         note = message if len(message) <= MAX_EVENT_MESSAGE else message[: MAX_EVENT_MESSAGE - 4] + " ..."
         self.client.record_event(pod, "Warning", "FailedScheduling", note)
         if self.attempt_observer is not None:
-            self.attempt_observer.attempt_failed(pod, status)
+            self.attempt_observer.attempt_failed(pod, status, binding_cycle=binding_cycle)
         if current is not None:
             nominating = failure.nominating
             if nominating is not None and nominating.mode is NominatingMode.OVERRIDE \

@@ -1,8 +1,11 @@
 """The simulator's settling policy: which queued pods could fare differently on another attempt.
 
 kube-scheduler retries forever; a simulation must end. A pod is worth another attempt when the cluster
-changed since its last one, when a binding failure freed room it was refused while that room was held,
-or when its last failures were errors (possibly transient), fewer than MAX_ERROR_RETRIES in a row.
+changed since its last one, when a binding failure dropped a reservation the pod was refused for (its
+scheduling cycle found the room taken), or dropped one held while the pod's own binding cycle failed
+(once between cluster changes: pods waiting on Permit could otherwise keep waking each other though
+nothing changes), or when its last failures were errors (possibly transient), fewer than
+MAX_ERROR_RETRIES in a row.
 The scheduler itself knows none of this: the policy follows the cluster as a listener and the attempts
 as the scheduler's attempt observer.
 """
@@ -30,6 +33,9 @@ class SettlingPolicy:
         self.epoch = 0
         self._attempt_epoch: dict[str, int] = {}
         self._error_streak: dict[str, int] = {}
+        # Pods whose last failure was in the binding cycle, and the epoch a dropped reservation last woke each.
+        self._failed_binding: set[str] = set()
+        self._woken_at: dict[str, int] = {}
         #: Attempts per pod uid over the whole run.
         self.attempts: Counter[str] = Counter()
         self._recent: deque[str] = deque(maxlen=RECENT_ATTEMPTS)
@@ -53,15 +59,24 @@ class SettlingPolicy:
         self.attempts[pod.uid] += 1
         self._recent.append(pod.uid)
 
-    def attempt_failed(self, pod: Pod, status: Status) -> None:
+    def attempt_failed(self, pod: Pod, status: Status, *, binding_cycle: bool) -> None:
         """An Error lengthens the pod's error streak; a rejection ends it."""
         self._error_streak[pod.uid] = 0 if status.is_rejected() else self._error_streak.get(pod.uid, 0) + 1
+        if binding_cycle:
+            self._failed_binding.add(pod.uid)
+        else:
+            self._failed_binding.discard(pod.uid)
 
     def assumed_pod_forgotten(self, pod: Pod, woken: Sequence[Pod]) -> None:
-        """A failed binding is no cluster change: only the pods refused while it held its room may fare better;
-        the pod itself, having seen the cluster with its own reservation, waits for other changes."""
+        """A failed binding is no cluster change: only the pods that failed while it held its room may fare
+        better (those that failed in their own binding cycle once per epoch); the pod itself, having seen the
+        cluster with its own reservation, waits for other changes."""
         self._attempt_epoch[pod.uid] = self.epoch
         for other in woken:
+            if other.uid in self._failed_binding:
+                if self._woken_at.get(other.uid) == self.epoch:
+                    continue
+                self._woken_at[other.uid] = self.epoch
             self._attempt_epoch[other.uid] = -1
 
     # -- the cluster's listener --------------------------------------------------------------------------

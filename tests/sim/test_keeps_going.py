@@ -266,3 +266,21 @@ def test_plugin_call_budget_must_be_a_positive_number(registry: PluginRegistry, 
     with pytest.raises(ProfileError, match="plugin-call-budget-ms") as raised:
         load_config(str(path), registry)
     assert message in str(raised.value)
+
+
+class HoldForever(Plugin):
+    """Permit: every pod waits 10 s, and nothing ever allows it."""
+
+    name = "HoldForever"
+
+    @hookimpl
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        return Status.wait("hold"), 10.0
+
+
+def test_pods_that_keep_timing_out_on_permit_do_not_wake_each_other_forever(
+        registry: PluginRegistry, tmp_path: Path) -> None:
+    """Each dropped reservation wakes the pods refused while it was held, but once between cluster changes."""
+    result = run(tmp_path, registry, {"permit": ["HoldForever"]}, 1, 2, HoldForever)
+    assert [p.phase for p in result.pods] == ["Pending", "Pending"]
+    assert all("rejected due to timeout after waiting 10s at plugin HoldForever" in p.message for p in result.pods)
