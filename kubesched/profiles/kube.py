@@ -51,9 +51,47 @@ PROFILE_KEYS = ("schedulerName", "percentageOfNodesToScore", "plugins", "pluginC
 UNMODELLED_PLUGINS = ("VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits", "DynamicResources")
 
 
-def is_kube_config(document: object) -> bool:
-    """Whether a parsed document looks like a KubeSchedulerConfiguration (it has an apiVersion or a kind)."""
-    return isinstance(document, Mapping) and ("apiVersion" in document or "kind" in document)
+def _loader() -> type[Any]:
+    """PyYAML's safe loader, reading as Kubernetes does: timestamps stay strings, nesting is bounded, and a
+    scalar its tag cannot hold is a located YAML error (built on first use: YAML stays off the import path)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML's class-level table, replaced for this class only
+            first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+            for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+        }
+
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self.depth = 0
+
+        def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+            self.depth += 1
+            try:
+                if self.depth > MAX_DEPTH:
+                    mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                    raise yaml.composer.ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep", mark)
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+        def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+            try:
+                return super().construct_object(node, deep)
+            except (ValueError, LookupError, TypeError, OverflowError) as exc:
+                if "digits" in str(exc):
+                    problem = f"an integer has more than {sys.get_int_max_str_digits()} digits"
+                else:
+                    shown = show(node.value) if isinstance(node.value, str) else "this value"
+                    problem = f"{shown} is not a valid {node.tag.replace('tag:yaml.org,2002:', '!!')}"
+                raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
+
+        def construct_text(self, node: yaml.ScalarNode) -> str:
+            return str(self.construct_scalar(node))
+
+    Loader.add_constructor("tag:yaml.org,2002:timestamp", Loader.construct_text)
+    return Loader
 
 
 def read_yaml(path: str, name: str) -> Any:
@@ -62,18 +100,14 @@ def read_yaml(path: str, name: str) -> Any:
 
     text = read_text(path, name)
     try:
-        documents = [d for d in yaml.safe_load_all(text) if d is not None]
+        documents = [d for d in yaml.load_all(text, Loader=_loader()) if d is not None]  # a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split()) or "cannot be parsed"
         raise ProfileError(f"invalid YAML{where}: {problem}", file=name) from None
     except RecursionError:
         raise ProfileError(f"invalid YAML: nested more than {MAX_DEPTH} levels deep", file=name) from None
-    except ValueError:
-        # PyYAML converts integers with int(), which refuses more than sys.get_int_max_str_digits() digits.
-        raise ProfileError(f"invalid YAML: an integer has more than {sys.get_int_max_str_digits()} digits",
-                           file=name) from None
     if len(documents) != 1:
         raise ProfileError(f"expected one KubeSchedulerConfiguration document, got {len(documents)}", file=name)
     return documents[0]
@@ -265,4 +299,4 @@ def render_kube_config(config: SchedulerConfiguration) -> str:
                                    allow_unicode=True, width=120)
 
 
-__all__ = ["is_kube_config", "kube_document", "parse_kube_config", "read_yaml", "render_kube_config"]
+__all__ = ["kube_document", "parse_kube_config", "read_yaml", "render_kube_config"]

@@ -331,6 +331,25 @@ def test_fields_that_cannot_change_a_decision_are_accepted_silently(tmp_path: Pa
     assert config.profiles == load_config("default", registry).profiles
 
 
+@pytest.mark.parametrize(("value", "message"), [
+    pytest.param("!!int abc", 'sched.yaml: invalid YAML at line 3 column 23: "abc" is not a valid !!int',
+                 id="scalar-its-tag-cannot-hold"),
+    pytest.param("!!float [1]", "sched.yaml: invalid YAML at line 3 column 23: expected a scalar node, but found "
+                 "sequence",
+                 id="collection-for-a-scalar-tag"),
+])
+def test_ill_tagged_yaml_scalars_are_a_located_yaml_error(tmp_path: Path, registry: PluginRegistry, value: str,
+                                                         message: str) -> None:
+    """A value its explicit tag cannot hold is an invalid-YAML error at its line and column, not a traceback."""
+    assert kube_error(tmp_path, registry, HEADER + f"podMaxBackoffSeconds: {value}\n") == message
+
+
+def test_a_timestamp_like_scheduler_name_stays_a_string(tmp_path: Path, registry: PluginRegistry) -> None:
+    """As in Kubernetes' YAML, an unquoted date is text: ``schedulerName: 2020-12-25`` names the profile."""
+    config = load_kube(tmp_path, registry, HEADER + "profiles:\n- schedulerName: 2020-12-25\n")
+    assert config.profiles[0].scheduler_name == "2020-12-25"
+
+
 def test_a_kube_config_without_the_yaml_suffix_is_recognised(tmp_path: Path, registry: PluginRegistry) -> None:
     """A file named otherwise is read as a KubeSchedulerConfiguration when it has a top-level apiVersion."""
     config = load_kube(tmp_path, registry, HEADER + "percentageOfNodesToScore: 20\n", name="sched.conf")

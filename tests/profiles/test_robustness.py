@@ -44,7 +44,7 @@ def test_deep_yaml_nesting_is_a_clean_error(tmp_path: Path, registry: PluginRegi
     """A KubeSchedulerConfiguration nested a thousand levels deep is one error naming the file."""
     text = KUBE_HEADER + "profiles: " + "[" * 1000 + "]" * 1000 + "\n"
     assert error_of(tmp_path, registry, text, "sched.yaml") == (
-        "sched.yaml: invalid YAML: nested more than 64 levels deep")
+        "sched.yaml: invalid YAML at line 3 column 74: nested more than 64 levels deep")
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -81,7 +81,7 @@ def test_huge_yaml_integer_is_a_clean_error(tmp_path: Path, registry: PluginRegi
     """An integer of 5000 digits in a KubeSchedulerConfiguration is one error naming the file."""
     text = KUBE_HEADER + "podMaxBackoffSeconds: " + "9" * 5000 + "\n"
     assert error_of(tmp_path, registry, text, "sched.yaml") == (
-        "sched.yaml: invalid YAML: an integer has more than 4300 digits")
+        "sched.yaml: invalid YAML at line 3 column 23: an integer has more than 4300 digits")
 
 
 @pytest.mark.parametrize(("value", "message"), [
