@@ -6,6 +6,8 @@ from pathlib import Path
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kubesched.errors import ProfileError
 from kubesched.framework.args import ArgsError, in_range, show, structure
@@ -154,3 +156,17 @@ class Budget:
     """A class whose field gives in_range its attribute."""
 
     seconds: int = 1
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3),
+    max_leaves=10)
+
+
+@given(JSON_VALUES | st.integers(min_value=10 ** 4000, max_value=10 ** 4100))
+def test_show_is_always_one_short_printable_line(value: object) -> None:
+    """Whatever a file holds, ``show`` renders it as one printable line of bounded length, without raising."""
+    text = show(value)
+    assert text.isprintable()
+    assert len(text) <= 100
