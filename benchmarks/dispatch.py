@@ -21,9 +21,7 @@ from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Status
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.priority_sort import PrioritySort
-from kubesched.runtime._framework import Framework
-from kubesched.runtime._profile import PluginEntry, Profile
-from kubesched.runtime._registry import PluginRegistry, new_plugin_manager
+from kubesched.runtime import Framework, PluginEntry, PluginRegistry, Profile, new_plugin_manager
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
 

@@ -20,7 +20,7 @@ from kubesched.api.meta import ObjectMeta
 from kubesched.api.workload import Service
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import Simulation
 from kubesched.testing import make_node, make_pod
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ DNS1035 = ("a DNS-1035 label must consist of lower case alphanumeric characters 
            "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
 
 
-def errors_of(tmp_path: Path, *objects: dict[str, object]) -> list[str]:
+def errors_of(tmp_path: Path, *objects: Mapping[str, object]) -> list[str]:
     """The error lines for a JSON list of ``objects``, without the file name."""
     path = tmp_path / "input.json"
     path.write_text(json.dumps({"kind": "List", "items": list(objects)}), encoding="utf-8")

@@ -12,8 +12,7 @@ import pytest
 
 from kubesched.framework.plugin import extension_points
 from kubesched.profiles.defaults import DEFAULT_MULTI_POINT
-from kubesched.runtime._profile import PluginEntry
-from kubesched.runtime._registry import PluginRegistry, PluginSpec
+from kubesched.runtime import PluginEntry, PluginRegistry, PluginSpec
 from tests.conftest import REPO
 
 REFERENCE = (REPO / "docs" / "plugins-reference.md").read_text(encoding="utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kubesched.io.load import load
 from kubesched.profiles import load_config
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import SimulationResult, simulate
 from tests.conftest import EXAMPLES, REPO
 

@@ -13,9 +13,7 @@ from kubesched.framework.status import Status
 from kubesched.framework.types import NodeScore, PreFilterResult
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.priority_sort import PrioritySort
-from kubesched.runtime._framework import Framework
-from kubesched.runtime._profile import PluginEntry, Profile
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import Framework, PluginEntry, PluginRegistry, Profile
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 
 Calls = list[str]

@@ -23,10 +23,7 @@ from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
 from kubesched.plugins.node_resources_fit import NodeResourcesFit
 from kubesched.plugins.priority_sort import PrioritySort
-from kubesched.runtime._framework import Framework
-from kubesched.runtime._nominator import Nominator
-from kubesched.runtime._profile import PluginEntry, Profile
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import Framework, Nominator, PluginEntry, PluginRegistry, Profile
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing.harness import cluster_and_snapshot
 

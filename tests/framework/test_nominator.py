@@ -7,7 +7,7 @@ import pytest
 from kubesched.framework.handle import go_duration
 from kubesched.framework.node_info import PodInfo
 from kubesched.framework.types import NominatingInfo, NominatingMode
-from kubesched.runtime._nominator import Nominator
+from kubesched.runtime import Nominator
 from kubesched.testing import make_pod
 
 

@@ -16,8 +16,7 @@ from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.node_resources_fit import NodeResourcesFit
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.profiles import load_config
-from kubesched.runtime._registry import PluginRegistry
-from kubesched.runtime._scheduler import Scheduler
+from kubesched.runtime import PluginRegistry, Scheduler
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.sim.simulate import Simulation
 from kubesched.testing import make_node, make_pod

@@ -33,7 +33,7 @@ from kubesched.framework.status import Code
 from kubesched.io.load import ClusterInput
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.profiles import load_config
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import PHASE_EVICTED, Simulation
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import NOW, T0, pdb, preemption_cluster

@@ -9,7 +9,7 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.sim.cluster import RecordedPreemption
 from kubesched.sim.simulate import Simulation
 from kubesched.testing import make_node, make_pod

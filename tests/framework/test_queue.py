@@ -8,7 +8,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework.status import Status
 from kubesched.framework.types import QueuedPodInfo
 from kubesched.plugins.priority_sort import PrioritySort
-from kubesched.runtime._queue import SchedulingQueue, backoff_duration
+from kubesched.runtime import SchedulingQueue, backoff_duration
 from kubesched.sim.cluster import VirtualClock
 from kubesched.testing import make_pod
 

@@ -12,7 +12,7 @@ from kubesched.errors import PluginError
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import hookimpl
-from kubesched.runtime._registry import PluginRegistry, PluginSpec, validate_plugin_class
+from kubesched.runtime import PluginRegistry, PluginSpec, validate_plugin_class
 from tests.framework.fakes import FilterScore
 
 

@@ -13,7 +13,7 @@ from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import Diagnosis, NodeToStatus, ScoreTable, fit_error_message
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.runtime._scheduler import (
     CycleRecord,
     Scheduler,

@@ -16,7 +16,7 @@ from kubesched.framework.status import Status
 from kubesched.io.load import ClusterInput, load
 from kubesched.profiles import load_config
 from kubesched.profiles.config import SchedulerConfiguration
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import PodResult, Simulation, SimulationResult, simulate
 from kubesched.testing import make_node, make_pod
 from tests.conftest import write

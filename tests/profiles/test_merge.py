@@ -21,8 +21,7 @@ from kubesched.plugins.node_resources_fit import MOST_ALLOCATED, NodeResourcesFi
 from kubesched.plugins.resource_allocation import ResourceSpec
 from kubesched.profiles import load_config
 from kubesched.profiles.config import PluginSet, SchedulerConfiguration, merge_plugin_set
-from kubesched.runtime._profile import PluginEntry, Profile
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginEntry, PluginRegistry, Profile
 from tests.conftest import ISSUE_EXAMPLE_PROFILE
 from tests.framework.fakes import FilterScore
 

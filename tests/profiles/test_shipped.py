@@ -10,7 +10,7 @@ import pytest
 from kubesched.plugins.node_resources_fit import MOST_ALLOCATED
 from kubesched.plugins.pod_topology_spread import PodTopologySpreadArgs
 from kubesched.profiles import load_config, render_config, render_kube_config, shipped_profiles
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 
 
 def test_shipped_profiles_are_default_bin_packing_and_spread() -> None:

@@ -10,7 +10,7 @@ import attrs
 import pytest
 
 from kubesched.profiles import config_document, load_config, render_config
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from tests.framework.fakes import FilterScore
 
 

@@ -11,7 +11,7 @@ from kubesched.errors import ProfileError
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.types import QueuedPodInfo
 from kubesched.profiles import load_config, shipped_profiles
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 
 
 class FifoSort(Plugin):

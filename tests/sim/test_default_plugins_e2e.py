@@ -10,7 +10,7 @@ from pathlib import Path
 
 from kubesched.io.load import load
 from kubesched.profiles import load_config
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import PodResult, simulate
 from tests.conftest import RunCli, write
 

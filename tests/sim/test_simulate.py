@@ -17,7 +17,7 @@ from kubesched.framework.status import Status
 from kubesched.framework.types import QueuedPodInfo
 from kubesched.io.load import ClusterInput, load
 from kubesched.profiles import load_config
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import PodResult, Simulation, SimulationResult, queue_order, simulate
 from kubesched.testing import make_node, make_pod
 from tests.conftest import EXAMPLES, REAL_DUMP, write

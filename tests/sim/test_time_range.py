@@ -11,7 +11,7 @@ import pytest
 from kubesched.api.pod import Pod
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.sim.cluster import MAX_TIMESTAMP, InMemoryCluster, VirtualClock
 from kubesched.sim.simulate import Simulation, SimulationResult, simulate
 from kubesched.testing import make_node, make_pod

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import pytest
 
 from kubesched.plugins.node_resources_fit import NodeResourcesFit
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.testing import PluginConformance, PluginUnderTest, run_conformance
 from kubesched.testing.conformance import Outcome
 

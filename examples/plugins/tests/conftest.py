@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 
 
 @pytest.fixture(scope="session")

@@ -10,9 +10,7 @@ from typing import Any
 import attrs
 from kubesched import ClusterInput, CycleState, Node, NodeInfo, Pod, PodInfo, Snapshot, Status, WaitingPod
 from kubesched.profiles import SchedulerConfiguration, parse_config
-from kubesched.runtime._framework import Framework
-from kubesched.runtime._profile import PluginEntry, Profile
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import Framework, PluginEntry, PluginRegistry, Profile
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.sim.simulate import PodResult, SimulationResult, simulate
 from kubesched.testing import make_node, make_pod

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime import PluginRegistry
 from kubesched.testing import make_pod
 
 from kubesched_examples.node_label_placement import PREFERRED_VALUES_ANNOTATION
