@@ -74,7 +74,9 @@ def print_simulation(result: SimulationResult, out: Console) -> None:
     bound = sum(1 for p in result.pods if p.phase == "Bound")
     pending = sum(1 for p in result.pods if p.phase == "Pending")
     evicted = sum(1 for p in result.pods if p.phase == "Evicted")
-    out.print(f"{bound} bound, {pending} pending, {evicted} evicted; seed {result.seed}")
+    deleted = sum(1 for p in result.pods if p.phase == "Deleted")
+    gone = f"{evicted} evicted" + (f", {deleted} deleted" if deleted else "")
+    out.print(f"{bound} bound, {pending} pending, {gone}; seed {result.seed}")
 
 
 def print_plugins(specs: Sequence[PluginSpec], out: Console) -> None:

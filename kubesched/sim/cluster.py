@@ -125,12 +125,20 @@ class InMemoryCluster:
             listener.on_node_add(node)
 
     def add_pod(self, pod: Pod) -> None:
-        """Create a pod."""
+        """Create a pod. One that is already terminating (a deletionTimestamp, as a dump can show) is removed
+        when its deletionTimestamp comes, or at once if it has passed, as its kubelet would finish it."""
         self.pods[pod.uid] = pod
         self._by_key[pod.key] = pod.uid
         self._index(pod)
         for listener in self._listeners:
             listener.on_pod_add(pod)
+        deadline = pod.metadata.deletion_timestamp
+        if deadline is not None:
+            remaining = (_as_utc(deadline) - self.clock.timestamp()).total_seconds()
+            if remaining > 0:
+                self.after(remaining, lambda: self._remove_pod(pod.uid))
+            else:
+                self._remove_pod(pod.uid)
 
     def _update_pod(self, new: Pod) -> None:
         old = self.pods[new.uid]

@@ -33,6 +33,8 @@ LEFTOVER_PERIOD = 30.0
 PHASE_BOUND = "Bound"
 PHASE_PENDING = "Pending"
 PHASE_EVICTED = "Evicted"
+#: A pod that was already terminating in the input and went away at its deletionTimestamp.
+PHASE_DELETED = "Deleted"
 
 
 # Pod features and the plugin that enforces each: a profile without that plugin silently ignores them.
@@ -276,8 +278,12 @@ class Simulation:
             live = self.cluster.pods.get(uid)
             if live is None:
                 gone = self.cluster.deleted[uid]
-                message = next((c.message for c in gone.status.conditions if c.type == "DisruptionTarget"), "")
-                results.append(PodResult(gone.namespace, gone.name, PHASE_EVICTED, gone.spec.node_name or None,
+                if original.metadata.deletion_timestamp is not None:
+                    phase, message = PHASE_DELETED, "terminating in the input; gone at its deletionTimestamp"
+                else:
+                    phase = PHASE_EVICTED
+                    message = next((c.message for c in gone.status.conditions if c.type == "DisruptionTarget"), "")
+                results.append(PodResult(gone.namespace, gone.name, phase, gone.spec.node_name or None,
                                          None, gone.priority, message))
             elif live.spec.node_name:
                 results.append(PodResult(live.namespace, live.name, PHASE_BOUND, live.spec.node_name, None,

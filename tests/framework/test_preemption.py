@@ -299,8 +299,8 @@ class TestCandidates:
 
 def terminating_victim(name: str, priority: int = LOW, *, reason: str = "PreemptionByScheduler",
                        condition_status: str = "True") -> Pod:
-    """A pod on n1 being deleted, with a DisruptionTarget condition of that reason and status."""
-    builder = make_pod(name).node("n1").priority(priority).req(cpu="1").terminating(NOW)
+    """A pod on n1 being deleted (its grace period ends after now), with a DisruptionTarget condition."""
+    builder = make_pod(name).node("n1").priority(priority).req(cpu="1").terminating(NOW + timedelta(seconds=30))
     pod = builder.obj()
     condition = PodCondition("DisruptionTarget", condition_status, reason, "default-scheduler: preempting")
     return pod.with_status(conditions=(condition,))

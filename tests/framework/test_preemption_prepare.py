@@ -94,13 +94,13 @@ class TestPrepareCandidate:
     def test_victims_already_terminating_are_preempted_again(self) -> None:
         """As kube-scheduler v1.32: a victim with a deletionTimestamp gets the condition and an event again, keeps
         its deletion time, and is recorded as already terminating."""
-        going = make_pod("going").node("n1").priority(LOW).terminating(T0).obj()
+        going = make_pod("going").node("n1").priority(LOW).terminating(NOW + timedelta(hours=1)).obj()
         fresh = on_n1("fresh")
         pod = make_pod("p").priority(HIGH).obj()
         setup = preemption_cluster([make_node("n1").capacity(cpu="2").obj()], [going, fresh, pod])
         setup.evaluator.prepare_candidate(Candidate("n1", (going, fresh)), pod)
         live = setup.cluster.pods[going.uid]
-        assert (live.status.conditions, live.metadata.deletion_timestamp) == ((PREEMPTED_CONDITION,), T0)
+        assert (live.status.conditions, live.metadata.deletion_timestamp) == ((PREEMPTED_CONDITION,), NOW + timedelta(hours=1))
         assert [e.object for e in setup.cluster.events] == ["default/going", "default/fresh"]
         assert setup.cluster.preemptions == [
             RecordedPreemption("default/p", "n1", ("default/going", "default/fresh"), (True, False))]
@@ -175,7 +175,7 @@ class TestPreempt:
 
     def test_uses_the_latest_version_of_the_pod(self) -> None:
         """The preemptor is re-read from the cluster: a nomination written since counts."""
-        victim = make_pod("v").node("n1").priority(LOW).req(cpu="1").terminating(T0).obj()
+        victim = make_pod("v").node("n1").priority(LOW).req(cpu="1").terminating(NOW + timedelta(hours=1)).obj()
         victim = victim.with_status(conditions=(PREEMPTED_CONDITION,))
         stale = make_pod("p").priority(HIGH).req(cpu="2").obj()
         setup = preemption_cluster([make_node("n1").capacity(cpu="1").obj()], [victim, stale])
