@@ -606,12 +606,10 @@ class Framework:
         for name, hook in self._hooks["score"]:
             if name in skip:
                 continue
-            scores: list[Any] = []
-            append = scores.append
-            node_info = None
+            node_info: NodeInfo | None = None
             try:
-                for node_info in nodes:  # a loop, not a comprehension, so a failure can name its node
-                    append(hook(state, pod, node_info))
+                # The assignment expression keeps the node being scored, so a failure can name it.
+                scores: list[Any] = [hook(state, pod, node_info := ni) for ni in nodes]
             except PLUGIN_FAILURES as exc:
                 return table, self._failed("Score", name, pod, node_info.name if node_info is not None else "",
                                            f'running Score plugins: plugin "{name}" failed with: '
@@ -638,8 +636,9 @@ class Framework:
                     return table, self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
                                                f'plugin "{name}" {detail}', detail)
                 scores = [ns.score for ns in node_scores]
-            for index, value in enumerate(scores):
+            for value in scores:
                 if type(value) is not int or not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
+                    index = next(i for i, v in enumerate(scores) if v is value)
                     detail = (f"returns an invalid score {value!r}, it should in the range of [{MIN_NODE_SCORE}, "
                               f"{MAX_NODE_SCORE}] after normalizing")
                     return table, self._failed("Score", name, pod, table.nodes[index], 'applying score defaultWeights '

@@ -210,6 +210,18 @@ class TestScore:
         assert (status.code, status.plugin) == (Code.ERROR, "A")
         assert status.message() == "running Score plugins: plugin \"A\" failed with: KeyError: 'n1'"
 
+    def test_score_exception_is_recorded_on_the_node_being_scored(self) -> None:
+        """The plugin failure names the node whose Score raised, not the first or the last node."""
+        fwk = framework_of({"score": ["A"]}, make_score("A", {"n1": 5, "n3": 5}))
+        fwk.run_score_plugins(CycleState(), POD, nodes("n1", "n2", "n3"))
+        assert [(f.point, f.plugin, f.node) for f in fwk.failures] == [("Score", "A", "n2")]
+
+    def test_invalid_score_is_recorded_on_its_node(self) -> None:
+        """A score outside [0, 100] is reported on the node that got it."""
+        fwk = framework_of({"score": ["A"]}, make_score("A", {"n1": 5, "n2": 7, "n3": 400}))
+        fwk.run_score_plugins(CycleState(), POD, nodes("n1", "n2", "n3"))
+        assert [(f.point, f.plugin, f.node) for f in fwk.failures] == [("Score", "A", "n3")]
+
 
 class Recorder(Plugin):
     """Reserve/Permit/Bind plugin whose outcomes are set per test."""
