@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import attrs
 
-from kubesched.api.validation import quote
+from kubesched.validation import MANIFEST
 
 _BINARY_SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL_SUFFIXES = {
@@ -43,7 +43,7 @@ class Quantity:
     def parse(cls, raw: object) -> Quantity:
         """Parse a manifest value (string or number) into a quantity, or raise :class:`QuantityError`."""
         if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
-            raise QuantityError(f"{_show(raw)} is not a valid quantity")
+            raise QuantityError(f"{MANIFEST.show(raw)} is not a valid quantity")
         text = raw if isinstance(raw, str) else _number_text(raw)
         return cls(_parse_amount(text, raw), text)
 
@@ -75,18 +75,6 @@ def parse_quantity(raw: object) -> Quantity:
     return Quantity.parse(raw)
 
 
-def _show(raw: object) -> str:
-    if isinstance(raw, str):
-        return quote(raw)
-    if raw is None:
-        return "null"
-    if isinstance(raw, bool):
-        return "true" if raw else "false"
-    if isinstance(raw, (int, float)):
-        return repr(raw)
-    return "an object" if isinstance(raw, dict) else "a list" if isinstance(raw, list) else "a value"
-
-
 def _number_text(value: int | float) -> str:
     # JSON/YAML numbers are read by apimachinery as their literal text; repr is Python's shortest form.
     return repr(value)
@@ -98,7 +86,7 @@ def _away_from_zero(value: Fraction) -> int:
 
 
 def _parse_amount(text: str, raw: object) -> Fraction:
-    bad = QuantityError(f"{_show(raw)} is not a valid quantity")
+    bad = QuantityError(f"{MANIFEST.show(raw)} is not a valid quantity")
     if not text:
         raise bad
     pos, end = 0, len(text)

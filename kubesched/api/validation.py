@@ -1,13 +1,10 @@
 """The API server's name rules (DNS-1123 label and subdomain, DNS-1035 label, qualified names), with its
-wording, and the quoting every input message uses for values so that each message stays on one line."""
+wording. They are object-model rules, so they live here; how values are quoted in messages is
+:mod:`kubesched.validation`'s."""
 
 from __future__ import annotations
 
 import re
-
-#: Longest value text quoted in a message; longer values are cut, with their length given.
-MAX_SHOWN = 80
-_SIMPLE_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 DNS1123_LABEL_MAX_LENGTH = 63
 DNS1123_SUBDOMAIN_MAX_LENGTH = 253
@@ -34,27 +31,6 @@ _NAME_PART_MESSAGE = ("name part must consist of alphanumeric characters, '-', '
                       "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
                       f"validation is '{_NAME_PART}')")
 _PREFIX_MESSAGE = "prefix part " + _SUBDOMAIN_MESSAGE
-
-
-def escape(text: str) -> str:
-    """``text`` with quotes, backslashes, control characters and lone surrogates escaped, as Go's %q does."""
-    out = []
-    for char in text:
-        if char in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[char])
-        elif char.isprintable():
-            out.append(char)
-        else:
-            code = ord(char)
-            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-    return "".join(out)
-
-
-def quote(text: str) -> str:
-    """``text`` in double quotes and escaped; cut after :data:`MAX_SHOWN` characters, with its length given."""
-    if len(text) > MAX_SHOWN:
-        return f'"{escape(text[:MAX_SHOWN])}..." ({len(text)} characters)'
-    return f'"{escape(text)}"'
 
 
 def dns1123_label(value: str) -> list[str]:

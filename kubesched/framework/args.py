@@ -10,9 +10,6 @@ error names the key path and what was expected. A frozen Args class may not decl
 from __future__ import annotations
 
 import collections.abc
-import difflib
-import json
-import math
 import re
 import types
 import typing
@@ -22,6 +19,7 @@ from typing import Any, Literal, TypeVar, Union, cast, get_args, get_origin
 import attrs
 
 from kubesched.api.meta import frozen_map
+from kubesched.validation import PROFILE, did_you_mean, is_finite, join_path
 
 T = TypeVar("T")
 
@@ -36,12 +34,7 @@ class ArgsError(ValueError):
 
     def under(self, prefix: str) -> ArgsError:
         """The same error with ``prefix`` prepended to its key path."""
-        if not prefix:
-            return self
-        if not self.key:
-            return ArgsError(self.message, prefix)
-        joiner = "" if self.key.startswith("[") else "."
-        return ArgsError(self.message, f"{prefix}{joiner}{self.key}")
+        return ArgsError(self.message, join_path(prefix, self.key)) if prefix else self
 
 
 def kebab(name: str) -> str:
@@ -58,45 +51,6 @@ def camel(name: str) -> str:
 #: How args keys are spelled: a function from an attrs field name to the key.
 Naming = Callable[[str], str]
 
-_MAX_SHOWN_DIGITS = 40
-_MAX_SHOWN_CHARS = 80
-
-
-def _digits(number: int) -> int:
-    """The number of decimal digits of ``number`` without converting it to text (limited for huge ints)."""
-    magnitude = abs(number)
-    estimate = max(1, int(magnitude.bit_length() * math.log10(2)))
-    while 10 ** estimate <= magnitude:
-        estimate += 1
-    while estimate > 1 and 10 ** (estimate - 1) > magnitude:
-        estimate -= 1
-    return estimate
-
-
-def show(value: object) -> str:
-    """A value for an error message, as Kubernetes prints it: strings quoted and escaped, numbers as
-    written, huge numbers and long strings abbreviated, tables and arrays described rather than dumped."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        if _digits(value) > _MAX_SHOWN_DIGITS:
-            return f"{'-' if value < 0 else ''}an integer of {_digits(value)} digits"
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "+Inf" if value > 0 else "-Inf"
-        return repr(value)
-    if isinstance(value, str):
-        text = json.dumps(value if len(value) <= _MAX_SHOWN_CHARS else value[:_MAX_SHOWN_CHARS] + "...",
-                          ensure_ascii=False)
-        return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
-    return describe(value)
-
-
 class _Shown:
     """A value for a message template: formatted as the template asks, or shown by :func:`show` when it cannot be
     (an integer too large for ``{value:g}``) or when the template gives no format."""
@@ -106,17 +60,11 @@ class _Shown:
 
     def __format__(self, spec: str) -> str:
         if not spec:
-            return show(self.value)
+            return PROFILE.show(self.value)
         try:
             return format(self.value, spec)
         except (ValueError, OverflowError, TypeError):
-            return show(self.value)
-
-
-def did_you_mean(name: str, candidates: typing.Iterable[str]) -> str:
-    """A " (did you mean X?)" hint, or ""."""
-    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+            return PROFILE.show(self.value)
 
 
 # -- validators for Args classes ------------------------------------------------------------------
@@ -128,7 +76,8 @@ def in_range(low: float, high: float, *, low_open: bool = False,
         ok = (value > low if low_open else value >= low) and value <= high
         if not ok:
             bounds = f"({low:g}, {high:g}]" if low_open else f"[{low:g}, {high:g}]"
-            text = message.format(value=_Shown(value)) if message else f"{show(value)} not in valid range {bounds}"
+            shown = _Shown(value)
+            text = message.format(value=shown) if message else f"{shown} not in valid range {bounds}"
             raise ArgsError(text, kebab(attribute.name))
 
     return check
@@ -141,7 +90,7 @@ def structure(cls: type[T], data: Mapping[str, Any] | None, naming: Naming = keb
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
-        raise ArgsError(f"expected a table, got {describe(data)}")
+        raise ArgsError(f"expected a table, got {PROFILE.describe(data)}")
     fields = {naming(f.name): f for f in attrs.fields(cast("Any", cls))}
     hints = typing.get_type_hints(cls)
     kwargs: dict[str, Any] = {}
@@ -176,25 +125,6 @@ def _respelled(exc: ArgsError, cls: type[Any], naming: Naming) -> ArgsError:
     return ArgsError(message, key)
 
 
-def describe(value: object) -> str:
-    """What kind of value this is, in TOML and Kubernetes terms (``a string``, ``a table``), for messages."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a float"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "a table"
-    if value is None:
-        return "null"
-    return "an unsupported value"
-
-
 def _type_name(tp: Any) -> str:
     origin = get_origin(tp)
     if origin is Literal:
@@ -212,14 +142,14 @@ def _type_name(tp: Any) -> str:
 
 def _convert(tp: Any, value: Any, naming: Naming = kebab) -> Any:
     origin = get_origin(tp)
-    expected = ArgsError(f"expected {_type_name(tp)}, got {describe(value)}")
+    expected = ArgsError(f"expected {_type_name(tp)}, got {PROFILE.describe(value)}")
     if tp is Any:
         return value
     if origin is Literal:
         # Compare types too: True == 1 in Python, but a TOML boolean is not the integer 1.
         if not any(value == choice and type(value) is type(choice) for choice in get_args(tp)):
-            choices = ", ".join(show(str(a)) for a in get_args(tp))
-            raise ArgsError(f"Unsupported value: {show(value)}: supported values: {choices}")
+            choices = ", ".join(PROFILE.show(str(a)) for a in get_args(tp))
+            raise ArgsError(f"Unsupported value: {PROFILE.show(value)}: supported values: {choices}")
         return value
     if origin in (Union, types.UnionType):
         options = [a for a in get_args(tp) if a is not type(None)]
@@ -279,13 +209,9 @@ def _convert(tp: Any, value: Any, naming: Naming = kebab) -> Any:
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise expected
-        try:
-            number = float(value)
-        except OverflowError:
-            number = math.inf
-        if not math.isfinite(number):
-            raise ArgsError(f"Invalid value: {show(value)}: must be a finite number")
-        return number
+        if not is_finite(value):
+            raise ArgsError(f"Invalid value: {PROFILE.show(value)}: must be a finite number")
+        return float(value)
     if tp is str:
         if not isinstance(value, str):
             raise expected

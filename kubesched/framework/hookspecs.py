@@ -129,7 +129,7 @@ def parameter_problems(hook: str, function: Callable[..., Any]) -> list[str]:
     with no default; no keyword-only parameters, no ``*args`` or ``**kwargs``. The framework passes exactly
     the hookspec's arguments the implementation names, so anything else would silently receive nothing.
     """
-    from kubesched.framework.args import did_you_mean  # args is heavier; only registration needs it
+    from kubesched.validation import did_you_mean
 
     try:
         parameters = list(inspect.signature(function).parameters.values())

@@ -12,8 +12,8 @@ import attrs
 
 from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, Pod
 from kubesched.api.policy import PriorityClass, builtin_priority_classes
-from kubesched.api.validation import escape, quote
 from kubesched.errors import InputError
+from kubesched.validation import escape, quote
 
 # scheduling.DefaultPriorityWhenNoDefaultClassExists
 DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS = 0

@@ -16,93 +16,33 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from kubesched.api.quantity import Quantity, QuantityError
+from kubesched.errors import InputError
+from kubesched.validation import MANIFEST, HugeInteger, Problems, fits_bits, key_path, key_text
 
 # escape and quote are re-exported for the decoders.
-from kubesched.api.validation import MAX_SHOWN
-from kubesched.api.validation import escape as escape
-from kubesched.api.validation import quote as quote
-from kubesched.errors import InputError
+from kubesched.validation import escape as escape
+from kubesched.validation import quote as quote
 
 T = TypeVar("T")
 
-_PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
-
-_sink: ContextVar[list[InputError] | None] = ContextVar("kubesched_input_problems", default=None)
-
-
-class HugeInteger:
-    """An integer literal with too many digits to convert (Python refuses past 4300): kept as its text."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        return f"HugeInteger({len(self.text)} characters)"
-
-
-def show(value: object) -> str:
-    """A value as a message shows it: scalars as JSON writes them (strings quoted), containers by their type."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, HugeInteger):
-        return value.text if len(value.text) <= MAX_SHOWN else f"{value.text[:MAX_SHOWN]}... ({len(value.text)} digits)"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return quote(value)
-    return describe(value)
-
-
-def key_text(key: object) -> str:
-    """A map key as Kubernetes reads it (YAML keys become JSON strings: null, true, 12)."""
-    if key is None:
-        return "null"
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, HugeInteger):
-        return key.text
-    return str(key)
-
-
-def key_path(path: str, key: object) -> str:
-    """The field path of a map entry: ``path.key``, or ``path["key"]`` when the key needs quoting."""
-    text = key_text(key)
-    plain = len(text) <= MAX_SHOWN and _PLAIN_KEY.fullmatch(text)
-    return f"{path}.{text}" if plain else f"{path}[{quote(text)}]"
-
-
-def describe(value: object) -> str:
-    """What kind of JSON value this is, for messages: "a string", "an object", ..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, HugeInteger)):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
-    return "a value of no JSON type"
+_sink: ContextVar[Problems[InputError] | None] = ContextVar("kubesched_input_problems", default=None)
 
 
 @contextmanager
-def collecting() -> Iterator[list[InputError]]:
-    """Record problems instead of raising them, for the duration of the block; yields the list."""
-    problems: list[InputError] = []
+def collecting() -> Iterator[Problems[InputError]]:
+    """Record problems instead of raising them, for the duration of the block; yields them."""
+    problems = Problems(InputError, _error_list)
     token = _sink.set(problems)
     try:
         yield problems
     finally:
         _sink.reset(token)
+
+
+def _error_list(errors: list[InputError]) -> Exception:
+    from kubesched.io.load import InputErrorList  # load reads manifests through this module
+
+    return InputErrorList(errors)
 
 
 def report(path: str, message: str) -> None:
@@ -111,11 +51,11 @@ def report(path: str, message: str) -> None:
     sink = _sink.get()
     if sink is None:
         raise error
-    sink.append(error)
+    sink.add(error)
 
 
 def _wrong_type(value: object, path: str, expected: str) -> None:
-    report(path, f"Invalid value: {show(value)}: must be {expected}")
+    report(path, f"Invalid value: {MANIFEST.show(value)}: must be {expected}")
 
 
 def mapping(value: object, path: str) -> Mapping[str, Any]:
@@ -155,8 +95,8 @@ def integer(value: object, path: str, default: int | None = None, *, bits: int =
     if isinstance(value, bool) or not isinstance(value, (int, HugeInteger)):
         _wrong_type(value, path, "an integer")
         return default
-    if isinstance(value, HugeInteger) or not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
-        report(path, f"Invalid value: {show(value)}: must be a {bits}-bit integer")
+    if isinstance(value, HugeInteger) or not fits_bits(value, bits):
+        report(path, f"Invalid value: {MANIFEST.show(value)}: must be a {bits}-bit integer")
         return default
     return value
 

@@ -16,17 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import yaml
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
-from kubesched.api.validation import escape, quote
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError, KubeschedError
-from kubesched.io import decode
+from kubesched.io import decode, yaml_reader
 from kubesched.io.admission import admit_pods
-from kubesched.io.fields import HugeInteger, collecting, describe
+from kubesched.io.fields import collecting
+from kubesched.io.yaml_reader import YamlRules
+from kubesched.validation import MANIFEST, HugeInteger, escape, quote
 
 #: The path that means standard input, and how errors name it.
 STDIN = "-"
@@ -102,11 +102,6 @@ def _one_line(error: InputError) -> InputError:
                       obj=error.obj and escape(error.obj), field=error.field and escape(error.field))
 
 
-def _printable(text: str) -> str:
-    """``text`` with only its non-printable characters escaped (parser messages quote their own values)."""
-    return text if text.isprintable() else "".join(c if c.isprintable() else escape(c) for c in text)
-
-
 def _display(path: Path | str) -> str:
     return STDIN_NAME if str(path) == STDIN else escape(str(path))
 
@@ -141,55 +136,8 @@ def _expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[InputEr
     return files, errors
 
 
-class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader, but reading YAML the way Kubernetes does: timestamps stay strings (a Go time
-    field parses them, with located errors), and nesting and integer sizes are bounded instead of crashing."""
-
-    yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML's class-level table, replaced for this class only
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
-
-    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        self._depth += 1
-        try:
-            if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise yaml.composer.ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels", mark)
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-    def construct_bounded_int(self, node: yaml.ScalarNode) -> int | HugeInteger:
-        """An integer, or :class:`HugeInteger` past :data:`MAX_INTEGER_DIGITS` (int() would refuse or crawl)."""
-        text = str(self.construct_scalar(node))
-        if len(text) > MAX_INTEGER_DIGITS:
-            return HugeInteger(text.replace("_", ""))
-        return self.construct_yaml_int(node)
-
-
-    def construct_text(self, node: yaml.ScalarNode) -> str:
-        """A scalar as its text, whatever its tag says."""
-        return str(self.construct_scalar(node))
-
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-        """A node's value; a scalar its tag cannot hold (``!!int abc``, ``!!bool maybe``) is a located error."""
-        try:
-            return super().construct_object(node, deep)
-        except (ValueError, LookupError, TypeError, OverflowError):
-            shown = quote(node.value) if isinstance(node.value, str) else "this value"
-            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
-            raise yaml.constructor.ConstructorError(None, None, f"{shown} is not a valid {escape(tag)}",
-                                                    node.start_mark) from None
-
-
-_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_bounded_int)
-# An explicit !!timestamp stays a string too: the time field reads it, with the API server's checks.
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_text)
+#: How manifests' YAML is read.
+YAML_RULES = YamlRules(MAX_DEPTH, "nesting deeper than {limit} levels", MAX_INTEGER_DIGITS)
 
 
 def _parse_int(text: str) -> int | HugeInteger:
@@ -253,39 +201,26 @@ def _documents(file: Path) -> Iterator[_Document]:
         except RecursionError:
             raise InputError(f"invalid JSON: nesting deeper than {MAX_DEPTH} levels", file=name) from None
         return
-    loader: _Loader | None = None
+    index = 0
     try:
-        loader = _Loader(text)
-        index = 0
-        while loader.check_data():  # type: ignore[no-untyped-call]
-            data = loader.get_data()
+        for data in yaml_reader.documents(text, YAML_RULES):
             if data is not None:
                 yield _Document(name, index, data)
             index += 1
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(f"invalid YAML{where}: {_printable(problem)}", file=name) from None
-    except RecursionError:
-        raise InputError(f"invalid YAML: nesting deeper than {MAX_DEPTH} levels", file=name) from None
-    except (ValueError, LookupError, TypeError) as exc:  # a last resort: the loader locates the ones it knows of
-        raise InputError(f"invalid YAML: {_printable(str(exc))}", file=name) from None
-    finally:
-        if loader is not None:
-            loader.dispose()
+    except yaml_reader.YamlError as exc:
+        raise InputError(str(exc), file=name) from None
 
 
 def _expand(doc: _Document) -> Iterator[tuple[str, int, Mapping[str, Any]]]:
     """Yield (position, item index, object) for a document, flattening ``List`` and ``<Kind>List`` wrappers."""
     position = f"document {doc.index + 1}"
     if not isinstance(doc.data, Mapping):
-        raise InputError(f"{position}: must be a Kubernetes object, not {describe(doc.data)}", file=doc.file)
+        raise InputError(f"{position}: must be a Kubernetes object, not {MANIFEST.describe(doc.data)}", file=doc.file)
     kind = doc.data.get("kind")
     if isinstance(kind, str) and kind.endswith("List") and "items" in doc.data:
         items = doc.data.get("items") or []
         if not isinstance(items, list):
-            raise InputError(f"{position}: items: must be a list, not {describe(items)}", file=doc.file)
+            raise InputError(f"{position}: items: must be a list, not {MANIFEST.describe(items)}", file=doc.file)
         item_kind = kind[: -len("List")] or None
         for i, item in enumerate(items):
             if isinstance(item, Mapping) and "kind" not in item and item_kind:
@@ -342,7 +277,8 @@ class _Run:
 
     def decode(self, file: str, order: tuple[int, ...], position: str, obj: object) -> None:
         if not isinstance(obj, Mapping):
-            self.error(order, InputError(f"{position}: must be a Kubernetes object, not {describe(obj)}", file=file))
+            self.error(order, InputError(f"{position}: must be a Kubernetes object, not {MANIFEST.describe(obj)}",
+                                         file=file))
             return
         kind = obj.get("kind")
         if not isinstance(kind, str) or not kind:

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import did_you_mean, unstructure
+from kubesched.framework.args import unstructure
 from kubesched.framework.plugin import EXTENSION_POINTS
 from kubesched.profiles import toml_writer
 from kubesched.profiles.config import SchedulerConfiguration, load_config_file, parse_config, read_text
 from kubesched.profiles.kube import parse_kube_config, read_yaml, render_kube_config
 from kubesched.runtime import PluginRegistry
+from kubesched.validation import did_you_mean
 
 __all__ = ["FORMATS", "SchedulerConfiguration", "load_config", "parse_config", "parse_kube_config", "render",
            "render_config", "render_kube_config", "shipped_profiles"]

@@ -9,27 +9,19 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import attrs
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import (
-    ArgsError,
-    Naming,
-    camel,
-    describe,
-    did_you_mean,
-    kebab,
-    show,
-    structure,
-    unstructure,
-)
+from kubesched.framework.args import ArgsError, Naming, camel, kebab, structure, unstructure
 from kubesched.framework.plugin import EXTENSION_POINTS, POINTS_BY_KEY, ExtensionPoint
 from kubesched.profiles.defaults import DEFAULT_MULTI_POINT, DEFAULT_SCHEDULER_NAME
 from kubesched.runtime import PluginEntry, PluginRegistry, Profile, SchedulerSettings
+from kubesched.validation import INT32_MAX, INT64_MAX, PROFILE, did_you_mean, is_finite, join_path, key_path, too_deep
+from kubesched.validation import Problems as _Problems
 
 MULTI_POINT = "multi-point"
 POINT_KEYS = (MULTI_POINT, *(p.key for p in EXTENSION_POINTS))
@@ -37,7 +29,7 @@ SETTINGS_KEYS = ("percentage-of-nodes-to-score", "pod-initial-backoff-seconds", 
                  "plugin-call-budget-ms")
 PROFILE_KEYS = ("scheduler-name", "percentage-of-nodes-to-score", "plugins", "plugin-config")
 #: The largest Score plugin weight: kube-scheduler's weights are int32 (it accepts any positive one).
-MAX_WEIGHT = 2**31 - 1
+MAX_WEIGHT = INT32_MAX
 #: Documents nested deeper than this are rejected before anything walks them.
 MAX_DEPTH = 64
 
@@ -105,32 +97,17 @@ class ProfileErrorList(ProfileError):  # noqa: N818 - a list of ProfileError
         return "\n".join(str(e) for e in self.errors)
 
 
-class Problems:
+class Problems(_Problems[ProfileError]):
     """Collects the problems of independent parts of a file, so that one run reports every one of them."""
 
     def __init__(self) -> None:
-        self.errors: list[ProfileError] = []
+        super().__init__(ProfileError, ProfileErrorList)
 
     def add(self, error: ProfileError) -> None:
         """Record an error (each of several); one per key path, as one mistake can fail several checks there."""
         for each in error.errors if isinstance(error, ProfileErrorList) else (error,):
             if not any(e.key == each.key for e in self.errors):
                 self.errors.append(each)
-
-    def check(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
-        """``function(*args, **kwargs)``, or None with its ProfileError recorded."""
-        try:
-            return function(*args, **kwargs)
-        except ProfileError as exc:
-            self.add(exc)
-            return None
-
-    def raise_any(self) -> None:
-        """Raise what was recorded: the error itself when there is one, all of them when there are several."""
-        if len(self.errors) == 1:
-            raise self.errors[0]
-        if self.errors:
-            raise ProfileErrorList(self.errors)
 
 
 # -- parsing ----------------------------------------------------------------------------------------
@@ -143,19 +120,19 @@ def _check_keys(table: Mapping[str, Any], allowed: Sequence[str], path: str) -> 
     for key in table:
         if key not in allowed:
             hint = did_you_mean(str(key), allowed) or f" (expected one of: {', '.join(allowed)})"
-            problems.add(_fail(f"unknown key{hint}", f"{path}.{key}" if path else str(key)))
+            problems.add(_fail(f"unknown key{hint}", key_path(path, key, quote_odd=False)))
     problems.raise_any()
 
 
 def _table(value: object, key: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise _fail(f"expected a table, got {describe(value)}", key)
+        raise _fail(f"expected a table, got {PROFILE.describe(value)}", key)
     return value
 
 
 def _int(value: object, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(f"expected an integer, got {describe(value)}", key)
+        raise _fail(f"expected an integer, got {PROFILE.describe(value)}", key)
     return value
 
 
@@ -245,12 +222,12 @@ def _parse_profile(raw: object, key: str, default_name: str | None) -> RawProfil
 def _percentage(value: object, key: str) -> int:
     number = _int(value, key)
     if not 0 <= number <= 100:
-        raise _fail(f"Invalid value: {show(number)}: not in valid range [0-100]", key)
+        raise _fail(f"Invalid value: {PROFILE.show(number)}: not in valid range [0-100]", key)
     return number
 
 
 #: Backoffs are stored as floats: larger values cannot be represented (kube-scheduler's are int64).
-_MAX_SECONDS = 2**63 - 1
+_MAX_SECONDS = INT64_MAX
 
 
 def parse_settings(document: Mapping[str, Any], dialect: Dialect = TOML) -> SchedulerSettings:
@@ -270,8 +247,8 @@ def parse_settings(document: Mapping[str, Any], dialect: Dialect = TOML) -> Sche
 def _initial_backoff(document: Mapping[str, Any], dialect: Dialect) -> int:
     initial = _int(_value(document, dialect.initial_backoff, 1), dialect.initial_backoff)
     if not 0 < initial <= _MAX_SECONDS:
-        raise _fail(f"Invalid value: {show(initial)}: must be greater than 0"
-                    if initial <= 0 else f"Invalid value: {show(initial)}: must be at most {_MAX_SECONDS}",
+        raise _fail(f"Invalid value: {PROFILE.show(initial)}: must be greater than 0"
+                    if initial <= 0 else f"Invalid value: {PROFILE.show(initial)}: must be at most {_MAX_SECONDS}",
                     dialect.initial_backoff)
     return initial
 
@@ -280,8 +257,9 @@ def _max_backoff(document: Mapping[str, Any], dialect: Dialect, initial: int | N
     """The maximum backoff; compared with the initial one only when that one is valid."""
     maximum = _int(_value(document, dialect.max_backoff, 10), dialect.max_backoff)
     if not (initial or 0) <= maximum <= _MAX_SECONDS:
-        raise _fail(f"Invalid value: {show(maximum)}: must be greater than or equal to {dialect.initial_backoff}"
-                    if maximum < (initial or 0) else f"Invalid value: {show(maximum)}: must be at most {_MAX_SECONDS}",
+        shown = PROFILE.show(maximum)
+        raise _fail(f"Invalid value: {shown}: must be greater than or equal to {dialect.initial_backoff}"
+                    if maximum < (initial or 0) else f"Invalid value: {shown}: must be at most {_MAX_SECONDS}",
                     dialect.max_backoff)
     return maximum
 
@@ -292,11 +270,11 @@ def _call_budget(document: Mapping[str, Any]) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _fail(f"expected a number of milliseconds, got {describe(value)}", "plugin-call-budget-ms")
+        raise _fail(f"expected a number of milliseconds, got {PROFILE.describe(value)}", "plugin-call-budget-ms")
     if not value > 0:  # NaN included
-        raise _fail(f"Invalid value: {show(value)}: must be greater than 0", "plugin-call-budget-ms")
-    if not value < sys.float_info.max:
-        raise _fail(f"Invalid value: {show(value)}: must be a finite number", "plugin-call-budget-ms")
+        raise _fail(f"Invalid value: {PROFILE.show(value)}: must be greater than 0", "plugin-call-budget-ms")
+    if not is_finite(value):
+        raise _fail(f"Invalid value: {PROFILE.show(value)}: must be a finite number", "plugin-call-budget-ms")
     return float(value) / 1000
 
 
@@ -375,9 +353,9 @@ class _Resolver:
                         key)
         assert entry.weight is not None
         if entry.weight <= 0:
-            raise _fail(f"Invalid value: {show(entry.weight)}: a weight must be greater than 0", key)
+            raise _fail(f"Invalid value: {PROFILE.show(entry.weight)}: a weight must be greater than 0", key)
         if entry.weight > MAX_WEIGHT:
-            raise _fail(f"Invalid value: {show(entry.weight)}: a weight must be at most {MAX_WEIGHT} "
+            raise _fail(f"Invalid value: {PROFILE.show(entry.weight)}: a weight must be at most {MAX_WEIGHT} "
                         "(kube-scheduler's weights are int32)", key)
 
     def resolve(self) -> Profile:
@@ -427,13 +405,13 @@ class _Resolver:
         return tuple(PluginEntry(n) for n in ordered)
 
     def _check_counts(self, points: Mapping[str, tuple[PluginEntry, ...]], problems: Problems) -> None:
-        name = self.raw.scheduler_name
+        name = PROFILE.show(self.raw.scheduler_name)
         queue_sort = points["queue-sort"]
         if len(queue_sort) != 1:
-            problems.add(_fail(f"only one queue sort plugin required for profile with scheduler name {show(name)}, "
+            problems.add(_fail(f"only one queue sort plugin required for profile with scheduler name {name}, "
                         f"but got {len(queue_sort)}", self.raw.point_key("queue-sort")))
         if not points["bind"]:
-            problems.add(_fail(f"at least one bind plugin is needed for profile with scheduler name {show(name)}",
+            problems.add(_fail(f"at least one bind plugin is needed for profile with scheduler name {name}",
                                self.raw.point_key("bind")))
 
     def _args(self, profile: Profile, problems: Problems) -> dict[str, Any]:
@@ -460,8 +438,7 @@ class _Resolver:
         try:
             return structure(args_class, _table({} if raw is None else raw, key), self.raw.dialect.naming)
         except ArgsError as exc:
-            joiner = "" if exc.key.startswith("[") else "."
-            raise _fail(exc.message, f"{key}{joiner}{exc.key}" if exc.key else key) from None
+            raise _fail(exc.message, join_path(key, exc.key)) from None
 
 
 def _point_names(points: Sequence[ExtensionPoint]) -> str:
@@ -497,7 +474,7 @@ def resolve_config(settings: SchedulerSettings, parsed: Sequence[RawProfile], re
     seen: dict[str, str] = {}
     for raw in parsed:
         if raw.scheduler_name in seen:
-            problems.add(_fail(f"Duplicate value: {show(raw.scheduler_name)} (also used by "
+            problems.add(_fail(f"Duplicate value: {PROFILE.show(raw.scheduler_name)} (also used by "
                                f"{seen[raw.scheduler_name]})", f"{raw.key}.{raw.dialect.scheduler_name}"))
         seen.setdefault(raw.scheduler_name, raw.key)
     resolved = [problems.check(_Resolver(raw, registry).resolve) for raw in parsed]
@@ -509,25 +486,9 @@ def resolve_config(settings: SchedulerSettings, parsed: Sequence[RawProfile], re
 
 def check_depth(document: object, limit: int = MAX_DEPTH) -> None:
     """Reject a document nested more than ``limit`` tables or arrays deep, at the key path where it does."""
-    stack: list[tuple[object, str, int]] = [(document, "", 0)]
-    while stack:
-        value, key, depth = stack.pop()
-        if depth > limit:
-            raise _fail(f"nested more than {limit} levels deep", key)
-        for child_key, child in _children(value, key):
-            stack.append((child, child_key, depth + 1))
-
-
-
-def _children(value: object, key: str) -> Iterator[tuple[str, object]]:
-    if isinstance(value, Mapping):
-        for name, child in value.items():
-            if isinstance(child, (Mapping, list)):
-                yield (f"{key}.{name}" if key else str(name)), child
-    elif isinstance(value, list):
-        for i, child in enumerate(value):
-            if isinstance(child, (Mapping, list)):
-                yield f"{key}[{i}]", child
+    where = too_deep(document, limit)
+    if where is not None:
+        raise _fail(f"nested more than {limit} levels deep", where)
 
 
 def _check_same_queue_sort(profiles: Sequence[Profile], parsed: Sequence[RawProfile]) -> None:

@@ -8,12 +8,11 @@ that cannot change a decision are accepted, extenders are an error, the volume a
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from typing import Any
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import camel, describe, show, unstructure
+from kubesched.framework.args import camel, unstructure
 from kubesched.framework.plugin import EXTENSION_POINTS
 from kubesched.profiles.config import (
     KUBE,
@@ -36,6 +35,7 @@ from kubesched.profiles.config import (
 )
 from kubesched.profiles.defaults import DEFAULT_SCHEDULER_NAME
 from kubesched.runtime import PluginRegistry
+from kubesched.validation import PROFILE
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
@@ -49,65 +49,21 @@ TOP_LEVEL_KEYS = ("apiVersion", "kind", *MODELLED_KEYS, *HARMLESS_KEYS, "extende
 PROFILE_KEYS = ("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig")
 #: kube-scheduler's in-tree plugins that kubesched does not model (volumes and DRA are out of scope).
 UNMODELLED_PLUGINS = ("VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits", "DynamicResources")
-
-
-def _loader() -> type[Any]:
-    """PyYAML's safe loader, reading as Kubernetes does: timestamps stay strings, nesting is bounded, and a
-    scalar its tag cannot hold is a located YAML error (built on first use: YAML stays off the import path)."""
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML's class-level table, replaced for this class only
-            first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-            for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-        }
-
-        def __init__(self, stream: str) -> None:
-            super().__init__(stream)
-            self.depth = 0
-
-        def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-            self.depth += 1
-            try:
-                if self.depth > MAX_DEPTH:
-                    mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                    raise yaml.composer.ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep", mark)
-                return super().compose_node(parent, index)
-            finally:
-                self.depth -= 1
-
-        def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-            try:
-                return super().construct_object(node, deep)
-            except (ValueError, LookupError, TypeError, OverflowError) as exc:
-                if "digits" in str(exc):
-                    problem = f"an integer has more than {sys.get_int_max_str_digits()} digits"
-                else:
-                    shown = show(node.value) if isinstance(node.value, str) else "this value"
-                    problem = f"{shown} is not a valid {node.tag.replace('tag:yaml.org,2002:', '!!')}"
-                raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
-
-        def construct_text(self, node: yaml.ScalarNode) -> str:
-            return str(self.construct_scalar(node))
-
-    Loader.add_constructor("tag:yaml.org,2002:timestamp", Loader.construct_text)
-    return Loader
+#: How a configuration nested too deep is reported: as a TOML profile is (see ``check_depth``).
+_TOO_DEEP = "nested more than {limit} levels deep"
 
 
 def read_yaml(path: str, name: str) -> Any:
-    """A YAML file's single document, read with the safe loader; every failure is a ProfileError."""
-    import yaml  # only kube-scheduler configurations need YAML: keep it off the import path
+    """A YAML file's single document, read as manifests are (at most :data:`MAX_DEPTH` deep); every failure is a
+    ProfileError."""
+    from kubesched.io import yaml_reader  # only kube-scheduler configurations need YAML: keep it off the import path
 
     text = read_text(path, name)
     try:
-        documents = [d for d in yaml.load_all(text, Loader=_loader()) if d is not None]  # a SafeLoader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or " ".join(str(exc).split()) or "cannot be parsed"
-        raise ProfileError(f"invalid YAML{where}: {problem}", file=name) from None
-    except RecursionError:
-        raise ProfileError(f"invalid YAML: nested more than {MAX_DEPTH} levels deep", file=name) from None
+        documents = [d for d in yaml_reader.documents(text, yaml_reader.YamlRules(MAX_DEPTH, _TOO_DEEP))
+                     if d is not None]
+    except yaml_reader.YamlError as exc:
+        raise ProfileError(str(exc), file=name) from None
     if len(documents) != 1:
         raise ProfileError(f"expected one KubeSchedulerConfiguration document, got {len(documents)}", file=name)
     return documents[0]
@@ -128,7 +84,7 @@ def parse_kube_config(document: object, registry: PluginRegistry, source: str = 
         settings = problems.check(parse_settings, top, KUBE)
         raw_profiles = top.get("profiles") or [{}]
         if not isinstance(raw_profiles, list):
-            problems.add(_fail(f"expected an array, got {describe(raw_profiles)}", "profiles"))
+            problems.add(_fail(f"expected an array, got {PROFILE.describe(raw_profiles)}", "profiles"))
             raw_profiles = []
         default_name = DEFAULT_SCHEDULER_NAME if len(raw_profiles) == 1 else None
         warnings: list[str] = []
@@ -145,7 +101,8 @@ def parse_kube_config(document: object, registry: PluginRegistry, source: str = 
 
 def _check_parallelism(value: object) -> None:
     if value is not None and _int(value, "parallelism") <= 0:
-        raise _fail(f"Invalid value: {show(value)}: should be an integer value greater than zero", "parallelism")
+        raise _fail(f"Invalid value: {PROFILE.show(value)}: should be an integer value greater than zero",
+                    "parallelism")
 
 
 def _check_header(top: Mapping[str, Any]) -> None:
@@ -153,7 +110,7 @@ def _check_header(top: Mapping[str, Any]) -> None:
         if key not in top:
             raise _fail(f"Required value: must be \"{expected}\"", key)
         if top[key] != expected:
-            raise _fail(f"Unsupported value: {show(top[key])}: supported values: \"{expected}\"", key)
+            raise _fail(f"Unsupported value: {PROFILE.show(top[key])}: supported values: \"{expected}\"", key)
 
 
 def _parse_profile(raw: object, key: str, default_name: str | None, warnings: list[str]) -> RawProfile:
@@ -212,7 +169,7 @@ def _parse_point(raw: object, key: str, ignored: set[str]) -> PluginSet:
 
 def _parse_plugin_config(value: object, key: str, ignored: set[str]) -> tuple[dict[str, Any], dict[str, str]]:
     if not isinstance(value, list):
-        raise _fail(f"expected an array of {{name, args}} objects, got {describe(value)}", key)
+        raise _fail(f"expected an array of {{name, args}} objects, got {PROFILE.describe(value)}", key)
     problems = Problems()
     config: dict[str, Any] = {}
     keys: dict[str, str] = {}
@@ -231,7 +188,7 @@ def _parse_plugin_args(item: object, key: str, config: dict[str, Any], keys: dic
     if not isinstance(name, str) or not name:
         raise _fail("Required value: a plugin name (a non-empty string)", f"{key}.name")
     if name in keys:
-        raise _fail(f"Duplicate value: {show(name)} (also configured by {keys[name].removesuffix('.args')})",
+        raise _fail(f"Duplicate value: {PROFILE.show(name)} (also configured by {keys[name].removesuffix('.args')})",
                     f"{key}.name")
     keys[name] = f"{key}.args"
     if name in UNMODELLED_PLUGINS:
@@ -245,7 +202,8 @@ def _strip_type_meta(name: str, args: Mapping[str, Any], key: str) -> dict[str, 
     """The args without ``apiVersion`` and ``kind``, which must name the plugin's args type if given."""
     kind = args.get("kind")
     if kind is not None and kind != f"{name}Args":
-        raise _fail(f"Invalid value: {show(kind)}: must be \"{name}Args\" for plugin {show(name)}", f"{key}.kind")
+        raise _fail(f"Invalid value: {PROFILE.show(kind)}: must be \"{name}Args\" for plugin {PROFILE.show(name)}",
+                    f"{key}.kind")
     return {k: v for k, v in args.items() if k not in ("apiVersion", "kind")}
 
 

@@ -15,9 +15,10 @@ import pluggy
 
 from kubesched.errors import PluginError
 from kubesched.framework import hookspecs
-from kubesched.framework.args import did_you_mean, mutable_fields
+from kubesched.framework.args import mutable_fields
 from kubesched.framework.hookspecs import EXTENSION_POINTS, HOOK_NAMES, PROJECT_NAME, ExtensionPoint, parameter_problems
 from kubesched.framework.plugin import extension_points, marked_hooks
+from kubesched.validation import did_you_mean
 
 ENTRY_POINT_GROUP = "kubesched.plugins"
 BUILTIN_DISTRIBUTION = "kubesched"

@@ -10,9 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import ArgsError, in_range, show, structure
+from kubesched.framework.args import ArgsError, in_range, structure
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
+from kubesched.validation import PROFILE
 
 KUBE_HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 ARGS = "[[profiles]]\n[profiles.plugin-config.{plugin}]\n{line}\n"
@@ -134,8 +135,8 @@ def test_values_in_messages_are_quoted_and_described_not_dumped(tmp_path: Path, 
     pytest.param({1, 2}, "an unsupported value", id="python-set"),
 ])
 def test_show_renders_values_as_kubernetes_messages_do(value: object, shown: str) -> None:
-    """``show`` quotes and escapes strings like JSON and names containers by kind."""
-    assert show(value) == shown
+    """``PROFILE.show`` quotes and escapes strings like JSON and names containers by kind."""
+    assert PROFILE.show(value) == shown
 
 
 @pytest.mark.parametrize(("value", "shown"), [
@@ -167,6 +168,6 @@ JSON_VALUES = st.recursive(
 @given(JSON_VALUES | st.integers(min_value=10 ** 4000, max_value=10 ** 4100))
 def test_show_is_always_one_short_printable_line(value: object) -> None:
     """Whatever a file holds, ``show`` renders it as one printable line of bounded length, without raising."""
-    text = show(value)
+    text = PROFILE.show(value)
     assert text.isprintable()
     assert len(text) <= 100
