@@ -654,19 +654,25 @@ class Framework:
     # -- Reserve / Permit / binding ----------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run Reserve in order; stop at the first failure."""
-        for name, hook in self._hooks["reserve"]:
+        return self._run_until_failure("Reserve", "reserve", state, pod, node_name)
+
+    def _run_until_failure(self, point: str, hook_name: str, state: CycleState, pod: Pod,
+                           node_name: str) -> Status | None:
+        """Run ``point``'s hooks in order; a rejection stops with that status, anything else not Success with an
+        Error naming the plugin (Reserve and PreBind share these rules)."""
+        for name, hook in self._hooks[hook_name]:
             try:
                 status: Status | None = hook(state, pod, node_name)
             except PLUGIN_FAILURES as exc:
-                return self._failed("Reserve", name, pod, node_name, f'running Reserve plugin "{name}": '
+                return self._failed(point, name, pod, node_name, f'running {point} plugin "{name}": '
                                     f"{_cause(None, exc)}", _cause(None, exc), exc)
             if status is not None and not isinstance(status, Status):
-                return self._failed("Reserve", name, pod, node_name, f'running Reserve plugin "{name}": '
+                return self._failed(point, name, pod, node_name, f'running {point} plugin "{name}": '
                                     f"{_returned(status)}", _returned(status))
             if status is not None and status.code is not _SUCCESS:
                 if status.is_rejected():
                     return status.with_plugin(name)
-                return self._failed("Reserve", name, pod, node_name, f'running Reserve plugin "{name}": '
+                return self._failed(point, name, pod, node_name, f'running {point} plugin "{name}": '
                                     f"{_cause(status)}", _cause(status), status.error)
         return None
 
@@ -710,21 +716,7 @@ class Framework:
 
     def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run PreBind in order; any failure aborts binding."""
-        for name, hook in self._hooks["pre_bind"]:
-            try:
-                status: Status | None = hook(state, pod, node_name)
-            except PLUGIN_FAILURES as exc:
-                return self._failed("PreBind", name, pod, node_name, f'running PreBind plugin "{name}": '
-                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
-            if status is not None and not isinstance(status, Status):
-                return self._failed("PreBind", name, pod, node_name, f'running PreBind plugin "{name}": '
-                                    f"{_returned(status)}", _returned(status))
-            if status is not None and status.code is not _SUCCESS:
-                if status.is_rejected():
-                    return status.with_plugin(name)
-                return self._failed("PreBind", name, pod, node_name, f'running PreBind plugin "{name}": '
-                                    f"{_cause(status)}", _cause(status), status.error)
-        return None
+        return self._run_until_failure("PreBind", "pre_bind", state, pod, node_name)
 
     def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run Bind plugins until one does not Skip; if all skip, that is an error."""
