@@ -63,6 +63,20 @@ def test_an_integer_of_thousands_of_digits_is_a_located_error(tmp_path: Path, na
                                "must be a 32-bit integer"]
 
 
+def test_an_integer_of_a_hundred_digits_is_shown_by_its_start_and_length(tmp_path: Path) -> None:
+    """An integer Python can read but no field can hold is cut in the message like a longer one."""
+    path = write(tmp_path, "p.yaml", pod_yaml(spec=f", priority: {'9' * 100}"))
+    assert errors_of(path) == [f"{path}: pods/default/web: spec.priority: Invalid value: {'9' * 80}... (100 digits): "
+                               "must be a 32-bit integer"]
+
+
+def test_an_unprintable_character_in_yaml_is_one_plain_line(tmp_path: Path) -> None:
+    """PyYAML's error for a control character spans two lines; the message folds it onto one."""
+    path = write(tmp_path, "p.yaml", "kind: Pod\nmetadata: {name: web\x01}\n")
+    assert errors_of(path) == [f'{path}: invalid YAML: unacceptable character #x0001: special characters are not '
+                               'allowed in "<unicode string>", position 30']
+
+
 @pytest.mark.parametrize(("name", "text", "where"), [
     ("deep.yaml", "a: " + "[" * 1000 + "]" * 1000 + "\n", "invalid YAML at line 1 column 103"),
     ("deep.json", '{"a": ' + "[" * 1000 + "]" * 1000 + "}", "invalid JSON at line 1 column 106"),

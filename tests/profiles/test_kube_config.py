@@ -331,6 +331,17 @@ def test_fields_that_cannot_change_a_decision_are_accepted_silently(tmp_path: Pa
     assert config.profiles == load_config("default", registry).profiles
 
 
+@pytest.mark.parametrize(("key", "path"), [
+    pytest.param("null", "null", id="null"),
+    pytest.param("true", "profiles[0].true", id="boolean"),
+])
+def test_a_key_that_is_not_a_string_is_named_as_yaml_writes_it(tmp_path: Path, registry: PluginRegistry, key: str,
+                                                                path: str) -> None:
+    """A YAML null or boolean key is named null or true in the key path, as Kubernetes reads it, not Python's None."""
+    text = HEADER + (f"{key}: 1\n" if key == "null" else f"profiles:\n- schedulerName: a\n  {key}: 1\n")
+    assert kube_error(tmp_path, registry, text).startswith(f"sched.yaml: {path}: unknown key")
+
+
 @pytest.mark.parametrize(("value", "message"), [
     pytest.param("!!int abc", 'sched.yaml: invalid YAML at line 3 column 23: "abc" is not a valid !!int',
                  id="scalar-its-tag-cannot-hold"),

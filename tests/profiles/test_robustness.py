@@ -114,6 +114,10 @@ def test_float_args_must_be_finite(value: object, message: str) -> None:
                  "profile.toml: profiles[0].plugin-config.NodeResourcesFit.scoring-strategy.type: Unsupported value: "
                  '"Most\\"\\n": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"',
                  id="string-escaped"),
+    pytest.param(ARGS.format(plugin="NodeResourcesFit.scoring-strategy", line='type = "Most\\u0001\\b"'),
+                 "profile.toml: profiles[0].plugin-config.NodeResourcesFit.scoring-strategy.type: Unsupported value: "
+                 '"Most\\x01\\x08": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"',
+                 id="control-characters-escaped-as-go-does"),
     pytest.param('[[profiles]]\nscheduler-name = "a"\n[[profiles]]\nscheduler-name = "a"\n',
                  'profile.toml: profiles[1].scheduler-name: Duplicate value: "a" (also used by profiles[0])',
                  id="name-quoted"),
