@@ -17,6 +17,7 @@ _LABEL_RE = re.compile(_LABEL, re.ASCII)
 _SUBDOMAIN_RE = re.compile(_SUBDOMAIN, re.ASCII)
 _DNS1035_RE = re.compile(_DNS1035, re.ASCII)
 _NAME_PART_RE = re.compile(_NAME_PART, re.ASCII)
+_LABEL_VALUE_RE = re.compile(f"({_NAME_PART})?", re.ASCII)
 
 _LABEL_MESSAGE = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
                   "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
@@ -31,37 +32,37 @@ _NAME_PART_MESSAGE = ("name part must consist of alphanumeric characters, '-', '
                       "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
                       f"validation is '{_NAME_PART}')")
 _PREFIX_MESSAGE = "prefix part " + _SUBDOMAIN_MESSAGE
+_LABEL_VALUE_MESSAGE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+                        "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+                        "'my_value',  or '12345', regex used for validation is "
+                        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+
+
+def _problems(value: str, max_length: int, pattern: re.Pattern[str], message: str) -> list[str]:
+    """The API server's two checks of a name: its length, then its form (``message`` when it does not match)."""
+    problems = []
+    if len(value) > max_length:
+        problems.append(f"must be no more than {max_length} characters")
+    if not pattern.fullmatch(value):
+        problems.append(message)
+    return problems
 
 
 def dns1123_label(value: str) -> list[str]:
     """Why ``value`` is not a DNS-1123 label (namespaces, StatefulSets); empty when it is one."""
-    problems = []
-    if len(value) > DNS1123_LABEL_MAX_LENGTH:
-        problems.append(f"must be no more than {DNS1123_LABEL_MAX_LENGTH} characters")
-    if not _LABEL_RE.fullmatch(value):
-        # The API server says this instead when only the dots are wrong.
-        problems.append("must not contain dots" if _SUBDOMAIN_RE.fullmatch(value) else _LABEL_MESSAGE)
-    return problems
+    # The API server says this instead when only the dots are wrong.
+    message = "must not contain dots" if _SUBDOMAIN_RE.fullmatch(value) else _LABEL_MESSAGE
+    return _problems(value, DNS1123_LABEL_MAX_LENGTH, _LABEL_RE, message)
 
 
 def dns1123_subdomain(value: str) -> list[str]:
     """Why ``value`` is not a DNS-1123 subdomain (pods, nodes, and most names); empty when it is one."""
-    problems = []
-    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-        problems.append(f"must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} characters")
-    if not _SUBDOMAIN_RE.fullmatch(value):
-        problems.append(_SUBDOMAIN_MESSAGE)
-    return problems
+    return _problems(value, DNS1123_SUBDOMAIN_MAX_LENGTH, _SUBDOMAIN_RE, _SUBDOMAIN_MESSAGE)
 
 
 def dns1035_label(value: str) -> list[str]:
     """Why ``value`` is not a DNS-1035 label (Services); empty when it is one."""
-    problems = []
-    if len(value) > DNS1123_LABEL_MAX_LENGTH:
-        problems.append(f"must be no more than {DNS1123_LABEL_MAX_LENGTH} characters")
-    if not _DNS1035_RE.fullmatch(value):
-        problems.append(_DNS1035_MESSAGE)
-    return problems
+    return _problems(value, DNS1123_LABEL_MAX_LENGTH, _DNS1035_RE, _DNS1035_MESSAGE)
 
 
 def qualified_name(value: str) -> list[str]:
@@ -93,12 +94,4 @@ def qualified_name(value: str) -> list[str]:
 
 def label_value(value: str) -> list[str]:
     """Why ``value`` is not a valid label value (label values, taint values); empty when it is one."""
-    problems = []
-    if len(value) > QUALIFIED_NAME_MAX_LENGTH:
-        problems.append(f"must be no more than {QUALIFIED_NAME_MAX_LENGTH} characters")
-    if value and not _NAME_PART_RE.fullmatch(value):
-        problems.append("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-                        "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-                        "'my_value',  or '12345', regex used for validation is "
-                        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
-    return problems
+    return _problems(value, QUALIFIED_NAME_MAX_LENGTH, _LABEL_VALUE_RE, _LABEL_VALUE_MESSAGE)

@@ -9,10 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import unstructure
-from kubesched.framework.plugin import EXTENSION_POINTS
+from kubesched.framework.args import kebab, unstructure
 from kubesched.profiles import toml_writer
-from kubesched.profiles.config import SchedulerConfiguration, load_config_file, parse_config, read_text
+from kubesched.profiles.config import (
+    SchedulerConfiguration,
+    load_config_file,
+    parse_config,
+    read_text,
+    written_plugins,
+)
 from kubesched.profiles.kube import parse_kube_config, read_yaml, render_kube_config
 from kubesched.runtime import PluginRegistry
 from kubesched.validation import did_you_mean
@@ -85,16 +90,7 @@ def config_document(config: SchedulerConfiguration) -> dict[str, Any]:
         table: dict[str, Any] = {"scheduler-name": profile.scheduler_name}
         if profile.percentage_of_nodes_to_score is not None:
             table["percentage-of-nodes-to-score"] = profile.percentage_of_nodes_to_score
-        plugins: dict[str, Any] = {}
-        for point in EXTENSION_POINTS:
-            entries = []
-            for entry in profile.enabled(point.key):
-                item: dict[str, Any] = {"name": entry.name}
-                if point.key == "score":
-                    item["weight"] = entry.weight
-                entries.append(item)
-            plugins[point.key] = {"disabled": [{"name": "*"}], "enabled": entries}
-        table["plugins"] = plugins
+        table["plugins"] = written_plugins(profile, kebab)
         table["plugin-config"] = {name: unstructure(args) for name, args in sorted(profile.plugin_args.items())}
         profiles.append(table)
     document["profiles"] = profiles

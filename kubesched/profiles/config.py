@@ -445,6 +445,19 @@ def _point_names(points: Sequence[ExtensionPoint]) -> str:
     return ", ".join(p.name for p in points) or "none"
 
 
+# -- writing --------------------------------------------------------------------------------------------
+def written_plugins(profile: Profile, naming: Naming) -> dict[str, Any]:
+    """A profile's plugins as a written profile lists them, extension point keys spelled by ``naming``: every
+    point disables ``"*"`` and enables its complete list in order (Score plugins with their weights), so the
+    document loads back to exactly the same profile."""
+    plugins: dict[str, Any] = {}
+    for point in EXTENSION_POINTS:
+        entries = [{"name": e.name, "weight": e.weight} if point.key == "score" else {"name": e.name}
+                   for e in profile.enabled(point.key)]
+        plugins[naming(point.key)] = {"disabled": [{"name": "*"}], "enabled": entries}
+    return plugins
+
+
 # -- entry points -----------------------------------------------------------------------------------
 def parse_config(document: Mapping[str, Any], registry: PluginRegistry, source: str = "") -> SchedulerConfiguration:
     """Validate and resolve a parsed profile document; errors carry ``source`` and the key path."""

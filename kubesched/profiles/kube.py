@@ -13,7 +13,6 @@ from typing import Any
 
 from kubesched.errors import ProfileError
 from kubesched.framework.args import camel, unstructure
-from kubesched.framework.plugin import EXTENSION_POINTS
 from kubesched.profiles.config import (
     KUBE,
     MAX_DEPTH,
@@ -32,6 +31,7 @@ from kubesched.profiles.config import (
     parse_settings,
     read_text,
     resolve_config,
+    written_plugins,
 )
 from kubesched.profiles.defaults import DEFAULT_SCHEDULER_NAME
 from kubesched.runtime import PluginRegistry
@@ -220,16 +220,7 @@ def kube_document(config: SchedulerConfiguration) -> dict[str, Any]:
         table: dict[str, Any] = {"schedulerName": profile.scheduler_name}
         if profile.percentage_of_nodes_to_score is not None:
             table["percentageOfNodesToScore"] = profile.percentage_of_nodes_to_score
-        plugins: dict[str, Any] = {}
-        for point in EXTENSION_POINTS:
-            entries = []
-            for entry in profile.enabled(point.key):
-                item: dict[str, Any] = {"name": entry.name}
-                if point.key == "score":
-                    item["weight"] = entry.weight
-                entries.append(item)
-            plugins[camel(point.key)] = {"disabled": [{"name": "*"}], "enabled": entries}
-        table["plugins"] = plugins
+        table["plugins"] = written_plugins(profile, camel)
         table["pluginConfig"] = [
             {"name": name, "args": {"apiVersion": API_VERSION, "kind": f"{name}Args", **unstructure(args, camel)}}
             for name, args in sorted(profile.plugin_args.items())]
