@@ -38,11 +38,12 @@ _LABEL_VALUE_MESSAGE = ("a valid label must be an empty string or consist of alp
                         "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
 
 
-def _problems(value: str, max_length: int, pattern: re.Pattern[str], message: str) -> list[str]:
-    """The API server's two checks of a name: its length, then its form (``message`` when it does not match)."""
+def _problems(value: str, max_length: int, pattern: re.Pattern[str], message: str, part: str = "") -> list[str]:
+    """The API server's two checks of a name (or of its ``part``, "name part "): its length, then its form
+    (``message`` when it does not match)."""
     problems = []
     if len(value) > max_length:
-        problems.append(f"must be no more than {max_length} characters")
+        problems.append(f"{part}must be no more than {max_length} characters")
     if not pattern.fullmatch(value):
         problems.append(message)
     return problems
@@ -73,10 +74,8 @@ def qualified_name(value: str) -> list[str]:
         if not prefix:
             problems.append("prefix part must be non-empty")
         else:
-            if len(prefix) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-                problems.append(f"prefix part must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} characters")
-            if not _SUBDOMAIN_RE.fullmatch(prefix):
-                problems.append(_PREFIX_MESSAGE)
+            problems.extend(_problems(prefix, DNS1123_SUBDOMAIN_MAX_LENGTH, _SUBDOMAIN_RE, _PREFIX_MESSAGE,
+                                      "prefix part "))
         if "/" in prefix:
             return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start "
                     "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
@@ -85,10 +84,7 @@ def qualified_name(value: str) -> list[str]:
     if not name:
         problems.append("name part must be non-empty")
     else:
-        if len(name) > QUALIFIED_NAME_MAX_LENGTH:
-            problems.append(f"name part must be no more than {QUALIFIED_NAME_MAX_LENGTH} characters")
-        if not _NAME_PART_RE.fullmatch(name):
-            problems.append(_NAME_PART_MESSAGE)
+        problems.extend(_problems(name, QUALIFIED_NAME_MAX_LENGTH, _NAME_PART_RE, _NAME_PART_MESSAGE, "name part "))
     return problems
 
 

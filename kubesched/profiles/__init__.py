@@ -9,14 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import kebab, unstructure
+from kubesched.framework.args import unstructure
 from kubesched.profiles import toml_writer
 from kubesched.profiles.config import (
+    TOML,
     SchedulerConfiguration,
     load_config_file,
     parse_config,
     read_text,
-    written_plugins,
+    written_profile,
 )
 from kubesched.profiles.kube import parse_kube_config, read_yaml, render_kube_config
 from kubesched.runtime import PluginRegistry
@@ -87,10 +88,7 @@ def config_document(config: SchedulerConfiguration) -> dict[str, Any]:
         document["plugin-call-budget-ms"] = settings.plugin_call_budget_seconds * 1000
     profiles = []
     for profile in config.profiles:
-        table: dict[str, Any] = {"scheduler-name": profile.scheduler_name}
-        if profile.percentage_of_nodes_to_score is not None:
-            table["percentage-of-nodes-to-score"] = profile.percentage_of_nodes_to_score
-        table["plugins"] = written_plugins(profile, kebab)
+        table = written_profile(profile, TOML)
         table["plugin-config"] = {name: unstructure(args) for name, args in sorted(profile.plugin_args.items())}
         profiles.append(table)
     document["profiles"] = profiles

@@ -446,16 +446,20 @@ def _point_names(points: Sequence[ExtensionPoint]) -> str:
 
 
 # -- writing --------------------------------------------------------------------------------------------
-def written_plugins(profile: Profile, naming: Naming) -> dict[str, Any]:
-    """A profile's plugins as a written profile lists them, extension point keys spelled by ``naming``: every
-    point disables ``"*"`` and enables its complete list in order (Score plugins with their weights), so the
-    document loads back to exactly the same profile."""
+def written_profile(profile: Profile, dialect: Dialect) -> dict[str, Any]:
+    """A profile as ``dialect`` writes it, but for its plugin args (each form writes them its own way): every
+    extension point disables ``"*"`` and enables its complete list in order (Score plugins with their
+    weights), so the document loads back to exactly the same profile."""
+    table: dict[str, Any] = {dialect.scheduler_name: profile.scheduler_name}
+    if profile.percentage_of_nodes_to_score is not None:
+        table[dialect.percentage] = profile.percentage_of_nodes_to_score
     plugins: dict[str, Any] = {}
     for point in EXTENSION_POINTS:
         entries = [{"name": e.name, "weight": e.weight} if point.key == "score" else {"name": e.name}
                    for e in profile.enabled(point.key)]
-        plugins[naming(point.key)] = {"disabled": [{"name": "*"}], "enabled": entries}
-    return plugins
+        plugins[dialect.points[point.key]] = {"disabled": [{"name": "*"}], "enabled": entries}
+    table["plugins"] = plugins
+    return table
 
 
 # -- entry points -----------------------------------------------------------------------------------

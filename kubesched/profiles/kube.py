@@ -31,7 +31,7 @@ from kubesched.profiles.config import (
     parse_settings,
     read_text,
     resolve_config,
-    written_plugins,
+    written_profile,
 )
 from kubesched.profiles.defaults import DEFAULT_SCHEDULER_NAME
 from kubesched.runtime import PluginRegistry
@@ -217,10 +217,7 @@ def kube_document(config: SchedulerConfiguration) -> dict[str, Any]:
     settings = config.settings
     profiles = []
     for profile in config.profiles:
-        table: dict[str, Any] = {"schedulerName": profile.scheduler_name}
-        if profile.percentage_of_nodes_to_score is not None:
-            table["percentageOfNodesToScore"] = profile.percentage_of_nodes_to_score
-        table["plugins"] = written_plugins(profile, camel)
+        table = written_profile(profile, KUBE)
         table["pluginConfig"] = [
             {"name": name, "args": {"apiVersion": API_VERSION, "kind": f"{name}Args", **unstructure(args, camel)}}
             for name, args in sorted(profile.plugin_args.items())]
