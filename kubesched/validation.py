@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeGuard, TypeVar
 
 T = TypeVar("T")
 E = TypeVar("E", bound=Exception)
@@ -93,6 +93,14 @@ class Wording:
     cut_length_given: bool
     #: NaN and the infinities are written as Go writes them (``NaN``, ``+Inf``), not as Python does (``nan``).
     go_specials: bool
+    #: A value of the wrong type, formatted with ``expected`` (``an object``), ``shown`` and ``kind`` (the value
+    #: by :meth:`show` and by :meth:`describe`).
+    wrong_type_template: str
+
+    def wrong_type(self, value: object, expected: str) -> str:
+        """The message for ``value`` where ``expected`` (``a string``, ``a table``) should be."""
+        shown = self.show(value) if "{shown}" in self.wrong_type_template else ""
+        return self.wrong_type_template.format(expected=expected, shown=shown, kind=self.describe(value))
 
     def describe(self, value: object) -> str:
         """What kind of value this is, for messages: "a string", "an object" or "a table", ..."""
@@ -151,10 +159,11 @@ class Wording:
 
 #: Messages about manifests: JSON's kinds, long values cut with their length given.
 MANIFEST = Wording("a number", "a list", "an object", "a value of no JSON type", max_digits=MAX_SHOWN,
-                   integer_by_length=False, cut_length_given=True, go_specials=False)
+                   integer_by_length=False, cut_length_given=True, go_specials=False,
+                   wrong_type_template="Invalid value: {shown}: must be {expected}")
 #: Messages about profiles and plugin args: TOML's kinds, long integers named by their length.
 PROFILE = Wording("a float", "an array", "a table", "an unsupported value", max_digits=40, integer_by_length=True,
-                  cut_length_given=False, go_specials=True)
+                  cut_length_given=False, go_specials=True, wrong_type_template="expected {expected}, got {kind}")
 
 
 # -- key paths ---------------------------------------------------------------------------------------
@@ -192,6 +201,16 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
 
 
 # -- numbers -----------------------------------------------------------------------------------------
+def is_integer(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is an integer and not a boolean (Python's True is 1; JSON's, YAML's and TOML's is not)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: object) -> TypeGuard[int | float]:
+    """Whether ``value`` is an integer or a float, and not a boolean."""
+    return is_integer(value) or isinstance(value, float)
+
+
 def fits_bits(value: int, bits: int) -> bool:
     """Whether ``value`` is a signed integer of ``bits`` bits (int32, int64)."""
     return -(1 << (bits - 1)) <= value < 1 << (bits - 1)

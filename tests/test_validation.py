@@ -24,6 +24,8 @@ from kubesched.validation import (
     escape,
     fits_bits,
     is_finite,
+    is_integer,
+    is_number,
     join_path,
     key_path,
     key_text,
@@ -169,43 +171,43 @@ def test_too_deep_is_none_within_the_limit() -> None:
     assert too_deep({"a": [{"b": []}]}, 3) is None
 
 
-class Bad(ValueError):
+class BadError(ValueError):
     """A problem for the collector tests."""
 
 
-class BadList(Exception):
+class BadListError(Exception):
     """Several problems."""
 
-    def __init__(self, errors: list[Bad]) -> None:
+    def __init__(self, errors: list[BadError]) -> None:
         self.errors = errors
         super().__init__("; ".join(str(e) for e in errors))
 
 
 def fail(message: str) -> None:
-    """Raise a Bad problem."""
-    raise Bad(message)
+    """Raise a BadError problem."""
+    raise BadError(message)
 
 
 def test_problems_raises_a_single_problem_as_itself() -> None:
     """One recorded problem is raised unchanged."""
-    problems = Problems(Bad, BadList)
+    problems = Problems(BadError, BadListError)
     problems.check(fail, "one")
-    with pytest.raises(Bad, match="^one$"):
+    with pytest.raises(BadError, match=r"^one$"):
         problems.raise_any()
 
 
 def test_problems_raises_several_problems_together() -> None:
     """Every recorded problem is reported in one error, in the order found."""
-    problems = Problems(Bad, BadList)
+    problems = Problems(BadError, BadListError)
     problems.check(fail, "one")
-    problems.add(Bad("two"))
-    with pytest.raises(BadList, match="^one; two$"):
+    problems.add(BadError("two"))
+    with pytest.raises(BadListError, match=r"^one; two$"):
         problems.raise_any()
 
 
 def test_problems_passes_through_results_and_raises_nothing_when_clean() -> None:
     """check() returns what the function returns; with nothing recorded, raise_any() returns."""
-    problems = Problems(Bad, BadList)
+    problems = Problems(BadError, BadListError)
     assert problems.check(len, "abc") == 3
     problems.raise_any()
     assert list(problems) == []
@@ -214,7 +216,7 @@ def test_problems_passes_through_results_and_raises_nothing_when_clean() -> None
 def test_problems_records_only_its_own_error_type() -> None:
     """Any other exception is a bug, and propagates."""
     with pytest.raises(KeyError):
-        Problems(Bad, BadList).check({}.__getitem__, "missing")
+        Problems(BadError, BadListError).check({}.__getitem__, "missing")
 
 
 JSON_VALUES = st.recursive(
@@ -265,3 +267,19 @@ def test_the_validation_module_needs_only_the_standard_library() -> None:
     modules |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                 and node.module}
     assert modules - sys.stdlib_module_names == set()
+
+
+@pytest.mark.parametrize(("wording", "message"), [
+    pytest.param(MANIFEST, "Invalid value: 12: must be a string", id="manifest"),
+    pytest.param(PROFILE, "expected a string, got an integer", id="profile"),
+])
+def test_wrong_type_is_worded_as_each_family_of_messages_words_it(wording: Wording, message: str) -> None:
+    """Manifests say what the value is and what it must be; profiles name the kinds expected and found."""
+    assert wording.wrong_type(12, "a string") == message
+
+
+@pytest.mark.parametrize(("value", "integer", "number"), [
+    (1, True, True), (True, False, False), (1.5, False, True), ("1", False, False), (None, False, False)])
+def test_a_boolean_is_neither_an_integer_nor_a_number(value: object, integer: bool, number: bool) -> None:
+    """Python's True is 1; an input file's true is not."""
+    assert (is_integer(value), is_number(value)) == (integer, number)

@@ -19,7 +19,7 @@ from typing import Any, Literal, TypeVar, Union, cast, get_args, get_origin
 import attrs
 
 from kubesched.api.meta import frozen_map
-from kubesched.validation import PROFILE, did_you_mean, is_finite, join_path
+from kubesched.validation import PROFILE, did_you_mean, is_finite, is_integer, is_number, join_path
 
 T = TypeVar("T")
 
@@ -90,7 +90,7 @@ def structure(cls: type[T], data: Mapping[str, Any] | None, naming: Naming = keb
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
-        raise ArgsError(f"expected a table, got {PROFILE.describe(data)}")
+        raise ArgsError(PROFILE.wrong_type(data, "a table"))
     fields = {naming(f.name): f for f in attrs.fields(cast("Any", cls))}
     hints = typing.get_type_hints(cls)
     kwargs: dict[str, Any] = {}
@@ -142,7 +142,7 @@ def _type_name(tp: Any) -> str:
 
 def _convert(tp: Any, value: Any, naming: Naming = kebab) -> Any:
     origin = get_origin(tp)
-    expected = ArgsError(f"expected {_type_name(tp)}, got {PROFILE.describe(value)}")
+    expected = ArgsError(PROFILE.wrong_type(value, _type_name(tp)))
     if tp is Any:
         return value
     if origin is Literal:
@@ -203,11 +203,11 @@ def _convert(tp: Any, value: Any, naming: Naming = kebab) -> Any:
             raise expected
         return value
     if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not is_integer(value):
             raise expected
         return value
     if tp is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if not is_number(value):
             raise expected
         if not is_finite(value):
             raise ArgsError(f"Invalid value: {PROFILE.show(value)}: must be a finite number")

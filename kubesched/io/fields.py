@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from kubesched.api.quantity import Quantity, QuantityError
 from kubesched.errors import InputError
-from kubesched.validation import MANIFEST, HugeInteger, Problems, fits_bits, key_path, key_text
+from kubesched.validation import MANIFEST, HugeInteger, Problems, fits_bits, is_integer, key_path, key_text
 
 # escape and quote are re-exported for the decoders.
 from kubesched.validation import escape as escape
@@ -55,7 +55,7 @@ def report(path: str, message: str) -> None:
 
 
 def _wrong_type(value: object, path: str, expected: str) -> None:
-    report(path, f"Invalid value: {MANIFEST.show(value)}: must be {expected}")
+    report(path, MANIFEST.wrong_type(value, expected))
 
 
 def mapping(value: object, path: str) -> Mapping[str, Any]:
@@ -92,7 +92,7 @@ def integer(value: object, path: str, default: int | None = None, *, bits: int =
     """A signed integer of ``bits`` bits; null (or a bad value, once reported) reads as ``default``."""
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, HugeInteger)):
+    if not (is_integer(value) or isinstance(value, HugeInteger)):
         _wrong_type(value, path, "an integer")
         return default
     if isinstance(value, HugeInteger) or not fits_bits(value, bits):

@@ -20,7 +20,18 @@ from kubesched.framework.args import ArgsError, Naming, camel, kebab, structure,
 from kubesched.framework.plugin import EXTENSION_POINTS, POINTS_BY_KEY, ExtensionPoint
 from kubesched.profiles.defaults import DEFAULT_MULTI_POINT, DEFAULT_SCHEDULER_NAME
 from kubesched.runtime import PluginEntry, PluginRegistry, Profile, SchedulerSettings
-from kubesched.validation import INT32_MAX, INT64_MAX, PROFILE, did_you_mean, is_finite, join_path, key_path, too_deep
+from kubesched.validation import (
+    INT32_MAX,
+    INT64_MAX,
+    PROFILE,
+    did_you_mean,
+    is_finite,
+    is_integer,
+    is_number,
+    join_path,
+    key_path,
+    too_deep,
+)
 from kubesched.validation import Problems as _Problems
 
 MULTI_POINT = "multi-point"
@@ -126,13 +137,13 @@ def _check_keys(table: Mapping[str, Any], allowed: Sequence[str], path: str) -> 
 
 def _table(value: object, key: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise _fail(f"expected a table, got {PROFILE.describe(value)}", key)
+        raise _fail(PROFILE.wrong_type(value, "a table"), key)
     return value
 
 
 def _int(value: object, key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(f"expected an integer, got {PROFILE.describe(value)}", key)
+    if not is_integer(value):
+        raise _fail(PROFILE.wrong_type(value, "an integer"), key)
     return value
 
 
@@ -269,8 +280,8 @@ def _call_budget(document: Mapping[str, Any]) -> float | None:
     value = document.get("plugin-call-budget-ms")
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _fail(f"expected a number of milliseconds, got {PROFILE.describe(value)}", "plugin-call-budget-ms")
+    if not is_number(value):
+        raise _fail(PROFILE.wrong_type(value, "a number of milliseconds"), "plugin-call-budget-ms")
     if not value > 0:  # NaN included
         raise _fail(f"Invalid value: {PROFILE.show(value)}: must be greater than 0", "plugin-call-budget-ms")
     if not is_finite(value):

@@ -84,7 +84,7 @@ def parse_kube_config(document: object, registry: PluginRegistry, source: str = 
         settings = problems.check(parse_settings, top, KUBE)
         raw_profiles = top.get("profiles") or [{}]
         if not isinstance(raw_profiles, list):
-            problems.add(_fail(f"expected an array, got {PROFILE.describe(raw_profiles)}", "profiles"))
+            problems.add(_fail(PROFILE.wrong_type(raw_profiles, "an array"), "profiles"))
             raw_profiles = []
         default_name = DEFAULT_SCHEDULER_NAME if len(raw_profiles) == 1 else None
         warnings: list[str] = []
@@ -169,7 +169,7 @@ def _parse_point(raw: object, key: str, ignored: set[str]) -> PluginSet:
 
 def _parse_plugin_config(value: object, key: str, ignored: set[str]) -> tuple[dict[str, Any], dict[str, str]]:
     if not isinstance(value, list):
-        raise _fail(f"expected an array of {{name, args}} objects, got {PROFILE.describe(value)}", key)
+        raise _fail(PROFILE.wrong_type(value, "an array of {name, args} objects"), key)
     problems = Problems()
     config: dict[str, Any] = {}
     keys: dict[str, str] = {}

@@ -60,7 +60,7 @@ def test_the_documents_before_an_error_are_yielded_first() -> None:
     """A caller can still check what came before a syntax error."""
     read = documents("a: 1\n---\nb: [\n", RULES)
     assert next(read) == {"a": 1}
-    with pytest.raises(YamlError, match="^invalid YAML at line 4 column 1: "):
+    with pytest.raises(YamlError, match=r"^invalid YAML at line 4 column 1: "):
         next(read)
 
 
