@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeGuard, TypeVar
@@ -222,6 +223,14 @@ def is_finite(value: float) -> bool:
         return math.isfinite(float(value))
     except OverflowError:
         return False
+
+
+def refused_integer(error: Exception) -> str | None:
+    """The problem when ``error`` is Python refusing to convert an integer literal of too many digits (past
+    ``sys.get_int_max_str_digits()``, 4300 by default), for a parser's message; None for any other error."""
+    if isinstance(error, ValueError) and "digits" in str(error):
+        return f"an integer has more than {sys.get_int_max_str_digits()} digits"
+    return None
 
 
 # -- nesting -----------------------------------------------------------------------------------------

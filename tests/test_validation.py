@@ -30,6 +30,7 @@ from kubesched.validation import (
     key_path,
     key_text,
     quote,
+    refused_integer,
     too_deep,
 )
 
@@ -283,3 +284,11 @@ def test_wrong_type_is_worded_as_each_family_of_messages_words_it(wording: Wordi
 def test_a_boolean_is_neither_an_integer_nor_a_number(value: object, integer: bool, number: bool) -> None:
     """Python's True is 1; an input file's true is not."""
     assert (is_integer(value), is_number(value)) == (integer, number)
+
+
+def test_refused_integer_names_pythons_digit_limit() -> None:
+    """Python's refusal to convert a long integer literal becomes a parser problem naming the limit."""
+    with pytest.raises(ValueError, match="digits") as caught:
+        int("9" * 5000)
+    assert (refused_integer(caught.value), refused_integer(ValueError("other"))) == (
+        f"an integer has more than {sys.get_int_max_str_digits()} digits", None)

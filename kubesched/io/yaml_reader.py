@@ -7,14 +7,13 @@ wording with :class:`YamlRules`; every failure is one :class:`YamlError` line.
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import attrs
 import yaml
 
-from kubesched.validation import HugeInteger, escape, quote
+from kubesched.validation import HugeInteger, escape, quote, refused_integer
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
@@ -107,11 +106,9 @@ def _loader(rules: YamlRules) -> type[yaml.SafeLoader]:
             try:
                 return super().construct_object(node, deep)
             except (ValueError, LookupError, TypeError, OverflowError) as exc:
-                if "digits" in str(exc):  # Python refuses to convert integers past sys.get_int_max_str_digits()
-                    problem = f"an integer has more than {sys.get_int_max_str_digits()} digits"
-                else:
-                    shown = quote(node.value) if isinstance(node.value, str) else "this value"
-                    problem = f"{shown} is not a valid {escape(node.tag.replace('tag:yaml.org,2002:', '!!'))}"
+                shown = quote(node.value) if isinstance(node.value, str) else "this value"
+                problem = (refused_integer(exc)
+                           or f"{shown} is not a valid {escape(node.tag.replace('tag:yaml.org,2002:', '!!'))}")
                 raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
 
     Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_bounded_int)

@@ -7,7 +7,6 @@ weight, new plugins are appended), then multi-point plugins expand into every po
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,6 +29,7 @@ from kubesched.validation import (
     is_number,
     join_path,
     key_path,
+    refused_integer,
     too_deep,
 )
 from kubesched.validation import Problems as _Problems
@@ -43,6 +43,8 @@ PROFILE_KEYS = ("scheduler-name", "percentage-of-nodes-to-score", "plugins", "pl
 MAX_WEIGHT = INT32_MAX
 #: Documents nested deeper than this are rejected before anything walks them.
 MAX_DEPTH = 64
+#: How a profile nested too deep is reported (``limit`` is :data:`MAX_DEPTH`), in either form.
+TOO_DEEP = "nested more than {limit} levels deep"
 
 
 @attrs.frozen
@@ -516,7 +518,7 @@ def check_depth(document: object, limit: int = MAX_DEPTH) -> None:
     """Reject a document nested more than ``limit`` tables or arrays deep, at the key path where it does."""
     where = too_deep(document, limit)
     if where is not None:
-        raise _fail(f"nested more than {limit} levels deep", where)
+        raise _fail(TOO_DEEP.format(limit=limit), where)
 
 
 def _check_same_queue_sort(profiles: Sequence[Profile], parsed: Sequence[RawProfile]) -> None:
@@ -541,11 +543,10 @@ def read_toml(path: str | Path, name: str | None = None) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"invalid TOML: {exc}", file=name) from None
     except RecursionError:
-        raise ProfileError(f"invalid TOML: nested more than {MAX_DEPTH} levels deep", file=name) from None
+        raise ProfileError(f"invalid TOML: {TOO_DEEP.format(limit=MAX_DEPTH)}", file=name) from None
     except ValueError as exc:
         # Python refuses to convert integers of more than 4300 digits (sys.int_info.str_digits_check_threshold).
-        raise ProfileError(f"invalid TOML: an integer has more than {sys.get_int_max_str_digits()} digits"
-                           if "digits" in str(exc) else f"invalid TOML: {exc}", file=name) from None
+        raise ProfileError(f"invalid TOML: {refused_integer(exc) or exc}", file=name) from None
 
 
 def read_text(path: str | Path, name: str) -> str:

@@ -17,6 +17,7 @@ from kubesched.profiles.config import (
     KUBE,
     MAX_DEPTH,
     POINT_KEYS,
+    TOO_DEEP,
     PluginSet,
     Problems,
     RawProfile,
@@ -49,8 +50,6 @@ TOP_LEVEL_KEYS = ("apiVersion", "kind", *MODELLED_KEYS, *HARMLESS_KEYS, "extende
 PROFILE_KEYS = ("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig")
 #: kube-scheduler's in-tree plugins that kubesched does not model (volumes and DRA are out of scope).
 UNMODELLED_PLUGINS = ("VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits", "DynamicResources")
-#: How a configuration nested too deep is reported: as a TOML profile is (see ``check_depth``).
-_TOO_DEEP = "nested more than {limit} levels deep"
 
 
 def read_yaml(path: str, name: str) -> Any:
@@ -60,7 +59,7 @@ def read_yaml(path: str, name: str) -> Any:
 
     text = read_text(path, name)
     try:
-        documents = [d for d in yaml_reader.documents(text, yaml_reader.YamlRules(MAX_DEPTH, _TOO_DEEP))
+        documents = [d for d in yaml_reader.documents(text, yaml_reader.YamlRules(MAX_DEPTH, TOO_DEEP))
                      if d is not None]
     except yaml_reader.YamlError as exc:
         raise ProfileError(str(exc), file=name) from None
