@@ -143,18 +143,18 @@ class Wording:
         return self.describe(value)
 
     def _integer(self, value: int | HugeInteger) -> str:
-        if isinstance(value, int) and digits(value) <= self.max_digits:
-            return str(value)
+        """An integer as written, or abbreviated past :attr:`max_digits` (a huge one never converted whole)."""
         if isinstance(value, HugeInteger):
             text = value.text
-            negative, count = text.startswith("-"), len(text.lstrip("+-"))
+            negative, count, length = text.startswith("-"), len(text.lstrip("+-")), len(text)
         else:
-            negative, count = value < 0, digits(value)
-            # The leading digits, without converting the whole number (Python refuses past 4300 digits).
+            count = digits(value)
+            if count <= self.max_digits:
+                return str(value)
+            negative, length = value < 0, count + (value < 0)
             text = ("-" if negative else "") + str(abs(value) // 10 ** max(0, count - MAX_SHOWN))
         if self.integer_by_length:
             return f"{'-' if negative else ''}an integer of {count} digits"
-        length = count + negative if isinstance(value, int) else len(text)
         return text if length <= MAX_SHOWN else f"{text[:MAX_SHOWN]}... ({length} digits)"
 
 
