@@ -25,6 +25,7 @@ import attrs
 import pluggy
 
 from kubesched.framework.status import Code
+from kubesched.validation import did_you_mean
 
 if TYPE_CHECKING:
     from kubesched.api.pod import Pod
@@ -129,8 +130,6 @@ def parameter_problems(hook: str, function: Callable[..., Any]) -> list[str]:
     with no default; no keyword-only parameters, no ``*args`` or ``**kwargs``. The framework passes exactly
     the hookspec's arguments the implementation names, so anything else would silently receive nothing.
     """
-    from kubesched.validation import did_you_mean
-
     try:
         parameters = list(inspect.signature(function).parameters.values())
     except (TypeError, ValueError):
