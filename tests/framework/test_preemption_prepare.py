@@ -94,13 +94,14 @@ class TestPrepareCandidate:
     def test_victims_already_terminating_are_preempted_again(self) -> None:
         """As kube-scheduler v1.32: a victim with a deletionTimestamp gets the condition and an event again, keeps
         its deletion time, and is recorded as already terminating."""
-        going = make_pod("going").node("n1").priority(LOW).terminating(NOW + timedelta(hours=1)).obj()
+        ends = NOW + timedelta(hours=1)
+        going = make_pod("going").node("n1").priority(LOW).terminating(ends).obj()
         fresh = on_n1("fresh")
         pod = make_pod("p").priority(HIGH).obj()
         setup = preemption_cluster([make_node("n1").capacity(cpu="2").obj()], [going, fresh, pod])
         setup.evaluator.prepare_candidate(Candidate("n1", (going, fresh)), pod)
         live = setup.cluster.pods[going.uid]
-        assert (live.status.conditions, live.metadata.deletion_timestamp) == ((PREEMPTED_CONDITION,), NOW + timedelta(hours=1))
+        assert (live.status.conditions, live.metadata.deletion_timestamp) == ((PREEMPTED_CONDITION,), ends)
         assert [e.object for e in setup.cluster.events] == ["default/going", "default/fresh"]
         assert setup.cluster.preemptions == [
             RecordedPreemption("default/p", "n1", ("default/going", "default/fresh"), (True, False))]
