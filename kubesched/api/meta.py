@@ -9,11 +9,22 @@ from typing import Any, NoReturn, TypeVar
 import attrs
 
 
+def _read_only(self: object, *args: object, **kwargs: object) -> NoReturn:
+    """What every writing method of an API object's map does: refuse, with the way to make a changed copy."""
+    raise TypeError("this map of an API object is read-only: API objects are immutable (use attrs.evolve to make "
+                    "a changed copy)")
+
+
 class _EmptyMap(Mapping[str, str]):
     """An empty mapping that cannot be changed, shared as the default of every map field: a plain ``{}``
     shared by all objects would let one careless write show up in every pod."""
 
     __slots__ = ()
+
+    # The same refusal as FrozenMap's, so an empty map and a full one fail a write alike.
+    __setitem__ = __delitem__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+    __ior__ = _read_only
 
     def __getitem__(self, key: str) -> NoReturn:
         raise KeyError(key)
@@ -54,10 +65,6 @@ EMPTY_MAP: Mapping[str, str] = _EmptyMap()
 
 K = TypeVar("K")
 V = TypeVar("V")
-
-
-def _read_only(self: object, *args: object, **kwargs: object) -> NoReturn:
-    raise TypeError(f"'{type(self).__name__}' object is read-only: API objects are immutable (use attrs.evolve)")
 
 
 class FrozenMap(dict[K, V]):

@@ -210,3 +210,11 @@ def test_node_capacity_and_allocatable_from_one_dict_are_independent() -> None:
     assert node.status.capacity == node.status.allocatable
     with pytest.raises(TypeError):
         node.status.allocatable["cpu"] = Quantity.parse("4")  # type: ignore[index]
+
+
+@pytest.mark.parametrize("labels", [{}, {"app": "web"}], ids=["empty", "non-empty"])
+def test_a_write_into_labels_says_how_to_change_a_copy(labels: dict[str, str]) -> None:
+    """Empty and non-empty maps refuse a write alike, with the advice to use attrs.evolve."""
+    pod = make_pod("p").label(**labels).obj()
+    with pytest.raises(TypeError, match=r"API objects are immutable \(use attrs\.evolve to make a changed copy\)"):
+        pod.metadata.labels["team"] = "a"  # type: ignore[index]
