@@ -87,3 +87,33 @@ def test_importing_the_contract_loads_neither_yaml_nor_the_simulator() -> None:
              "('kubesched.io', 'kubesched.sim', 'kubesched.cli', 'kubesched.profiles', 'rich', 'click')))))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.split() == []
+
+
+TESTS = PACKAGE.parent / "tests"
+
+
+def test_builtin_plugin_tests_build_plugins_through_the_public_kit() -> None:
+    """Built-in plugin tests get their plugins from kubesched.testing, as a third party would: no test there
+    constructs a plugin class itself or implements its own Handle."""
+    from kubesched.runtime import PluginRegistry
+
+    builtins = {spec.cls.__name__ for spec in PluginRegistry.discover().values()
+                if spec.cls.__module__.startswith("kubesched.")}
+    assert "NodeResourcesFit" in builtins
+    bad = []
+    for path in sorted((TESTS / "plugins").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in builtins:
+                bad.append(f"{path.name}:{node.lineno} calls {node.func.id}(...)")
+            if isinstance(node, ast.ClassDef) and "Handle" in node.name:
+                bad.append(f"{path.name}:{node.lineno} defines {node.name}")
+    assert bad == []
+
+
+def test_no_test_reads_a_file_outside_the_repository() -> None:
+    """The README's test command passes on a bare clone: no test names the ``shared`` folder beside it."""
+    outside = [f"{path.relative_to(TESTS.parent)}:{number}"
+               for path in sorted(TESTS.rglob("*.py")) if path.name != "test_layout.py"
+               for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+               if "../shared" in line or '"shared"' in line or "'shared'" in line]
+    assert outside == []
