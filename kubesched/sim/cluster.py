@@ -13,10 +13,17 @@ from datetime import UTC, datetime, timedelta
 import attrs
 from sortedcontainers import SortedList
 
+from kubesched.api.meta import ObjectMeta
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
-from kubesched.api.workload import Namespace, Service, WorkloadController, namespace_labels
+from kubesched.api.workload import (
+    NAMESPACE_NAME_LABEL,
+    Namespace,
+    Service,
+    WorkloadController,
+    namespace_labels,
+)
 from kubesched.backend import BindingError, ClusterListener
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -108,6 +115,7 @@ class InMemoryCluster:
         # Indexes for the pod listers: node name / namespace -> uid -> pod (only non-empty entries).
         self._by_node: dict[str, dict[str, Pod]] = {}
         self._by_namespace: dict[str, dict[str, Pod]] = {}
+        self._implied: dict[str, Namespace] = {}
         self._listeners: list[ClusterListener] = []
         self._timers = SortedList()
         self._timer_actions: dict[int, Callable[[], None]] = {}
@@ -267,12 +275,26 @@ class InMemoryCluster:
         return entry.values() if entry is not None else ()
 
     def list_namespaces(self) -> Collection[Namespace]:
-        """The Namespace objects of the input."""
-        return self.namespaces.values()
+        """The input's Namespace objects, then (by name) every other namespace a live pod is in: the API server
+        admits a pod only into an existing namespace, so a dump without Namespace objects still implies them."""
+        implied = sorted(name for name in self._by_namespace if name not in self.namespaces)
+        if not implied:
+            return self.namespaces.values()
+        return [*self.namespaces.values(), *(self._implied_namespace(name) for name in implied)]
 
     def get_namespace(self, name: str) -> Namespace | None:
-        """The Namespace ``name`` from the input, if any."""
-        return self.namespaces.get(name)
+        """The Namespace ``name``: from the input, or implied by a live pod in it (see :meth:`list_namespaces`)."""
+        found = self.namespaces.get(name)
+        if found is None and name in self._by_namespace:
+            return self._implied_namespace(name)
+        return found
+
+    def _implied_namespace(self, name: str) -> Namespace:
+        """A namespace the input implies, labelled as the API server labels every namespace (built once)."""
+        namespace = self._implied.get(name)
+        if namespace is None:
+            namespace = self._implied[name] = Namespace(ObjectMeta(name=name, labels={NAMESPACE_NAME_LABEL: name}))
+        return namespace
 
     def list_pdbs(self) -> list[PodDisruptionBudget]:
         """Every PDB."""

@@ -75,6 +75,18 @@ def test_the_namespace_lister_lists_and_gets_namespaces() -> None:
     assert (list(lister.list()), lister.get("team"), lister.get("other")) == ([team], team, None)
 
 
+def test_a_namespace_with_pods_exists_without_its_namespace_object() -> None:
+    """A dump seldom carries Namespace objects; the namespaces its pods are in exist all the same, labelled with
+    their name as the API server labels every namespace, after the input's own Namespace objects."""
+    team = Namespace(ObjectMeta(name="team", labels={"tier": "gold"}))
+    lister = plugin_framework(_Recorder, nodes=NODES, pods=PODS, namespaces=[team]).namespace_lister
+    default = lister.get("default")
+    assert [ns.name for ns in lister.list()] == ["team", "default"]
+    assert (default is not None and default.metadata.labels) == {"kubernetes.io/metadata.name": "default"}
+    assert lister.get("team") is team
+    assert lister.get("empty") is None
+
+
 class _Recorder(Plugin):
     """Records what the pod lister shows for the chosen node in Permit and in PostBind."""
 
