@@ -40,6 +40,27 @@ class HugeInteger:
         return f"HugeInteger({len(self.text)} characters)"
 
 
+class FloatText(float):
+    """A float literal too large for a float64 (``1e309``): an infinity, but shown in messages as written."""
+
+    __slots__ = ("text",)
+
+    def __new__(cls, text: str) -> FloatText:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    text: str
+
+
+def parse_float(text: str) -> float:
+    """A parser's float literal: a plain float, or a :class:`FloatText` when it overflows (so messages quote it)."""
+    number = float(text)
+    if math.isinf(number) and "inf" not in text.lower():
+        return FloatText(text)
+    return number
+
+
 # -- rendering values --------------------------------------------------------------------------------
 def escape(text: str) -> str:
     """``text`` with quotes, backslashes, control characters and lone surrogates escaped, as Go's %q does."""
@@ -130,6 +151,8 @@ class Wording:
             return "true" if value else "false"
         if isinstance(value, (int, HugeInteger)):
             return self._integer(value)
+        if isinstance(value, FloatText):
+            return value.text if len(value.text) <= MAX_SHOWN else f"{value.text[:MAX_SHOWN]}..."
         if isinstance(value, float):
             if not self.go_specials or math.isfinite(value):
                 return repr(value)
@@ -162,9 +185,11 @@ class Wording:
 MANIFEST = Wording("a number", "a list", "an object", "a value of no JSON type", max_digits=MAX_SHOWN,
                    integer_by_length=False, cut_length_given=True, go_specials=False,
                    wrong_type_template="Invalid value: {shown}: must be {expected}")
-#: Messages about profiles and plugin args: TOML's kinds, long integers named by their length.
+#: Messages about profiles and plugin args: TOML's kinds, long integers named by their length; a value of the wrong
+#: type is worded as for manifests, in Kubernetes' terms.
 PROFILE = Wording("a float", "an array", "a table", "an unsupported value", max_digits=40, integer_by_length=True,
-                  cut_length_given=False, go_specials=True, wrong_type_template="expected {expected}, got {kind}")
+                  cut_length_given=False, go_specials=True,
+                  wrong_type_template="Invalid value: {shown}: must be {expected}")
 
 
 # -- key paths ---------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from kubesched.validation import (
     join_path,
     key_path,
     key_text,
+    parse_float,
     quote,
     refused_integer,
     too_deep,
@@ -270,13 +271,26 @@ def test_the_validation_module_needs_only_the_standard_library() -> None:
     assert modules - sys.stdlib_module_names == set()
 
 
-@pytest.mark.parametrize(("wording", "message"), [
-    pytest.param(MANIFEST, "Invalid value: 12: must be a string", id="manifest"),
-    pytest.param(PROFILE, "expected a string, got an integer", id="profile"),
+@pytest.mark.parametrize(("wording", "value", "message"), [
+    pytest.param(MANIFEST, 12, "Invalid value: 12: must be a string", id="manifest-integer"),
+    pytest.param(MANIFEST, {"a": 1}, "Invalid value: an object: must be a string", id="manifest-object"),
+    pytest.param(PROFILE, 12, "Invalid value: 12: must be a string", id="profile-integer"),
+    pytest.param(PROFILE, {"a": 1}, "Invalid value: a table: must be a string", id="profile-table"),
 ])
-def test_wrong_type_is_worded_as_each_family_of_messages_words_it(wording: Wording, message: str) -> None:
-    """Manifests say what the value is and what it must be; profiles name the kinds expected and found."""
-    assert wording.wrong_type(12, "a string") == message
+def test_wrong_type_is_worded_in_kubernetes_terms(wording: Wording, value: object, message: str) -> None:
+    """Both families say what the value is and what it must be, each naming containers in its own format's kinds."""
+    assert wording.wrong_type(value, "a string") == message
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    pytest.param("1e309", "1e309", id="overflowing-literal-as-written"),
+    pytest.param("-1.5E+400", "-1.5E+400", id="negative-overflowing-literal-as-written"),
+    pytest.param("inf", "+Inf", id="infinity-literal-as-go-writes-it"),
+    pytest.param("1.5", "1.5", id="ordinary-float"),
+])
+def test_a_parsed_float_that_overflows_is_shown_as_written(text: str, shown: str) -> None:
+    """A float literal too large for a float64 is shown as the file wrote it, not as an infinity."""
+    assert PROFILE.show(parse_float(text)) == shown
 
 
 @pytest.mark.parametrize(("value", "integer", "number"), [

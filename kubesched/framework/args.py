@@ -70,14 +70,18 @@ class _Shown:
 # -- validators for Args classes ------------------------------------------------------------------
 def in_range(low: float, high: float, *, low_open: bool = False,
              message: str | None = None) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
-    """An attrs validator: ``low <= value <= high`` (``low < value`` when ``low_open``)."""
+    """An attrs validator: ``low <= value <= high`` (``low < value`` when ``low_open``).
+
+    The default message is kube-scheduler's (``Invalid value: 150: not in valid range [0, 100]``, an infinite
+    bound written ``inf``); ``message`` replaces it, a template whose ``{value}`` may carry a format (``{value:g}``).
+    """
 
     def check(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         ok = (value > low if low_open else value >= low) and value <= high
         if not ok:
             bounds = f"({low:g}, {high:g}]" if low_open else f"[{low:g}, {high:g}]"
             shown = _Shown(value)
-            text = message.format(value=shown) if message else f"{shown} not in valid range {bounds}"
+            text = message.format(value=shown) if message else f"Invalid value: {shown}: not in valid range {bounds}"
             raise ArgsError(text, kebab(attribute.name))
 
     return check
@@ -132,12 +136,24 @@ def _type_name(tp: Any) -> str:
     if origin in (Union, types.UnionType):
         return " or ".join(_type_name(a) for a in get_args(tp) if a is not type(None))
     if origin in (tuple, list, frozenset):
-        return f"an array of {_type_name(get_args(tp)[0])}"
+        return f"an array of {_plural(_type_name(get_args(tp)[0]))}"
     if origin in (dict, collections.abc.Mapping):
         return "a table"
     if attrs.has(tp):
         return "a table"
     return {int: "an integer", float: "a number", str: "a string", bool: "a boolean"}.get(tp, str(tp))
+
+
+def _plural(name: str) -> str:
+    """``a string`` -> ``strings``, ``an array of tables`` -> ``arrays of tables``, ``an integer or a string`` ->
+    ``integers or strings``; other names (choices) as they are."""
+    if " or " in name and not name.startswith("an array"):
+        return " or ".join(_plural(option) for option in name.split(" or "))
+    article, _, rest = name.partition(" ")
+    if article not in ("a", "an") or not rest:
+        return name
+    noun, _, tail = rest.partition(" ")
+    return f"{noun}s{' ' if tail else ''}{tail}"
 
 
 def _convert(tp: Any, value: Any, naming: Naming = kebab) -> Any:

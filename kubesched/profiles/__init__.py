@@ -17,9 +17,10 @@ from kubesched.profiles.config import (
     load_config_file,
     parse_config,
     read_text,
+    toml_document,
     written_profile,
 )
-from kubesched.profiles.kube import parse_kube_config, read_yaml, render_kube_config
+from kubesched.profiles.kube import parse_kube_config, render_kube_config, yaml_document
 from kubesched.runtime import PluginRegistry
 from kubesched.validation import did_you_mean
 
@@ -43,25 +44,21 @@ def _looks_like_path(spec: str) -> bool:
     return "/" in spec or "\\" in spec or spec.endswith((".toml", *_YAML_SUFFIXES)) or Path(spec).exists()
 
 
-def _is_kube_file(path: str) -> bool:
+def _is_kube_file(path: str, text: str) -> bool:
     """A .yaml/.yml/.json file, or a file of another name whose text has a top-level apiVersion or kind."""
     suffix = Path(path).suffix.lower()
     if suffix in _YAML_SUFFIXES:
         return True
-    if suffix == ".toml":
-        return False
-    try:
-        return bool(_KUBE_HEADER.search(read_text(path, path)))
-    except ProfileError:
-        return False  # the TOML reader reports the problem
+    return suffix != ".toml" and bool(_KUBE_HEADER.search(text))
 
 
 def load_config(spec: str, registry: PluginRegistry) -> SchedulerConfiguration:
     """Load a profile by shipped name (``default``) or by path to a TOML profile or a KubeSchedulerConfiguration."""
     if _looks_like_path(spec):
-        if _is_kube_file(spec):
-            return parse_kube_config(read_yaml(spec, spec), registry, spec)
-        return load_config_file(spec, registry)
+        text = read_text(spec, spec)  # once: a pipe (``--profile <(...)``) cannot be read again
+        if _is_kube_file(spec, text):
+            return parse_kube_config(yaml_document(text, spec), registry, spec)
+        return parse_config(toml_document(text, spec), registry, spec)
     names = shipped_profiles()
     if spec not in names:
         hint = did_you_mean(spec, names)

@@ -29,6 +29,7 @@ from kubesched.validation import (
     is_number,
     join_path,
     key_path,
+    parse_float,
     refused_integer,
     too_deep,
 )
@@ -215,9 +216,7 @@ def _parse_profile(raw: object, key: str, default_name: str | None) -> RawProfil
     table = _table(raw, key)
     problems = Problems()
     problems.check(_check_keys, table, PROFILE_KEYS, key)
-    name = table.get("scheduler-name", default_name)
-    if not isinstance(name, str) or not name:
-        problems.add(_fail("Required value: every profile needs a scheduler-name", f"{key}.scheduler-name"))
+    name = problems.check(scheduler_name, table.get("scheduler-name"), default_name, f"{key}.scheduler-name")
     percentage = None
     if "percentage-of-nodes-to-score" in table:
         percentage = problems.check(_percentage, table["percentage-of-nodes-to-score"],
@@ -230,6 +229,17 @@ def _parse_profile(raw: object, key: str, default_name: str | None) -> RawProfil
     assert config is not None
     args_keys = {str(plugin): f"{key}.plugin-config.{plugin}" for plugin in config}
     return RawProfile(key, name, percentage, plugins, config, args_keys, f"{key}.plugin-config")
+
+
+def scheduler_name(value: object, default: str | None, key: str) -> str:
+    """A profile's scheduler name: ``default`` when unset (``default`` is None when every profile must name
+    itself); a value that is not a string is of the wrong type, not missing."""
+    if value is not None and not isinstance(value, str):
+        raise _fail(PROFILE.wrong_type(value, "a string"), key)
+    name = value or default
+    if not name:
+        raise _fail(f"Required value: every profile needs a {key.rsplit('.', 1)[-1]}", key)
+    return name
 
 
 def _percentage(value: object, key: str) -> int:
@@ -537,16 +547,62 @@ def _check_same_queue_sort(profiles: Sequence[Profile], parsed: Sequence[RawProf
 def read_toml(path: str | Path, name: str | None = None) -> dict[str, Any]:
     """A TOML file's document; unreadable or invalid files are a ProfileError naming the file (or ``name``)."""
     name = name or str(path)
-    text = read_text(path, name)
+    return toml_document(read_text(path, name), name)
+
+
+def toml_document(text: str, name: str) -> dict[str, Any]:
+    """The document of TOML ``text`` read from ``name``; invalid TOML is a ProfileError naming it.
+
+    A float literal too large for a float64 reads as a :class:`~kubesched.validation.FloatText`, so that a
+    message quotes it as written (``1e309``) rather than as an infinity.
+    """
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text, parse_float=parse_float)
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"invalid TOML: {exc}", file=name) from None
     except RecursionError:
-        raise ProfileError(f"invalid TOML: {TOO_DEEP.format(limit=MAX_DEPTH)}", file=name) from None
+        where = _too_deep_at(text, MAX_DEPTH)
+        at = f" (at line {where[0]}, column {where[1]})" if where else ""
+        raise ProfileError(f"invalid TOML: {TOO_DEEP.format(limit=MAX_DEPTH)}{at}", file=name) from None
     except ValueError as exc:
         # Python refuses to convert integers of more than 4300 digits (sys.int_info.str_digits_check_threshold).
         raise ProfileError(f"invalid TOML: {refused_integer(exc) or exc}", file=name) from None
+
+
+#: TOML's string openings, longest first (a multi-line string opens with three quotes).
+_TOML_QUOTES = ('"""', "'''", '"', "'")
+
+
+def _too_deep_at(text: str, limit: int) -> tuple[int, int] | None:
+    """The line and column (from 1) of the array or inline-table bracket that nests TOML ``text`` more than
+    ``limit`` deep, skipping strings and comments: for when the parser itself gave up without a position."""
+    depth, line, line_start, i = 0, 1, 0, 0
+    while i < len(text):
+        char = text[i]
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return line, i - line_start + 1
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        elif char == "#":
+            newline = text.find("\n", i)
+            i = len(text) if newline < 0 else newline
+            continue
+        elif char in "\"'":
+            quote = next(q for q in _TOML_QUOTES if text.startswith(q, i))
+            end = i + len(quote)
+            while end < len(text) and not text.startswith(quote, end):
+                end += 2 if text[end] == "\\" and quote[0] == '"' else 1
+            if "\n" in text[i:end]:
+                line += text.count("\n", i, end)
+                line_start = text.rfind("\n", i, end) + 1
+            i = end + len(quote)
+            continue
+        elif char == "\n":
+            line, line_start = line + 1, i + 1
+        i += 1
+    return None
 
 
 def read_text(path: str | Path, name: str) -> str:

@@ -32,6 +32,7 @@ from kubesched.profiles.config import (
     parse_settings,
     read_text,
     resolve_config,
+    scheduler_name,
     written_profile,
 )
 from kubesched.profiles.defaults import DEFAULT_SCHEDULER_NAME
@@ -55,9 +56,14 @@ UNMODELLED_PLUGINS = ("VolumeBinding", "VolumeRestrictions", "VolumeZone", "Node
 def read_yaml(path: str, name: str) -> Any:
     """A YAML file's single document, read as manifests are (at most :data:`MAX_DEPTH` deep); every failure is a
     ProfileError."""
+    return yaml_document(read_text(path, name), name)
+
+
+def yaml_document(text: str, name: str) -> Any:
+    """The single document of YAML ``text`` read from ``name`` (at most :data:`MAX_DEPTH` deep); every failure is
+    a ProfileError naming it."""
     from kubesched.io import yaml_reader  # only kube-scheduler configurations need YAML: keep it off the import path
 
-    text = read_text(path, name)
     try:
         documents = [d for d in yaml_reader.documents(text, yaml_reader.YamlRules(MAX_DEPTH, TOO_DEEP))
                      if d is not None]
@@ -116,9 +122,7 @@ def _parse_profile(raw: object, key: str, default_name: str | None, warnings: li
     table = _table({} if raw is None else raw, key)
     problems = Problems()
     problems.check(_check_keys, table, PROFILE_KEYS, key)
-    name = table.get("schedulerName") or default_name
-    if not isinstance(name, str) or not name:
-        problems.add(_fail("Required value: every profile needs a schedulerName", f"{key}.schedulerName"))
+    name = problems.check(scheduler_name, table.get("schedulerName"), default_name, f"{key}.schedulerName")
     percentage = None
     if table.get("percentageOfNodesToScore") is not None:
         percentage = problems.check(_percentage, table["percentageOfNodesToScore"], f"{key}.percentageOfNodesToScore")
@@ -244,4 +248,4 @@ def render_kube_config(config: SchedulerConfiguration) -> str:
                                    allow_unicode=True, width=120)
 
 
-__all__ = ["kube_document", "parse_kube_config", "read_yaml", "render_kube_config"]
+__all__ = ["kube_document", "parse_kube_config", "read_yaml", "render_kube_config", "yaml_document"]

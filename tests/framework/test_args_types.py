@@ -46,10 +46,10 @@ def test_read_only_args_round_trip_through_profile_keys() -> None:
 
 
 @pytest.mark.parametrize(("data", "message"), [
-    ({"zones": "a"}, "zones: expected an array of a string, got a string"),
-    ({"zones": ["a", 1]}, "zones[1]: expected a string, got an integer"),
-    ({"weights": ["a"]}, "weights: expected a table, got an array"),
-    ({"weights": {"gpu": "3"}}, "weights.gpu: expected an integer, got a string"),
+    ({"zones": "a"}, 'zones: Invalid value: "a": must be an array of strings'),
+    ({"zones": ["a", 1]}, "zones[1]: Invalid value: 1: must be a string"),
+    ({"weights": ["a"]}, "weights: Invalid value: an array: must be a table"),
+    ({"weights": {"gpu": "3"}}, 'weights.gpu: Invalid value: "3": must be an integer'),
 ], ids=["frozenset-not-array", "frozenset-item", "mapping-not-table", "mapping-value"])
 def test_ill_typed_read_only_args_name_the_key(data: dict[str, Any], message: str) -> None:
     """Ill-typed values for Mapping and frozenset fields are refused with the key path."""

@@ -41,7 +41,8 @@ class TestArgs:
         ({"min-candidate-nodes-percentage": 0, "min-candidate-nodes-absolute": 0},
          "min-candidate-nodes-percentage: Invalid value: 0: cannot be zero at the same time as "
          "min-candidate-nodes-absolute"),
-        ({"min-candidate-nodes-absolute": "10"}, "min-candidate-nodes-absolute: expected an integer, got a string"),
+        ({"min-candidate-nodes-absolute": "10"},
+         'min-candidate-nodes-absolute: Invalid value: "10": must be an integer'),
     ], ids=["percentage above 100", "negative percentage", "negative absolute", "both zero", "wrong type"])
     def test_invalid_args(self, data: dict[str, Any], message: str) -> None:
         """Invalid values are ArgsErrors naming the key, worded as kube's field errors."""

@@ -710,7 +710,7 @@ def test_args_reject_weights_out_of_range(weight: int) -> None:
     with pytest.raises(ArgsError) as info:
         structure(InterPodAffinityArgs, {"hard-pod-affinity-weight": weight})
     assert info.value.key == "hard-pod-affinity-weight"
-    assert info.value.message == f"{weight} not in valid range [0, 100]"
+    assert info.value.message == f"Invalid value: {weight}: not in valid range [0, 100]"
 
 
 def test_args_reject_non_integer_weight() -> None:
@@ -718,4 +718,4 @@ def test_args_reject_non_integer_weight() -> None:
     with pytest.raises(ArgsError) as info:
         structure(InterPodAffinityArgs, {"hard-pod-affinity-weight": "5"})
     assert info.value.key == "hard-pod-affinity-weight"
-    assert "expected an integer" in info.value.message
+    assert info.value.message == 'Invalid value: "5": must be an integer'

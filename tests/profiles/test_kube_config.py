@@ -464,7 +464,8 @@ profiles:
                  "sched.yaml: podMaxBackoffSeconds: Invalid value: 4: must be greater than or equal to "
                  "podInitialBackoffSeconds", id="backoffs"),
     pytest.param('podInitialBackoffSeconds: "1"\n',
-                 "sched.yaml: podInitialBackoffSeconds: expected an integer, got a string", id="ill-typed-setting"),
+                 'sched.yaml: podInitialBackoffSeconds: Invalid value: "1": must be an integer',
+                 id="ill-typed-setting"),
     pytest.param("percentageOfNodeToScore: 5\n",
                  "sched.yaml: percentageOfNodeToScore: unknown key (did you mean 'percentageOfNodesToScore'?)",
                  id="unknown-top-level-field"),
@@ -493,7 +494,7 @@ def test_kube_config_errors_are_located_by_yaml_path(tmp_path: Path, registry: P
     pytest.param("apiVersion: kubescheduler.config.k8s.io/v1\nkind: Pod\n",
                  'sched.yaml: kind: Unsupported value: "Pod": supported values: "KubeSchedulerConfiguration"',
                  id="wrong-kind"),
-    pytest.param("- 1\n", "sched.yaml: expected a table, got an array", id="not-a-mapping"),
+    pytest.param("- 1\n", "sched.yaml: Invalid value: an array: must be a table", id="not-a-mapping"),
     pytest.param(HEADER + "profiles: [\n", "sched.yaml: invalid YAML at line 4 column 1: expected the node content, "
                  "but found '<stream end>'", id="bad-yaml"),
     pytest.param(HEADER + "---\n" + HEADER, "sched.yaml: expected one KubeSchedulerConfiguration document, got 2",
@@ -548,8 +549,8 @@ profiles:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    pytest.param("{maxPodsPerWindow: 0}", "profiles[0].pluginConfig[0].args.maxPodsPerWindow: 0 not in valid range "
-                 "[1, 1000]", id="range"),
+    pytest.param("{maxPodsPerWindow: 0}", "profiles[0].pluginConfig[0].args.maxPodsPerWindow: Invalid value: 0: "
+                 "not in valid range [1, 1000]", id="range"),
     pytest.param("{burstWindowSeconds: -1}", "profiles[0].pluginConfig[0].args.burstWindowSeconds: Invalid value: "
                  "must be greater than 0 unless maxPodsPerWindow is 1", id="post-init"),
 ])

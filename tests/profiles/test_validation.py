@@ -112,7 +112,7 @@ type = "MostAllocated"
 [profiles.plugin-config.NodeResourcesFit.scoring-strategy]
 resources = [{ name = "cpu", weight = 1 }, { name = "memory", weight = "2" }]
 """, "profiles[0].plugin-config.NodeResourcesFit.scoring-strategy.resources[1].weight",
-        "expected an integer, got a string", id="ill-typed-args"),
+        'Invalid value: "2": must be an integer', id="ill-typed-args"),
     pytest.param(PROFILE + """
 [profiles.plugin-config.NodeResourcesFit.scoring-strategy]
 type = "MostRequested"
@@ -202,8 +202,8 @@ schedulr-name = "x"
     pytest.param("pod-initial-backoff-seconds = 5\npod-max-backoff-seconds = 4\n", "pod-max-backoff-seconds",
                  "Invalid value: 4: must be greater than or equal to pod-initial-backoff-seconds",
                  id="max-backoff-below-initial"),
-    pytest.param('pod-max-backoff-seconds = "10"\n', "pod-max-backoff-seconds", "expected an integer, got a string",
-                 id="setting-not-an-integer"),
+    pytest.param('pod-max-backoff-seconds = "10"\n', "pod-max-backoff-seconds",
+                 'Invalid value: "10": must be an integer', id="setting-not-an-integer"),
     pytest.param("profile = []\n", "profile", "unknown key (did you mean 'profiles'?)",
                  id="unknown-top-level-key-close-match"),
     pytest.param("colour = 1\n", "colour",
@@ -305,7 +305,8 @@ type = "Most"
 hard-pod-affinity-weight = 101
 """)
     assert str(error).replace(f"{path}: ", "").splitlines() == [
-        "profiles[0].plugin-config.InterPodAffinity.hard-pod-affinity-weight: 101 not in valid range [0, 100]",
+        "profiles[0].plugin-config.InterPodAffinity.hard-pod-affinity-weight: Invalid value: 101: not in valid range "
+        "[0, 100]",
         'profiles[0].plugin-config.NodeResourcesFit.scoring-strategy.type: Unsupported value: "Most": supported '
         'values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"',
     ]

@@ -255,7 +255,7 @@ def test_a_run_that_cannot_settle_names_the_cycling_pods_and_keeps_the_result(
 
 @pytest.mark.parametrize(("value", "message"), [
     ("0", "Invalid value: 0: must be greater than 0"),
-    ('"10"', "expected a number of milliseconds, got a string"),
+    ('"10"', 'Invalid value: "10": must be a number of milliseconds'),
 ])
 def test_plugin_call_budget_must_be_a_positive_number(registry: PluginRegistry, tmp_path: Path, value: str,
                                                       message: str) -> None:

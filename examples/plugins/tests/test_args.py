@@ -43,8 +43,8 @@ preferred-values = ["a", "b"]
                  "valid range (0, 900]", id="above-max-permit-timeout"),
     pytest.param({"pod-group-backoff-seconds": -1}, "pod-group-backoff-seconds: Invalid value: -1: not in valid "
                  "range [0, inf)", id="negative-backoff"),
-    pytest.param({"permit-waiting-time-seconds": "1m"}, "permit-waiting-time-seconds: expected a number, got a "
-                 "string", id="not-a-number"),
+    pytest.param({"permit-waiting-time-seconds": "1m"}, "permit-waiting-time-seconds: Invalid value: \"1m\": "
+                 "must be a number", id="not-a-number"),
 ])
 def test_bad_coscheduling_args(data: dict[str, Any], message: str) -> None:
     """Timeouts outside (0, 900] and negative backoffs are rejected, naming the key."""
@@ -56,7 +56,7 @@ def test_bad_coscheduling_args(data: dict[str, Any], message: str) -> None:
 @pytest.mark.parametrize(("data", "message"), [
     pytest.param({"required-labels": {"": "batch"}}, 'required-labels: Invalid value: "": label key must be '
                  "non-empty", id="empty-key"),
-    pytest.param({"required-labels": {"pool": 1}}, "required-labels.pool: expected a string, got an integer",
+    pytest.param({"required-labels": {"pool": 1}}, "required-labels.pool: Invalid value: 1: must be a string",
                  id="non-string-value"),
     pytest.param({"preferred-values": ["a"]}, "preferred-label: Required value: must be set when preferred-values "
                  "is given", id="values-without-label"),
