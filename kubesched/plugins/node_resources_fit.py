@@ -51,7 +51,8 @@ def _increasing(_instance: object, attribute: attrs.Attribute[tuple[UtilizationS
         raise ArgsError("Required value: at least one point must be specified", attribute.name)
     for i in range(1, len(value)):
         if value[i - 1].utilization >= value[i].utilization:
-            raise ArgsError(f"Invalid value: {value[i].utilization}: values must be sorted in increasing order",
+            raise ArgsError(f"Invalid value: {value[i].utilization}: utilization values must be sorted in "
+                            "increasing order",
                             f"{attribute.name}[{i}].utilization")
 
 

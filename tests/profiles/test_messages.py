@@ -55,6 +55,13 @@ RANGE_CASES = [
                  "scoringStrategy.requestedToCapacityRatio.shape[0].utilization",
                  "scoring-strategy.requested-to-capacity-ratio.shape[0].utilization",
                  "Invalid value: 101: not in valid range [0, 100]", id="shape-utilization"),
+    pytest.param("NodeResourcesFit", "{scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: "
+                 "{shape: [{utilization: 50, score: 1}, {utilization: 10, score: 1}]}}}",
+                 '{scoring-strategy = {type = "RequestedToCapacityRatio", requested-to-capacity-ratio = '
+                 "{shape = [{utilization = 50, score = 1}, {utilization = 10, score = 1}]}}}",
+                 "scoringStrategy.requestedToCapacityRatio.shape[1].utilization",
+                 "scoring-strategy.requested-to-capacity-ratio.shape[1].utilization",
+                 "Invalid value: 10: utilization values must be sorted in increasing order", id="shape-unsorted"),
     pytest.param("PodTopologySpread", "{defaultingType: List, defaultConstraints: [{maxSkew: 0, topologyKey: zone, "
                  "whenUnsatisfiable: DoNotSchedule}]}",
                  '{defaulting-type = "List", default-constraints = [{max-skew = 0, topology-key = "zone", '
