@@ -164,7 +164,7 @@ def settle_time_budget(report: str) -> str:
 def test_the_page_shows_the_commands_of_every_step() -> None:
     """Conformance, the profile check and the simulation with the profile all have their output shown."""
     commands = [command for command, _ in OUTPUTS]
-    assert "kubesched conformance GpuGuard --args args.toml" in commands
+    assert "kubesched conformance GpuGuard --args args.toml --cluster cluster.yaml" in commands
     assert "kubesched profile check profile.toml" in commands
     assert "COLUMNS=110 kubesched simulate cluster.yaml --profile profile.toml" in commands
 

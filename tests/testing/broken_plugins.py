@@ -418,3 +418,52 @@ class CloneRaises(Plugin):
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         return None
+
+
+def _has_gpu(node_info: NodeInfo) -> bool:
+    """Whether the node carries the GPU label."""
+    return node_info.node is not None and GPU in node_info.node.labels
+
+
+class GpuGatedFilter(Plugin):
+    """Decides only for pods labelled for a GPU, inside Filter (no PreFilter Skip); there it returns a string
+    instead of a Status (the planted defect)."""
+
+    name = "GpuGatedFilter"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        if GPU not in pod.labels:
+            return None
+        if _has_gpu(node_info):
+            return None
+        return "no GPU on this node"  # type: ignore[return-value]
+
+
+class GpuGatedScore(Plugin):
+    """Scores only pods labelled for a GPU, inside Score (no PreScore Skip); there a GPU node scores 1000, out
+    of range (the planted defect)."""
+
+    name = "GpuGatedScore"
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        if GPU not in pod.labels:
+            return 0
+        if _has_gpu(node_info):
+            return 1000
+        return 0
+
+
+class FilterErrors(Plugin):
+    """Filter returns Error on every node: Score, which it also has, never runs."""
+
+    name = "FilterErrors"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status.as_error("quota service unreachable")
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return 50  # pragma: no cover - Filter stops every pod first

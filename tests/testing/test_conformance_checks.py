@@ -12,7 +12,7 @@ import pytest
 
 from kubesched.framework.plugin import hookimpl
 from kubesched.runtime import Framework
-from kubesched.testing import conformance, make_pod
+from kubesched.testing import conformance, make_node, make_pod
 from kubesched.testing.conformance import Outcome, PluginUnderTest, run_check, run_conformance
 from kubesched.testing.conformance.checks import CHECKS, CHECKS_BY_ID
 from kubesched.testing.conformance.checks.timing import MIN_SAMPLES
@@ -39,7 +39,8 @@ BROKEN: list[tuple[str, type[Any], Any, str]] = [
     ("unreserve-idempotent", broken.UnreserveWithoutReserve, None,
      "without a prior reserve, unreserve raised KeyError"),
     ("unreserve-undoes-reserve", broken.UnreserveKeepsTheNode, None,
-     "after reserve then unreserve of pod web on node node-a, pod bare is answered differently: filter"),
+     "after reserve then unreserve of pod web on node node-a, pod bare is answered differently: Filter on node "
+     "node-a answered Success then Unschedulable (node is reserved for another pod)"),
     ("permit-valid", broken.WaitsForAnHour, None, "permit asked to wait 3600s"),
     ("edge-inputs", broken.NeedsZoneLabel, None, "nodes without labels"),
     ("time-budget", broken.FarOverBudget, None, "more than 10 times the budget of 500 µs"),
@@ -90,8 +91,8 @@ def test_a_check_that_never_reached_its_hook_on_the_default_examples_fails() -> 
     failed = {r.check.id: r.detail for r in report.by_outcome(Outcome.FAILED)}
     assert sorted(failed) == ["deterministic", "filter-status-valid", "no-input-mutation", "time-budget"]
     assert failed["filter-status-valid"] == (
-        "filter never ran in this check (PreFilter or PreScore skipped every pod, or no node was left to call it "
-        f"on): the default example cluster never reaches it; {PASS_A_CLUSTER}")
+        "filter never ran in this check (PreFilter answered Skip for pods web, bare, big, pinned): the default "
+        f"example cluster never reaches it; {PASS_A_CLUSTER}")
 
 
 def test_a_cluster_that_reaches_the_plugin_finds_its_defect() -> None:
@@ -111,6 +112,63 @@ def test_own_examples_that_never_reach_the_hook_fail() -> None:
     failed = {r.check.id: r.detail for r in report.by_outcome(Outcome.FAILED)}
     assert failed["filter-status-valid"].endswith(": give examples the plugin acts on (pods it does not skip, "
                                                   "nodes left to call it on)")
+
+
+GATED = [(broken.GpuGatedFilter, ["no-input-mutation", "deterministic", "filter-status-valid", "time-budget"],
+          "filter accepted every example pod on every node (it never rejected one)", "filter-status-valid",
+          "filter returned str, not a Status or None (pod trainer on node plain-node)"),
+         (broken.GpuGatedScore, ["no-input-mutation", "deterministic", "score-in-range", "time-budget"],
+          "score gave every example pod the same score 0 on every node", "score-in-range",
+          "score 1000 from score (no normalize_score) for pod trainer on node gpu-node is outside [0, 100]")]
+
+GATED_IDS = [row[0].__name__ for row in GATED]
+
+
+def _reaches_the_gate() -> dict[str, Any]:
+    """A cluster with a GPU node and a plain node, and a pod that asks for a GPU."""
+    return {"nodes": [make_node("gpu-node").capacity(cpu="8", memory="16Gi").label(**{broken.GPU: "true"}).obj(),
+                      make_node("plain-node").capacity(cpu="8", memory="16Gi").obj()],
+            "running": [], "pods": [make_pod("trainer").req(cpu="1").label(**{broken.GPU: "true"}).obj()]}
+
+
+@pytest.mark.parametrize(("plugin", "checks", "unseen", "_check", "_defect"), GATED, ids=GATED_IDS)
+def test_a_hook_gated_inside_itself_fails_on_the_default_examples(plugin: type[Any], checks: list[str], unseen: str,
+                                                                  _check: str, _defect: str) -> None:
+    """A Filter or Score that decides only behind a gate of its own (no Skip) fails the checks about it on the
+    default examples, naming the one-sided answers and the lines never run, with the advice to pass a cluster."""
+    report = run_conformance(PluginUnderTest(plugin, large_cluster=50))
+    failed = {r.check.id: r.detail for r in report.by_outcome(Outcome.FAILED)}
+    assert sorted(failed) == sorted(checks), "\n".join(report.lines())
+    line = inspect.getsourcelines(getattr(plugin, unseen.split()[0]))[1] + 4
+    assert set(failed.values()) == {f"{unseen}, and 3 of its lines never ran, from broken_plugins.py:{line}: the "
+                                    f"default example cluster never makes it decide otherwise; {PASS_A_CLUSTER}"}
+
+
+@pytest.mark.parametrize(("plugin", "_checks", "_unseen", "check", "defect"), GATED, ids=GATED_IDS)
+def test_a_cluster_that_reaches_the_gate_finds_the_planted_defect(plugin: type[Any], _checks: list[str], _unseen: str,
+                                                                  check: str, defect: str) -> None:
+    """Given a cluster that passes the gate, the same plugin fails exactly the check of its planted defect."""
+    report = run_conformance(PluginUnderTest(plugin, **_reaches_the_gate(), large_cluster=50))
+    assert report.failed_ids() == [check], "\n".join(report.lines())
+    assert defect in report.by_outcome(Outcome.FAILED)[0].detail
+
+
+def test_own_examples_that_never_pass_the_gate_fail_with_advice_to_add_pods() -> None:
+    """On the author's own examples, a Filter that never rejected fails with the advice to add such pods."""
+    result = run_check(CHECKS_BY_ID["filter-status-valid"],
+                       PluginUnderTest(broken.GpuGatedFilter, pods=[make_pod("plain").obj()], large_cluster=50))
+    assert result.outcome is Outcome.FAILED
+    assert result.detail.endswith(": the examples never make it decide otherwise; add pods it rejects on some nodes "
+                                  "and accepts on others")
+
+
+def test_a_hook_stopped_by_filter_names_filter_as_the_cause() -> None:
+    """When Filter errs on every node for the only example pod, a Score check names Filter, not a Skip."""
+    result = run_check(CHECKS_BY_ID["score-in-range"],
+                       PluginUnderTest(broken.FilterErrors, pods=[make_pod("solo").obj()], large_cluster=50))
+    assert result.outcome is Outcome.FAILED
+    assert result.detail.startswith('score never ran in this check (Filter answered Error (running "FilterErrors" '
+                                    'filter plugin: quota service unreachable) on every node for pod solo): ')
 
 
 def test_far_over_budget_fails_after_a_few_calls() -> None:

@@ -30,6 +30,14 @@ def verdict(status: Status | None) -> Verdict:
     return _PASSED if status is None else (status.code, status.reasons)
 
 
+def show(answer: Verdict | None) -> str:
+    """An answer as the scheduler words it: ``Code (reason, reason)``; ``no answer`` when there was none."""
+    if answer is None:
+        return "no answer"
+    code, reasons = answer
+    return code.label + (f" ({', '.join(reasons)})" if reasons else "")
+
+
 @attrs.frozen
 class PreFiltered:
     """A pod after PreFilter: the state, whether the plugin said Skip, and the nodes Filter runs on."""
@@ -108,13 +116,16 @@ class Driver:
         has no Score, skipped at PreScore, or the Framework refused what it returned)."""
         if not self.subject.has("score") or not nodes:
             return {}
-        status = self._run(self.framework.run_pre_score_plugins, state, pod, list(nodes))
-        if status is not None:
+        if self.pre_score(state, pod, nodes) is not None:
             return {}
         table, status = self._run(self.framework.run_score_plugins, state, pod, list(nodes))
         if status is not None or not table.plugins:
             return {}
         return dict(zip(table.nodes, table.columns[0], strict=True))
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """PreScore over ``nodes`` (None when every plugin succeeded)."""
+        return self._run(self.framework.run_pre_score_plugins, state, pod, list(nodes))
 
     def cycle(self, pod: Pod) -> tuple[CycleState, CycleOutcome]:
         """A whole scheduling cycle for ``pod``: PreFilter, Filter on every node it leaves, then PreScore,

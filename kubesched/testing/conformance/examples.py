@@ -16,12 +16,14 @@ ZONE = "topology.kubernetes.io/zone"
 
 
 def default_nodes() -> tuple[Node, ...]:
-    """Three labelled nodes of different sizes in two zones, one tainted, one holding images."""
+    """Three labelled nodes of different sizes in two zones: one holding images, one with a PreferNoSchedule
+    taint, one cordoned with a NoSchedule taint."""
     return (make_node("node-a").capacity(cpu="4", memory="8Gi").zone("zone-1").label(disk="ssd")
             .image(300 * 1024 * 1024, "registry.example/web:1.0").obj(),
-            make_node("node-b").capacity(cpu="8", memory="16Gi").zone("zone-1").obj(),
+            make_node("node-b").capacity(cpu="8", memory="16Gi").zone("zone-1")
+            .taint("spot", "true", "PreferNoSchedule").obj(),
             make_node("node-c").capacity(cpu="2", memory="4Gi").zone("zone-2").label(disk="hdd")
-            .taint("dedicated", "batch").obj())
+            .taint("dedicated", "batch").unschedulable().obj())
 
 
 def default_running() -> tuple[Pod, ...]:
@@ -37,7 +39,7 @@ def default_running() -> tuple[Pod, ...]:
 def default_pods() -> tuple[Pod, ...]:
     """Pods to schedule, between them using every built-in feature: a web pod with spreading, anti-affinity,
     a host port, node affinity and an image; a pod with no requests at all; a large high-priority db pod with
-    a node selector and a toleration."""
+    a node selector and a toleration; a pod whose spec.nodeName already names node-b."""
     web = (make_pod("web").req(cpu="500m", memory="512Mi").label(app="web").host_port(8080)
            .spread(1, ZONE, app="web").spread(1, HOSTNAME, "ScheduleAnyway", app="web")
            .pod_affinity(HOSTNAME, anti=True, app="web")
@@ -48,7 +50,8 @@ def default_pods() -> tuple[Pod, ...]:
     return (web.obj(),
             make_pod("bare").obj(),
             make_pod("big").req(cpu="6", memory="12Gi").label(app="db").priority(1000).node_selector(disk="hdd")
-            .toleration("dedicated", "batch", "NoSchedule").pod_affinity(ZONE, app="db").obj())
+            .toleration("dedicated", "batch", "NoSchedule").pod_affinity(ZONE, app="db").obj(),
+            make_pod("pinned").node("node-b").req(cpu="100m", memory="128Mi").label(app="cache").obj())
 
 
 def bare_node(name: str) -> Node:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from kubesched.testing.conformance.checks import CHECKS, Check, CheckFailed, CheckSkipped, explain
+from kubesched.testing.conformance.decisions import unseen_decisions, why_never_reached
 from kubesched.testing.conformance.examples import default_nodes, default_pods
 from kubesched.testing.conformance.recorder import HookRaised, innermost_frames
 from kubesched.testing.conformance.subject import PluginUnderTest
@@ -16,6 +17,9 @@ from kubesched.testing.conformance.subject import PluginUnderTest
 PASS_A_CLUSTER = ("pass a cluster the plugin acts on (PluginConformance.cluster = \"cluster.yaml\", "
                   "pytest --kubesched-conformance NAME@cluster.yaml, or kubesched conformance NAME --cluster "
                   "cluster.yaml)")
+
+#: What to add to one's own examples when a hook (the first word of what unseen_decisions found) never decided.
+_ADD = {"filter": "rejects on some nodes and accepts on others", "score": "scores differently on different nodes"}
 
 
 class Outcome(enum.Enum):
@@ -53,14 +57,21 @@ def run_check(check: Check, subject: PluginUnderTest) -> CheckResult:
         frames = innermost_frames(exc)
         return CheckResult(check, Outcome.FAILED,
                            f"the plugin raised {explain(exc)}" + (f"; innermost frames: {frames}" if frames else ""))
+    defaults = list(subject.nodes) == list(default_nodes()) and list(subject.pods) == list(default_pods())
     unexercised = [hook for hook in check.exercises if subject.has(hook) and not subject.calls[hook]]
     if unexercised:
-        defaults = list(subject.nodes) == list(default_nodes()) and list(subject.pods) == list(default_pods())
         advice = (f"the default example cluster never reaches it; {PASS_A_CLUSTER}" if defaults
                   else "give examples the plugin acts on (pods it does not skip, nodes left to call it on)")
-        return CheckResult(check, Outcome.FAILED,
-                           f"{', '.join(unexercised)} never ran in this check (PreFilter or PreScore skipped every "
-                           f"pod, or no node was left to call it on): {advice}")
+        cause = why_never_reached(subject, unexercised[0]) or ("PreFilter or PreScore skipped every pod, or no "
+                                                               "node was left to call it on")
+        return CheckResult(check, Outcome.FAILED, f"{', '.join(unexercised)} never ran in this check ({cause}): "
+                                                  f"{advice}")
+    unseen = unseen_decisions(subject, [hook for hook in check.exercises if subject.has(hook)])
+    if unseen:
+        advice = (f"the default example cluster never makes it decide otherwise; {PASS_A_CLUSTER}" if defaults
+                  else "the examples never make it decide otherwise; add pods it "
+                  + " and ".join(_ADD[u.split()[0]] for u in unseen))
+        return CheckResult(check, Outcome.FAILED, f"{'; '.join(unseen)}: {advice}")
     if warnings:
         return CheckResult(check, Outcome.WARNED, "; ".join(warnings))
     return CheckResult(check, Outcome.PASSED)

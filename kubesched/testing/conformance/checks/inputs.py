@@ -9,7 +9,7 @@ from kubesched.api.pod import Pod
 from kubesched.testing.builders import make_pod
 from kubesched.testing.conformance.base import CheckFailed, CheckSkipped, describe, driver, require
 from kubesched.testing.conformance.checks.timing import Enough, Stopwatch
-from kubesched.testing.conformance.driver import Driver
+from kubesched.testing.conformance.driver import CycleOutcome, Driver, show
 from kubesched.testing.conformance.examples import bare_node, large_cluster, spread_over
 from kubesched.testing.conformance.inspect import OPAQUE_NAMES, freeze
 from kubesched.testing.conformance.recorder import Call, HookRaised
@@ -68,13 +68,18 @@ def deterministic(subject: PluginUnderTest) -> list[str]:
     return []
 
 
-def difference(a: Any, b: Any) -> str:
-    """The first part of two cycle outcomes that differs, as ``part A then B``."""
-    for field in ("pre_filter", "filter", "scores"):
-        left, right = getattr(a, field), getattr(b, field)
-        if left != right:
-            return f"{field} {left} then {right}"
-    return f"{a} then {b}"  # pragma: no cover - only called when the outcomes differ
+def difference(a: CycleOutcome, b: CycleOutcome) -> str:
+    """The first answer that differs between two cycles, in the scheduler's terms: ``PreFilter answered A then
+    B``, ``Filter on node N answered A then B`` or ``Score on node N was A then B``."""
+    if a.pre_filter != b.pre_filter:
+        return f"PreFilter answered {show(a.pre_filter)} then {show(b.pre_filter)}"
+    for node in [*a.filter, *(n for n in b.filter if n not in a.filter)]:
+        if a.filter.get(node) != b.filter.get(node):
+            return f"Filter on node {node} answered {show(a.filter.get(node))} then {show(b.filter.get(node))}"
+    for node in [*a.scores, *(n for n in b.scores if n not in a.scores)]:
+        if a.scores.get(node) != b.scores.get(node):
+            return f"Score on node {node} was {a.scores.get(node, 'none')} then {b.scores.get(node, 'none')}"
+    return f"the feasible nodes were {', '.join(a.feasible) or 'none'} then {', '.join(b.feasible) or 'none'}"
 
 
 _POINT_HOOKS = ("pre_enqueue", "pre_filter", "filter", "pre_score", "score", "normalize_score", "reserve",

@@ -10,7 +10,7 @@ from kubesched.framework.cycle_state import Cloneable, CycleState, StateKey
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.status import Status
 from kubesched.testing.conformance.base import CheckFailed, describe, driver, require
-from kubesched.testing.conformance.driver import Driver, PreFiltered, Verdict
+from kubesched.testing.conformance.driver import Driver, PreFiltered, Verdict, show
 from kubesched.testing.conformance.inspect import deeply_immutable, freeze, reachable_ids, shared_mutables
 from kubesched.testing.conformance.recorder import Call
 from kubesched.testing.conformance.subject import PluginUnderTest
@@ -121,10 +121,3 @@ def _same_answers(run: Driver, state: CycleState, pod: Pod, nodes: Sequence[Node
         raise CheckFailed(f"{what} did not restore Filter's answer for {describe(pod, node)}: "
                           f"{show(expected[node])} became {show(answers.get(node))}")
 
-
-def show(answer: Verdict | None) -> str:
-    """A Filter answer as ``Code (reasons)``."""
-    if answer is None:  # pragma: no cover - both runs cover the same nodes
-        return "nothing"
-    code, reasons = answer
-    return code.label + (f" ({', '.join(reasons)})" if reasons else "")
