@@ -4,6 +4,7 @@ check as failed (and everything else as passed or skipped)."""
 from __future__ import annotations
 
 import inspect
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +161,20 @@ def test_own_examples_that_never_pass_the_gate_fail_with_advice_to_add_pods() ->
     assert result.outcome is Outcome.FAILED
     assert result.detail.endswith(": the examples never make it decide otherwise; add pods it rejects on some nodes "
                                   "and accepts on others")
+
+
+def test_the_decision_probe_leaves_the_tracer_it_found() -> None:
+    """Tracing the plugin's lines restores whatever tracer (a coverage tool, a debugger) was set before."""
+    def tracer(_frame: Any, _event: str, _arg: Any) -> None:
+        return None
+
+    before = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        run_check(CHECKS_BY_ID["deterministic"], PluginUnderTest(broken.GpuGatedScore, large_cluster=50))
+        assert sys.gettrace() is tracer
+    finally:
+        sys.settrace(before)
 
 
 def test_a_hook_stopped_by_filter_names_filter_as_the_cause() -> None:
