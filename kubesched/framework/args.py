@@ -67,6 +67,12 @@ class _Shown:
             return PROFILE.show(self.value)
 
 
+def show_value(value: object) -> str:
+    """A value as args messages show it, for validators' own messages: strings quoted and escaped as Go's ``%q``
+    does (cut when long), numbers as written, tables and arrays by kind; always one printable line."""
+    return PROFILE.show(value)
+
+
 # -- validators for Args classes ------------------------------------------------------------------
 def in_range(low: float, high: float, *, low_open: bool = False,
              message: str | None = None) -> Callable[[Any, attrs.Attribute[Any], Any], None]:

@@ -6,13 +6,15 @@ enforced") and its preferred terms add to every pod's score.
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Any, Literal
 
 import attrs
 
 from kubesched.api.node_selector import OBJECT_NAME_FIELD, RequiredNodeAffinity, node_selector_matches, preferred_score
 from kubesched.api.pod import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm
-from kubesched.framework.args import in_range
+from kubesched.api.validation import label_value, qualified_name
+from kubesched.framework.args import ArgsError, in_range, kebab, show_value
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
@@ -44,12 +46,64 @@ class SelectorRequirementArg:
         return NodeSelectorRequirement(self.key, self.operator, self.values)
 
 
+def _go_strings(values: tuple[str, ...]) -> str:
+    """Values as kube-scheduler's messages show a []string (Go's ``%#v``)."""
+    return "[]string{" + ", ".join(show_value(v) for v in values) + "}" if values else "[]string(nil)"
+
+
+def _is_go_int64(text: str) -> bool:
+    """Whether Go's strconv.ParseInt(text, 10, 64) accepts ``text`` (ASCII digits only, unlike Python's int)."""
+    digits = text.lstrip("+-")
+    return (re.fullmatch(r"[+-]?[0-9]+", text, re.ASCII) is not None and len(digits) <= 19
+            and -(2**63) <= int(text) < 2**63)
+
+
+def _check_expressions(_instance: object, attribute: attrs.Attribute[Any],
+                       requirements: tuple[SelectorRequirementArg, ...]) -> None:
+    """matchExpressions as kube-scheduler checks them in addedAffinity (labels.NewRequirement's rules)."""
+    for i, req in enumerate(requirements):
+        at = f"{kebab(attribute.name)}[{i}]"
+        problems = qualified_name(req.key)
+        if problems:
+            raise ArgsError(f"Invalid value: {show_value(req.key)}: {'; '.join(problems)}", f"{at}.key")
+        values = req.values
+        if req.operator in ("In", "NotIn") and not values:
+            raise ArgsError(f"Invalid value: {_go_strings(values)}: for 'in', 'notin' operators, values set can't "
+                            "be empty", f"{at}.values")
+        if req.operator in ("Exists", "DoesNotExist") and values:
+            raise ArgsError(f"Invalid value: {_go_strings(values)}: values set must be empty for exists and does "
+                            "not exist", f"{at}.values")
+        if req.operator in ("Gt", "Lt"):
+            if len(values) != 1:
+                raise ArgsError(f"Invalid value: {_go_strings(values)}: for 'Gt', 'Lt' operators, exactly one value "
+                                "is required", f"{at}.values")
+            if not _is_go_int64(values[0]):
+                raise ArgsError(f"Invalid value: {show_value(values[0])}: for 'Gt', 'Lt' operators, the value must "
+                                "be an integer", f"{at}.values[0]")
+        for j, value in enumerate(values):
+            problems = label_value(value)
+            if problems:
+                raise ArgsError(f"Invalid value: {show_value(value)}: {'; '.join(problems)}", f"{at}.values[{j}]")
+
+
+def _check_fields(_instance: object, attribute: attrs.Attribute[Any],
+                  requirements: tuple[SelectorRequirementArg, ...]) -> None:
+    """matchFields as kube-scheduler checks them in addedAffinity: In or NotIn, with exactly one value."""
+    for i, req in enumerate(requirements):
+        at = f"{kebab(attribute.name)}[{i}]"
+        if req.operator not in ("In", "NotIn"):
+            raise ArgsError(f'Unsupported value: {show_value(req.operator)}: supported values: "In", "NotIn"',
+                            f"{at}.operator")
+        if len(req.values) != 1:
+            raise ArgsError(f"Invalid value: {_go_strings(req.values)}: must have one element", f"{at}.values")
+
+
 @attrs.frozen
 class NodeSelectorTermArg:
-    """A node selector term in plugin config."""
+    """A node selector term in plugin config, checked as kube-scheduler checks addedAffinity's terms."""
 
-    match_expressions: tuple[SelectorRequirementArg, ...] = ()
-    match_fields: tuple[SelectorRequirementArg, ...] = ()
+    match_expressions: tuple[SelectorRequirementArg, ...] = attrs.field(default=(), validator=_check_expressions)
+    match_fields: tuple[SelectorRequirementArg, ...] = attrs.field(default=(), validator=_check_fields)
 
     def to_api(self) -> NodeSelectorTerm:
         """As the object-model term."""

@@ -137,3 +137,62 @@ def test_toml_too_deep_for_the_parser_names_the_position(tmp_path: Path, registr
     text = f"[[profiles]]\n[profiles.plugin-config.NodeResourcesFit]\n{line}\n"
     assert error_of(tmp_path, registry, text, "profile.toml") == (
         f"profile.toml: invalid TOML: nested more than 64 levels deep (at {position})")
+
+
+#: A requirement of addedAffinity's required term (YAML flow, TOML inline), the path below it, and kube-scheduler
+#: v1.32's message.
+REQUIREMENT_CASES = [
+    pytest.param("matchExpressions", "{key: x, operator: In}", '{key = "x", operator = "In"}', "values",
+                 "Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+                 id="in-without-values"),
+    pytest.param("matchExpressions", "{key: x, operator: Exists, values: [a, b]}",
+                 '{key = "x", operator = "Exists", values = ["a", "b"]}', "values",
+                 'Invalid value: []string{"a", "b"}: values set must be empty for exists and does not exist',
+                 id="exists-with-values"),
+    pytest.param("matchExpressions", "{key: x, operator: Gt, values: ['1', '2']}",
+                 '{key = "x", operator = "Gt", values = ["1", "2"]}', "values",
+                 "Invalid value: []string{\"1\", \"2\"}: for 'Gt', 'Lt' operators, exactly one value is required",
+                 id="gt-with-two-values"),
+    pytest.param("matchExpressions", "{key: x, operator: Lt, values: ['\u0661']}",
+                 '{key = "x", operator = "Lt", values = ["\u0661"]}', "values[0]",
+                 "Invalid value: \"\u0661\": for 'Gt', 'Lt' operators, the value must be an integer",
+                 id="lt-with-a-non-ascii-digit"),
+    pytest.param("matchExpressions", f"{{key: x, operator: Gt, values: ['{'9' * 5000}']}}",
+                 f'{{key = "x", operator = "Gt", values = ["{"9" * 5000}"]}}', "values[0]",
+                 f"Invalid value: \"{'9' * 80}...\": for 'Gt', 'Lt' operators, the value must be an integer",
+                 id="gt-beyond-int64"),
+    pytest.param("matchExpressions", "{key: 'a b', operator: Exists}", '{key = "a b", operator = "Exists"}', "key",
+                 "Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and "
+                 "must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
+                 "regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')", id="bad-key"),
+    pytest.param("matchExpressions", "{key: x, operator: In, values: [a, 'b c']}",
+                 '{key = "x", operator = "In", values = ["a", "b c"]}', "values[1]",
+                 "Invalid value: \"b c\": a valid label must be an empty string or consist of alphanumeric "
+                 "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. "
+                 "'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+                 "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')", id="bad-value"),
+    pytest.param("matchFields", "{key: metadata.name, operator: Exists}",
+                 '{key = "metadata.name", operator = "Exists"}', "operator",
+                 'Unsupported value: "Exists": supported values: "In", "NotIn"', id="field-operator"),
+    pytest.param("matchFields", "{key: metadata.name, operator: In, values: [a, b]}",
+                 '{key = "metadata.name", operator = "In", values = ["a", "b"]}', "values",
+                 'Invalid value: []string{"a", "b"}: must have one element', id="field-with-two-values"),
+]
+
+
+@pytest.mark.parametrize(("field", "yaml_requirement", "toml_requirement", "key", "message"), REQUIREMENT_CASES)
+def test_added_affinity_requirements_are_checked_as_kube_scheduler_checks_them(
+        tmp_path: Path, registry: PluginRegistry, field: str, yaml_requirement: str, toml_requirement: str,
+        key: str, message: str) -> None:
+    """A node selector requirement kube-scheduler refuses in NodeAffinity's addedAffinity is refused in its words."""
+    kebab_field = "match-fields" if field == "matchFields" else "match-expressions"
+    yaml_args = (f"{{addedAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: "
+                 f"{{nodeSelectorTerms: [{{{field}: [{yaml_requirement}]}}]}}}}}}")
+    toml_args_ = (f"{{added-affinity = {{required-during-scheduling-ignored-during-execution = "
+                  f"{{node-selector-terms = [{{{kebab_field} = [{toml_requirement}]}}]}}}}}}")
+    assert error_of(tmp_path, registry, kube_args("NodeAffinity", yaml_args), "sched.yaml") == (
+        "sched.yaml: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+        f".nodeSelectorTerms[0].{field}[0].{key}: {message}")
+    assert error_of(tmp_path, registry, toml_args("NodeAffinity", toml_args_), "profile.toml") == (
+        "profile.toml: profiles[0].plugin-config.NodeAffinity.added-affinity.required-during-scheduling-ignored-"
+        f"during-execution.node-selector-terms[0].{kebab_field}[0].{key}: {message}")
