@@ -231,12 +231,13 @@ def _parse_profile(raw: object, key: str, default_name: str | None) -> RawProfil
     return RawProfile(key, name, percentage, plugins, config, args_keys, f"{key}.plugin-config")
 
 
-def scheduler_name(value: object, default: str | None, key: str) -> str:
-    """A profile's scheduler name: ``default`` when unset (``default`` is None when every profile must name
-    itself); a value that is not a string is of the wrong type, not missing."""
+def scheduler_name(value: object, default: str | None, key: str, *, empty_is_unset: bool = False) -> str:
+    """A profile's scheduler name: ``default`` when unset (None, or "" with ``empty_is_unset``, as kube-scheduler
+    defaults it); ``default`` is None when every profile must name itself. A value that is not a string is of the
+    wrong type, not missing."""
     if value is not None and not isinstance(value, str):
         raise _fail(PROFILE.wrong_type(value, "a string"), key)
-    name = value or default
+    name = default if value is None or (empty_is_unset and not value) else value
     if not name:
         raise _fail(f"Required value: every profile needs a {key.rsplit('.', 1)[-1]}", key)
     return name

@@ -122,7 +122,8 @@ def _parse_profile(raw: object, key: str, default_name: str | None, warnings: li
     table = _table({} if raw is None else raw, key)
     problems = Problems()
     problems.check(_check_keys, table, PROFILE_KEYS, key)
-    name = problems.check(scheduler_name, table.get("schedulerName"), default_name, f"{key}.schedulerName")
+    name = problems.check(scheduler_name, table.get("schedulerName"), default_name, f"{key}.schedulerName",
+                          empty_is_unset=True)
     percentage = None
     if table.get("percentageOfNodesToScore") is not None:
         percentage = problems.check(_percentage, table["percentageOfNodesToScore"], f"{key}.percentageOfNodesToScore")
