@@ -467,3 +467,17 @@ class FilterErrors(Plugin):
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         return 50  # pragma: no cover - Filter stops every pod first
+
+
+class GpuOnlyScore(Plugin):
+    """Scores only pods labelled for a GPU: PreScore skips the others."""
+
+    name = "GpuOnlyScore"
+
+    @hookimpl
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        return None if GPU in pod.labels else Status.skip()
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return 100 if _has_gpu(node_info) else 0

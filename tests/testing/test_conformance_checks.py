@@ -177,13 +177,20 @@ def test_the_decision_probe_leaves_the_tracer_it_found() -> None:
         sys.settrace(before)
 
 
-def test_a_hook_stopped_by_filter_names_filter_as_the_cause() -> None:
-    """When Filter errs on every node for the only example pod, a Score check names Filter, not a Skip."""
-    result = run_check(CHECKS_BY_ID["score-in-range"],
-                       PluginUnderTest(broken.FilterErrors, pods=[make_pod("solo").obj()], large_cluster=50))
+@pytest.mark.parametrize(("plugin", "pods", "cause"), [
+    (broken.FilterErrors, [make_pod("solo").obj()],
+     'Filter answered Error (running "FilterErrors" filter plugin: quota service unreachable) on every node for '
+     "pod solo"),
+    (broken.GpuOnlyScore, None, "PreScore answered Skip for pods web, bare, big, pinned"),
+], ids=["Filter", "PreScore"])
+def test_a_hook_never_reached_names_the_step_that_stopped_the_pods(plugin: type[Any], pods: list[Any] | None,
+                                                                   cause: str) -> None:
+    """A Score check that never reached Score names the extension point that stopped each pod."""
+    subject = PluginUnderTest(plugin, large_cluster=50) if pods is None else \
+        PluginUnderTest(plugin, pods=pods, large_cluster=50)
+    result = run_check(CHECKS_BY_ID["score-in-range"], subject)
     assert result.outcome is Outcome.FAILED
-    assert result.detail.startswith('score never ran in this check (Filter answered Error (running "FilterErrors" '
-                                    'filter plugin: quota service unreachable) on every node for pod solo): ')
+    assert result.detail.startswith(f"score never ran in this check ({cause}): ")
 
 
 def test_far_over_budget_fails_after_a_few_calls() -> None:

@@ -52,7 +52,12 @@ def _stopped(run: Driver, pod: Any, hook: str) -> str | None:
     feasible = [n for n in pre_filtered.nodes if answers.get(n.name, (Code.SUCCESS, ()))[0] is Code.SUCCESS]
     if hook in _SCORING:
         status = run.pre_score(pre_filtered.state, pod, feasible)
-        return None if status is None or hook == "pre_score" else f"PreScore answered {show(verdict(status))}"
+        if hook == "pre_score":
+            return None
+        if status is not None:
+            return f"PreScore answered {show(verdict(status))}"
+        return "PreScore answered Skip" if run.subject.plugin_class.name in pre_filtered.state.skip_score_plugins \
+            else None
     target = run.binding_target(pod)
     if target is None or hook != "permit":
         return None
