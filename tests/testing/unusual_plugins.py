@@ -14,7 +14,7 @@ from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Status
 from kubesched.framework.types import PreFilterResult
-from tests.testing.broken_plugins import Counts  # the properly cloned per-node counts
+from tests.testing.broken_plugins import Counts, UnreserveKeepsTheNode  # Counts: properly cloned
 
 
 class UsesRng(Plugin):
@@ -252,24 +252,11 @@ class NarrowsWithAddPod(Plugin):
         return Status.unschedulable("crowded") if state.read(PER_NODE_KEY).per_node[node_info.name] > 5 else None
 
 
-class ReserveHoldsTheNode(Plugin):
-    """Reserve holds a node for its pod and Filter keeps other pods off it until Unreserve releases it."""
+class ReserveHoldsTheNode(UnreserveKeepsTheNode):
+    """Reserve holds a node for its pod and Filter keeps other pods off it until Unreserve releases it: the
+    broken UnreserveKeepsTheNode with its Unreserve mended."""
 
     name = "ReserveHoldsTheNode"
-
-    def __init__(self, handle: Any, args: Any = None) -> None:
-        super().__init__(handle, args)
-        self.holder: dict[str, str] = {}
-
-    @hookimpl
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        holder = self.holder.get(node_info.name, pod.uid)
-        return None if holder == pod.uid else Status.unschedulable("node is reserved for another pod")
-
-    @hookimpl
-    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        self.holder[node_name] = pod.uid
-        return None
 
     @hookimpl
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
