@@ -110,10 +110,14 @@ def test_builtin_plugin_tests_build_plugins_through_the_public_kit() -> None:
     assert bad == []
 
 
+# How a test would name the folder beside the repository (spelt in pieces so this file does not match itself).
+OUTSIDE_MARKERS = tuple(f"{quote}{'sha' + 'red'}{end}" for quote, end in (("../", ""), ('"', '"'), ("'", "'")))
+
+
 def test_no_test_reads_a_file_outside_the_repository() -> None:
     """The README's test command passes on a bare clone: no test names the ``shared`` folder beside it."""
     outside = [f"{path.relative_to(TESTS.parent)}:{number}"
-               for path in sorted(TESTS.rglob("*.py")) if path.name != "test_layout.py"
+               for path in sorted(TESTS.rglob("*.py"))
                for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-               if "../shared" in line or '"shared"' in line or "'shared'" in line]
+               if any(marker in line for marker in OUTSIDE_MARKERS)]
     assert outside == []
