@@ -51,11 +51,8 @@ class NodeResourcesBalancedAllocation(Plugin):
 
     @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        """Skip best-effort pods (nothing requested), as kube-scheduler v1.33 does; else keep the requests."""
-        requests = self._scorer.pod_requests(pod)
-        if not any(requests):
-            return Status.skip()
-        state.write(_PRE_SCORE_KEY, requests)
+        """Keep the pod's requests for Score; a best-effort pod is scored too, as kube-scheduler v1.32 does."""
+        state.write(_PRE_SCORE_KEY, self._scorer.pod_requests(pod))
         return None
 
     @hookimpl
@@ -64,6 +61,4 @@ class NodeResourcesBalancedAllocation(Plugin):
         requests = state.get(_PRE_SCORE_KEY)
         if requests is None:
             requests = self._scorer.pod_requests(pod)
-            if not any(requests):
-                return 0
         return self._scorer.score(node_info, requests)

@@ -153,8 +153,6 @@ def _round_half_away(numerator: int, denominator: int) -> int:
 def balanced_scorer(requested: Sequence[int], allocatable: Sequence[int]) -> int:
     """100 * (1 - standard deviation of the requested fractions): higher when resources are even."""
     fractions = [min(req / alloc, 1.0) for req, alloc in zip(requested, allocatable, strict=True) if alloc]
-    if len(fractions) == 2:
-        return int((1 - abs((fractions[0] - fractions[1]) / 2)) * MAX_NODE_SCORE)
     std = 0.0
     if len(fractions) == 2:
         std = abs((fractions[0] - fractions[1]) / 2)

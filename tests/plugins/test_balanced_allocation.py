@@ -11,7 +11,6 @@ from kubesched.api.pod import Pod
 from kubesched.framework.args import ArgsError, structure
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.status import Code
 from kubesched.plugins.balanced_allocation import (
     NodeResourcesBalancedAllocation,
     NodeResourcesBalancedAllocationArgs,
@@ -70,20 +69,38 @@ def test_score(resources: list[dict[str, Any]], pod: Pod, nodes: list[NodeInfo],
     assert raw_scores(balanced({"resources": resources}), pod, nodes) == expected
 
 
-PRE_SCORE_CASES = [
-    pytest.param(make_pod("p").obj(), Code.SKIP, id="best-effort-skipped"),
-    pytest.param(make_pod("p").req(cpu="0", memory="0").obj(), Code.SKIP, id="explicit-zero-requests-skipped"),
-    pytest.param(make_pod("p").req(**{GPU: 1}).obj(), Code.SKIP, id="only-unscored-resources-skipped"),
-    pytest.param(make_pod("p").req(memory="1Mi").obj(), Code.SUCCESS, id="memory-request-scored"),
-    pytest.param(make_pod("p").req(cpu="1m").obj(), Code.SUCCESS, id="cpu-request-scored"),
+BEST_EFFORT_CASES = [
+    pytest.param(make_pod("p").obj(), id="no-requests"),
+    pytest.param(make_pod("p").req(cpu="0", memory="0").obj(), id="explicit-zero-requests"),
+    pytest.param(make_pod("p").req(**{GPU: 1}).obj(), id="only-unscored-resources"),
 ]
 
 
-@pytest.mark.parametrize(("pod", "code"), PRE_SCORE_CASES)
-def test_pre_score_skips_best_effort_pods(pod: Pod, code: Code) -> None:
-    """PreScore returns Skip when the pod requests none of the scored resources (kube v1.33+)."""
-    status = balanced().pre_score(CycleState(), pod, [node_info(small_node())])
-    assert (Code.SUCCESS if status is None else status.code) is code
+@pytest.mark.parametrize("pod", BEST_EFFORT_CASES)
+def test_pre_score_does_not_skip_best_effort_pods(pod: Pod) -> None:
+    """PreScore succeeds for a pod requesting none of the scored resources (v1.32; only v1.33+ skips it)."""
+    assert balanced().pre_score(CycleState(), pod, [node_info(small_node())]) is None
+
+
+BEST_EFFORT_SCORE_CASES = [
+    pytest.param([node_info(small_node())], [100], id="empty-node-is-balanced"),
+    pytest.param([node_info(make_node("n1").capacity(cpu="4", memory="16Gi").obj(),
+                            make_pod("e").req(cpu="2500m").obj())], [68], id="existing-requests-alone-decide"),
+    pytest.param([node_info(make_node("n2").capacity(cpu="4", memory="8Gi").obj(),
+                            make_pod("e").req(cpu="2", memory="4Gi").obj())], [100], id="balanced-node-scores-100"),
+]
+
+
+@pytest.mark.parametrize(("nodes", "expected"), BEST_EFFORT_SCORE_CASES)
+def test_best_effort_pod_is_scored_on_existing_requests(nodes: list[NodeInfo], expected: list[int]) -> None:
+    """A pod without requests adds 0 (not the non-zero defaults) and the node's own balance is scored."""
+    assert raw_scores(balanced(), make_pod("p").obj(), nodes) == expected
+
+
+def test_score_without_pre_score_scores_best_effort_pod() -> None:
+    """Score computes the requests itself when PreScore did not run, and still scores a best-effort pod."""
+    info = node_info(make_node("n1").capacity(cpu="4", memory="16Gi").obj(), make_pod("e").req(cpu="2500m").obj())
+    assert balanced().score(CycleState(), make_pod("p").obj(), info) == 68
 
 
 def test_default_args_are_cpu_and_memory_weight_1() -> None:
