@@ -1,6 +1,6 @@
 """Issue 12 A: kube-scheduler v1.32 scores a best-effort pod with NodeResourcesBalancedAllocation.
 
-The expected numbers were read from the real kube-scheduler v1.32 (``../shared/kube``, ``-v=10``) scheduling the
+The expected numbers were read from the real kube-scheduler v1.32 binary (run with ``-v=10``) scheduling the
 same cluster: its "Plugin scored node for pod" and "Calculated node's final score for pod" log lines.
 """
 
