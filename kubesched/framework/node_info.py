@@ -22,6 +22,7 @@ def next_generation() -> int:
 
 
 HostPort = tuple[str, str, int]  # (host IP, protocol, port)
+_NO_PORTS: frozenset[tuple[str, int]] = frozenset()
 SIDECAR_RESTART_POLICY = "Always"
 
 
@@ -77,32 +78,34 @@ class PodInfo:
 
 @attrs.define(slots=True, eq=False)
 class HostPortInfo:
-    """Host ports in use on a node: IP -> (protocol, port) -> number of pods using it."""
+    """Host ports in use on a node: IP -> set of (protocol, port), as kube-scheduler v1.32 keeps them.
 
-    ports: dict[str, dict[tuple[str, int], int]] = attrs.field(factory=dict)
+    A set, not a count: two pods holding one port (both placed by nodeName) record it once, and removing either
+    frees it, as in v1.32 (its preemption dry run relies on that)."""
+
+    ports: dict[str, set[tuple[str, int]]] = attrs.field(factory=dict)
 
     def add(self, ip: str, protocol: str, port: int) -> None:
-        """Record one use of a host port (ports <= 0 are no host port and are ignored)."""
-        if port <= 0:
-            return
-        by_ip = self.ports.setdefault(ip or DEFAULT_BIND_ALL_HOST_IP, {})
-        key = (protocol or "TCP", port)
-        by_ip[key] = by_ip.get(key, 0) + 1
-
-    def remove(self, ip: str, protocol: str, port: int) -> None:
-        """Forget one use of a host port."""
+        """Mark a host port used (ports <= 0 are no host port and are ignored)."""
         if port <= 0:
             return
         ip = ip or DEFAULT_BIND_ALL_HOST_IP
         by_ip = self.ports.get(ip)
-        key = (protocol or "TCP", port)
-        if by_ip is None or key not in by_ip:
+        if by_ip is None:
+            by_ip = self.ports[ip] = set()
+        by_ip.add((protocol or "TCP", port))
+
+    def remove(self, ip: str, protocol: str, port: int) -> None:
+        """Mark a host port free, whichever other pods on the node also asked for it."""
+        if port <= 0:
             return
-        by_ip[key] -= 1
-        if by_ip[key] <= 0:
-            del by_ip[key]
-            if not by_ip:
-                del self.ports[ip]
+        ip = ip or DEFAULT_BIND_ALL_HOST_IP
+        by_ip = self.ports.get(ip)
+        if by_ip is None:
+            return
+        by_ip.discard((protocol or "TCP", port))
+        if not by_ip:
+            del self.ports[ip]
 
     def conflicts(self, ip: str, protocol: str, port: int) -> bool:
         """Whether using this host port would clash; 0.0.0.0 clashes with every IP and vice versa."""
@@ -112,14 +115,14 @@ class HostPortInfo:
         key = (protocol or "TCP", port)
         if ip == DEFAULT_BIND_ALL_HOST_IP:
             return any(key in used for used in self.ports.values())
-        return key in self.ports.get(ip, {}) or key in self.ports.get(DEFAULT_BIND_ALL_HOST_IP, {})
+        return key in self.ports.get(ip, _NO_PORTS) or key in self.ports.get(DEFAULT_BIND_ALL_HOST_IP, _NO_PORTS)
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.ports.values())
 
     def clone(self) -> HostPortInfo:
         """An independent copy."""
-        return HostPortInfo({ip: dict(used) for ip, used in self.ports.items()})
+        return HostPortInfo({ip: set(used) for ip, used in self.ports.items()})
 
 
 @attrs.define(slots=True, eq=False)

@@ -1,9 +1,9 @@
 """NodePorts: a pod fits a node only if none of its host ports is already taken there.
 
 PreFilter collects the pod's wanted host ports (sidecar init containers' and containers' ports with a hostPort);
-Filter checks them against ``NodeInfo.used_ports``. There are no PreFilter extensions: the answer depends only on
-the NodeInfo, which the framework updates itself when it adds or removes pods on a clone (nominated pods,
-preemption dry runs).
+Filter checks them against ``NodeInfo.used_ports``, a set per node as in kube-scheduler v1.32 (removing one of
+two pods holding a port frees it). There are no PreFilter extensions: the answer depends only on the NodeInfo,
+which the framework updates itself when it adds or removes pods on a clone (nominated pods, preemption dry runs).
 """
 
 from __future__ import annotations

@@ -61,6 +61,16 @@ def test_host_port_conflicts(used: tuple[str, str, int], wanted: tuple[str, str,
     assert ports.conflicts(*wanted) is conflict
 
 
+def test_host_ports_are_a_set_so_one_removal_frees_a_port_added_twice() -> None:
+    """Adding a host port twice records it once; one removal frees it (kube-scheduler v1.32's HostPortInfo)."""
+    ports = HostPortInfo()
+    ports.add("", "", 80)
+    ports.add("0.0.0.0", "TCP", 80)
+    assert len(ports) == 1
+    ports.remove("0.0.0.0", "TCP", 80)
+    assert (len(ports), ports.conflicts("0.0.0.0", "TCP", 80)) == (0, False)
+
+
 class TestCycleState:
     """Tests for CycleState."""
 

@@ -189,3 +189,24 @@ def test_removing_then_re_adding_on_a_clone_takes_the_port_again() -> None:
     clone.remove_pod(victim)
     clone.add_pod(PodInfo.of(victim))
     assert verdict(plugin().filter(pre_filtered(pod), pod, clone)) == CONFLICT
+
+
+# -- Used ports are a set per node (kube-scheduler v1.32's HostPortInfo) ------------------------------
+
+@pytest.mark.parametrize("leaving", ["first", "second"])
+def test_a_port_held_by_two_pods_is_freed_when_either_leaves(leaving: str) -> None:
+    """Two pods with one host port put it in the node's set once, so removing either frees it (as in v1.32)."""
+    pod = with_ports("p", "TCP//8080")
+    holders = {"first": with_ports("first", "TCP//8080"), "second": with_ports("second", "TCP/0.0.0.0/8080")}
+    node = node_info(make_node("n1").obj(), *holders.values())
+    assert node.remove_pod(holders[leaving])
+    assert verdict(plugin().filter(pre_filtered(pod), pod, node)) == SUCCESS
+
+
+def test_a_port_held_by_two_pods_stays_taken_on_the_node_other_ips_share() -> None:
+    """Removing one holder frees only its own (IP, protocol, port): a holder on another IP keeps that one taken."""
+    pod = with_ports("p", "TCP/10.0.0.2/8080")
+    leaving = with_ports("leaving", "TCP/10.0.0.1/8080")
+    node = node_info(make_node("n1").obj(), leaving, with_ports("staying", "TCP/10.0.0.2/8080"))
+    assert node.remove_pod(leaving)
+    assert verdict(plugin().filter(pre_filtered(pod), pod, node)) == CONFLICT

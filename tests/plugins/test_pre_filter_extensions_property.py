@@ -3,6 +3,10 @@ fresh PreFilter over the changed cluster gives, and leave the original state's a
 
 This is what the nominated-pods pass and preemption's dry run rely on: they never recompute PreFilter, they
 add and remove pods through the extensions on a branch of the state.
+
+"The changed cluster" is the cloned NodeInfo after the same add or remove, not one rebuilt from the remaining
+pods: as in kube-scheduler v1.32, a node's used host ports are a set, so removing one of two pods holding a port
+frees it while a NodeInfo rebuilt from the pods left would still hold it. v1.32 is the reference.
 """
 
 from __future__ import annotations
@@ -112,7 +116,8 @@ def _answers(plugin: Any, state: CycleState, runs: bool, pod: Pod, infos: list[N
 
 
 def _changed(infos: list[NodeInfo], change: str, pod: Pod) -> tuple[list[NodeInfo], int, PodInfo]:
-    """Clone the target node and add or remove ``pod`` there, as the framework's dry run does."""
+    """Clone the target node and add or remove ``pod`` there, as the framework's dry run does (the result is
+    what v1.32's NodeInfo holds after that sequence, which for host ports may differ from a rebuild)."""
     index = next(i for i, info in enumerate(infos) if info.name == pod.spec.node_name)
     target = infos[index].clone()
     pod_info = PodInfo.of(pod)
