@@ -95,3 +95,15 @@ def test_the_shared_port_node_wins_over_one_needing_more_victims(config: Schedul
     assert result.to_json()["preemptions"] == [
         {"preemptor": "default/pending", "node": "n1", "victims": ["default/port-low"],
          "victimsAlreadyTerminating": [False]}]
+
+
+def test_the_preemption_message_names_what_still_blocks_once_the_port_is_free(
+        config: SchedulerConfiguration, registry: PluginRegistry) -> None:
+    """Removing port-low frees the port in the dry run, so the node fails there on cpu, not on ports."""
+    holders = [make_pod("port-high").node("n1").priority(HIGH).req(cpu="3").host_port(8080).obj(),
+               make_pod("port-low").node("n1").priority(LOW).host_port(8080).obj()]
+    pending = make_pod("pending").priority(MID).req(cpu="2").host_port(8080).obj()
+    pods = by_name(run(config, registry, ("n1",), [*holders, pending]))
+    assert (pods["pending"].phase, pods["pending"].message) == (
+        "Pending", f"0/1 nodes are available: 1 {NO_FREE_PORTS}. "
+                   "preemption: 0/1 nodes are available: 1 Insufficient cpu.")
