@@ -1,10 +1,15 @@
-"""The API server's name rules (DNS-1123 label and subdomain, DNS-1035 label, qualified names), with its
-wording. They are object-model rules, so they live here; how values are quoted in messages is
-:mod:`kubesched.validation`'s."""
+"""The API server's name rules (DNS-1123 label and subdomain, DNS-1035 label, qualified names) and its rules on
+a container's resource requirements, with its wording. They are object-model rules, so they live here; how values
+are quoted in messages is :mod:`kubesched.validation`'s."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from fractions import Fraction
+
+from kubesched.api.quantity import Quantity, QuantityError
+from kubesched.api.resources import CPU, MEMORY, is_native_resource
 
 DNS1123_LABEL_MAX_LENGTH = 63
 DNS1123_SUBDOMAIN_MAX_LENGTH = 253
@@ -81,8 +86,8 @@ def qualified_name(value: str) -> list[str]:
                     "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
                     "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
                     "subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        problems.append("name part must be non-empty")
+    if not name:  # the API server then also reports the form it does not have
+        problems.extend(["name part must be non-empty", _NAME_PART_MESSAGE])
     else:
         problems.extend(_problems(name, QUALIFIED_NAME_MAX_LENGTH, _NAME_PART_RE, _NAME_PART_MESSAGE, "name part "))
     return problems
@@ -91,3 +96,82 @@ def qualified_name(value: str) -> list[str]:
 def label_value(value: str) -> list[str]:
     """Why ``value`` is not a valid label value (label values, taint values); empty when it is one."""
     return _problems(value, QUALIFIED_NAME_MAX_LENGTH, _LABEL_VALUE_RE, _LABEL_VALUE_MESSAGE)
+
+
+_HUGEPAGES_PREFIX = "hugepages-"
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+_DECIMAL_SUFFIXES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_NANO = Fraction(1, 10**9)
+
+
+def canonical_quantity(quantity: Quantity) -> str:
+    """``quantity`` as the API server shows it (resource.Quantity's String()): its amount in the canonical form of
+    the notation it was written in, e.g. "1.5" as "1500m", "0.5Gi" as "512Mi", "3000000k" as "3G"."""
+    amount = -((-quantity.amount) // _NANO) * _NANO  # the API server keeps nanounits, rounding up
+    suffix = quantity.text.lstrip("+-0123456789.")
+    if suffix in _BINARY_SUFFIXES[1:] and abs(amount) >= 1024 and amount.denominator == 1:
+        number, power = int(amount), 0
+        while power < len(_BINARY_SUFFIXES) - 1 and number % 1024 == 0:
+            number, power = number // 1024, power + 1
+        return f"{number}{_BINARY_SUFFIXES[power]}"
+    mantissa, exponent = int(amount / _NANO), -9
+    while mantissa and mantissa % 10 == 0:
+        mantissa, exponent = mantissa // 10, exponent + 1
+    if not mantissa:
+        exponent = 0
+    while exponent % 3:
+        mantissa, exponent = mantissa * 10, exponent - 1
+    if suffix[:1] in ("e", "E") and suffix not in _DECIMAL_SUFFIXES.values():
+        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+    while exponent > 18:
+        mantissa, exponent = mantissa * 1000, exponent - 3
+    return f"{mantissa}{_DECIMAL_SUFFIXES[exponent]}"
+
+
+def _overcommit_allowed(name: str) -> bool:
+    """Whether a request may be below its limit (helper.IsOvercommitAllowed): native resources but hugepages."""
+    return is_native_resource(name) and not name.startswith(_HUGEPAGES_PREFIX)
+
+
+def _hugepage_problem(name: str, quantity: Quantity) -> str:
+    """Why a hugepages amount is not a whole number of its pages (empty when it is, or for other resources)."""
+    if not name.startswith(_HUGEPAGES_PREFIX):
+        return ""
+    try:
+        page = Quantity.parse(name.removeprefix(_HUGEPAGES_PREFIX)).value()
+    except QuantityError:
+        page = 0
+    if page > 0 and quantity.amount >= 0 and quantity.value() % page == 0:
+        return ""
+    return f"{canonical_quantity(quantity)} is not positive integer multiple of {name}"
+
+
+def resource_requirement_problems(requests: Mapping[str, Quantity],
+                                  limits: Mapping[str, Quantity]) -> list[tuple[str, str, str]]:
+    """The API server's checks of a container's (defaulted) requests against its limits, as (``"requests"`` or
+    ``"limits"``, resource name or "" for the list itself, message), resources in name order. Extended resources
+    and hugepages cannot be overcommitted: their request needs a limit and must equal it."""
+    problems: list[tuple[str, str, str]] = []
+    for name in sorted(limits):
+        problem = _hugepage_problem(name, limits[name])
+        if problem:
+            problems.append(("limits", name, f'Invalid value: "{canonical_quantity(limits[name])}": {problem}'))
+    for name in sorted(requests):
+        request, limit = requests[name], limits.get(name)
+        shown = canonical_quantity(request)
+        if limit is None:
+            if not _overcommit_allowed(name):
+                problems.append(("limits", "", "Required value: Limit must be set for non overcommitable resources"))
+        elif request.amount != limit.amount and not _overcommit_allowed(name):
+            problems.append(("requests", "", f'Invalid value: "{shown}": must be equal to {name} limit of '
+                                             f"{canonical_quantity(limit)}"))
+        elif request.amount > limit.amount:
+            problems.append(("requests", "", f'Invalid value: "{shown}": must be less than or equal to {name} limit '
+                                             f"of {canonical_quantity(limit)}"))
+        problem = _hugepage_problem(name, request)
+        if problem:
+            problems.append(("requests", name, f'Invalid value: "{shown}": {problem}'))
+    named = set(requests) | set(limits)
+    if not named & {CPU, MEMORY} and any(n.startswith(_HUGEPAGES_PREFIX) for n in named):
+        problems.append(("", "", "Forbidden: HugePages require cpu or memory"))
+    return problems

@@ -13,7 +13,7 @@ from typing import Any
 
 from kubesched.api import validation
 from kubesched.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMeta, OwnerReference
-from kubesched.api.node import TAINT_EFFECTS, ContainerImage, Node, NodeSpec, NodeStatus, Taint
+from kubesched.api.node import NO_EXECUTE, TAINT_EFFECTS, ContainerImage, Node, NodeSpec, NodeStatus, Taint
 from kubesched.api.pod import (
     DEFAULT_SCHEDULER_NAME,
     PREEMPT_LOWER_PRIORITY,
@@ -45,8 +45,10 @@ from kubesched.api.policy import (
     PriorityClass,
     builtin_priority_classes,
 )
+from kubesched.api.quantity import Quantity, QuantityError
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.io import fields as f
+from kubesched.validation import HugeInteger, key_path, key_text
 
 Obj = Mapping[str, Any]
 NameRule = Callable[[str], list[str]]
@@ -54,8 +56,8 @@ NameRule = Callable[[str], list[str]]
 PREEMPTION_POLICIES = (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER)
 LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
-TOLERATION_OPERATORS = ("Exists", "Equal")
-PROTOCOLS = ("TCP", "UDP", "SCTP")
+TOLERATION_OPERATORS = ("Equal", "Exists")
+PROTOCOLS = ("SCTP", "TCP", "UDP")
 WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
 INCLUSION_POLICIES = ("Honor", "Ignore")
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -252,23 +254,35 @@ def _affinity(value: object, path: str) -> Affinity | None:
 
 
 def _toleration(obj: Obj, path: str) -> Toleration:
-    raw_operator = obj.get("operator")
-    operator = f.one_of(raw_operator, f"{path}.operator", TOLERATION_OPERATORS)
+    """A toleration, checked as the API server's validateTolerations does, in its order (a value that is not a
+    label value is reported at ``operator``, as the API server does)."""
+    raw_operator, raw_effect = obj.get("operator"), obj.get("effect")
     key = f.string(obj.get("key"), f"{path}.key")
     value = f.string(obj.get("value"), f"{path}.value")
-    if operator is None:
-        if raw_operator is not None:  # reported above; the checks below would only repeat it
-            return Toleration(key=key, operator="Equal", value=value)
-        operator = "Equal"
-    if operator == "Exists" and value:
-        f.report(f"{path}.operator", f'Invalid value: {f.quote(value)}: value must be empty when `operator` '
-                                         "is 'Exists'")
-    if not key and operator != "Exists":
-        f.report(f"{path}.operator", f'Invalid value: {f.quote(operator)}: operator must be Exists when `key` '
+    seconds = f.integer(obj.get("tolerationSeconds"), f"{path}.tolerationSeconds")
+    operator_text = raw_operator if isinstance(raw_operator, str) else ""
+    effect_text = raw_effect if isinstance(raw_effect, str) else ""
+    if key:
+        _check_name(key, f"{path}.key", validation.qualified_name)
+    if not key and operator_text != "Exists":
+        f.report(f"{path}.operator", f'Invalid value: {f.quote(operator_text)}: operator must be Exists when `key` '
                                          "is empty, which means \"match all values and all keys\"")
-    effect = f.one_of(obj.get("effect"), f"{path}.effect", TAINT_EFFECTS) or ""
-    return Toleration(key=key, operator=operator, value=value, effect=effect,
-                      toleration_seconds=f.integer(obj.get("tolerationSeconds"), f"{path}.tolerationSeconds"))
+    if obj.get("tolerationSeconds") is not None and effect_text != NO_EXECUTE:
+        f.report(f"{path}.effect", f"Invalid value: {f.quote(effect_text)}: effect must be 'NoExecute' when "
+                                       "`tolerationSeconds` is set")
+    # An empty operator means Equal.
+    operator = f.one_of(None if raw_operator == "" else raw_operator, f"{path}.operator", TOLERATION_OPERATORS,
+                        "Equal")
+    if operator == "Equal":
+        problems = validation.label_value(value)
+        if problems:
+            f.report(f"{path}.operator", f"Invalid value: {f.quote(value)}: {';'.join(problems)}")
+    elif operator == "Exists" and value:
+        f.report(f"{path}.operator", f"Invalid value: {f.quote(value)}: value must be empty when `operator` is "
+                                         "'Exists'")
+    # An empty effect matches every taint effect.
+    effect = f.one_of(None if raw_effect == "" else raw_effect, f"{path}.effect", TAINT_EFFECTS, "") or ""
+    return Toleration(key=key, operator=operator or "Equal", value=value, effect=effect, toleration_seconds=seconds)
 
 
 def _spread_constraint(obj: Obj, path: str) -> TopologySpreadConstraint:
@@ -278,16 +292,20 @@ def _spread_constraint(obj: Obj, path: str) -> TopologySpreadConstraint:
     topology_key = f.string(obj.get("topologyKey"), f"{path}.topologyKey")
     if not topology_key:
         f.report(f"{path}.topologyKey", "Required value: can not be empty")
-    when = f.one_of(obj.get("whenUnsatisfiable"), f"{path}.whenUnsatisfiable", WHEN_UNSATISFIABLE)
-    if when is None and obj.get("whenUnsatisfiable") is None:
-        f.report(f"{path}.whenUnsatisfiable", "Required value")
+    raw_when = obj.get("whenUnsatisfiable")
+    # A missing whenUnsatisfiable is an empty one to the API server, and unsupported.
+    when = f.one_of("" if raw_when is None else raw_when, f"{path}.whenUnsatisfiable", WHEN_UNSATISFIABLE)
+    when_text = raw_when if isinstance(raw_when, str) else ""
     min_domains = f.integer(obj.get("minDomains"), f"{path}.minDomains", bits=32)
-    if min_domains is not None and min_domains <= 0:
-        f.report(f"{path}.minDomains", f"Invalid value: {min_domains}: must be greater than 0")
+    if min_domains is not None:
+        if min_domains <= 0:
+            f.report(f"{path}.minDomains", f"Invalid value: {min_domains}: must be greater than zero")
+        if when != "DoNotSchedule":
+            f.report(f"{path}.minDomains", f"Invalid value: {min_domains}: can only use minDomains if "
+                                               f"whenUnsatisfiable=DoNotSchedule, not {f.escape(when_text)}")
     selector = label_selector(obj.get("labelSelector"), f"{path}.labelSelector")
     match_label_keys = f.string_list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys")
-    if match_label_keys and selector is None:
-        f.report(f"{path}.matchLabelKeys", "Forbidden: must not be specified when labelSelector is not set")
+    _check_match_label_keys(match_label_keys, selector, f"{path}.matchLabelKeys")
     return TopologySpreadConstraint(
         max_skew=max_skew or 1,
         topology_key=topology_key,
@@ -301,11 +319,36 @@ def _spread_constraint(obj: Obj, path: str) -> TopologySpreadConstraint:
     )
 
 
+def _check_match_label_keys(keys: tuple[str, ...], selector: LabelSelector | None, path: str) -> None:
+    """matchLabelKeys need a labelSelector, are label keys, and none may be a key the selector already reads (the
+    API server's validateMatchLabelKeysInTopologySpread)."""
+    if not keys:
+        return
+    if selector is None:
+        f.report(path, "Forbidden: must not be specified when labelSelector is not set")
+    selector_keys = set(selector.match_labels) | {r.key for r in selector.match_expressions} if selector else set()
+    for i, key in enumerate(keys):
+        _check_name(key, f"{path}[{i}]", validation.qualified_name)
+        if key in selector_keys:
+            f.report(f"{path}[{i}]", f"Invalid value: {f.quote(key)}: exists in both matchLabelKeys and labelSelector")
+
+
+def _check_spread_repeats(constraints: tuple[TopologySpreadConstraint, ...], path: str) -> None:
+    """No two constraints may share {topologyKey, whenUnsatisfiable}; each one that a later one repeats is
+    reported, as the API server does."""
+    for i, constraint in enumerate(constraints):
+        pair = (constraint.topology_key, constraint.when_unsatisfiable)
+        if any((c.topology_key, c.when_unsatisfiable) == pair for c in constraints[i + 1:]):
+            shown = f.quote(f"{{{pair[0]}, {pair[1]}}}")
+            f.report(f"{path}[{i}].{{topologyKey, whenUnsatisfiable}}", f"Duplicate value: {shown}")
+
+
 def _container_port(obj: Obj, path: str) -> ContainerPort:
     container_port = f.integer(obj.get("containerPort"), f"{path}.containerPort")
-    if (container_port is None and obj.get("containerPort") is None) or (
-            container_port is not None and not 1 <= container_port <= 65535):
-        f.report(f"{path}.containerPort", f"Invalid value: {container_port or 0}: must be between 1 and 65535, "
+    if container_port == 0 or (container_port is None and obj.get("containerPort") is None):
+        f.report(f"{path}.containerPort", "Required value")
+    elif container_port is not None and not 1 <= container_port <= 65535:
+        f.report(f"{path}.containerPort", f"Invalid value: {container_port}: must be between 1 and 65535, "
                                               "inclusive")
     host_port = f.integer(obj.get("hostPort"), f"{path}.hostPort", 0) or 0
     if not 0 <= host_port <= 65535:
@@ -320,6 +363,53 @@ def _container_port(obj: Obj, path: str) -> ContainerPort:
     )
 
 
+def _check_requirements(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity], resources: Obj,
+                        path: str) -> None:
+    """Report how requests break the API server's rules against limits; a quantity already reported as bad
+    takes no part, so that one mistake is not reported twice."""
+    bad = {key_text(name) for part in ("requests", "limits") if isinstance(resources.get(part), Mapping)
+           for name, raw in resources[part].items() if not _good_quantity(raw)}
+    for part, name, message in validation.resource_requirement_problems(
+            {n: q for n, q in requests.items() if n not in bad}, {n: q for n, q in limits.items() if n not in bad}):
+        where = f"{path}.{part}" if part else path
+        f.report(key_path(where, name) if name else where, message)
+
+
+def _good_quantity(raw: object) -> bool:
+    """Whether ``raw`` reads as a non-negative quantity."""
+    try:
+        return Quantity.parse(raw.text if isinstance(raw, HugeInteger) else raw).amount >= 0
+    except QuantityError:
+        return False
+
+
+def _check_unique_names(containers: tuple[Container, ...], init_containers: tuple[Container, ...],
+                        path: str) -> None:
+    """Container names are unique across containers and init containers; the API server reports the later one,
+    and an init container named like any container."""
+    seen: set[str] = set()
+    for field, group in (("containers", containers), ("initContainers", init_containers)):
+        for i, container in enumerate(group):
+            if container.name in seen:
+                f.report(f"{path}.{field}[{i}].name", f"Duplicate value: {f.quote(container.name)}")
+            elif container.name:
+                seen.add(container.name)
+
+
+def _check_unique_host_ports(containers: list[tuple[str, Container]]) -> None:
+    """A host port (with its protocol and host IP) is used once among ``containers``, given with their paths
+    (the API server's AccumulateUniqueHostPorts)."""
+    seen: set[str] = set()
+    for path, container in containers:
+        for j, port in enumerate(container.ports):
+            if not port.host_port:
+                continue
+            key = f"{port.protocol}/{port.host_ip}/{port.host_port}"
+            if key in seen:
+                f.report(f"{path}.ports[{j}].hostPort", f"Duplicate value: {f.quote(key)}")
+            seen.add(key)
+
+
 def _container(obj: Obj, path: str) -> Container:
     resources = f.mapping(obj.get("resources"), f"{path}.resources")
     limits = f.resource_list(resources.get("limits"), f"{path}.resources.limits")
@@ -327,8 +417,14 @@ def _container(obj: Obj, path: str) -> Container:
     # API defaulting (SetDefaults_Pod): a limit without a request makes the request equal to the limit.
     for name, limit in limits.items():
         requests.setdefault(name, limit)
+    _check_requirements(requests, limits, resources, f"{path}.resources")
+    name = f.string(obj.get("name"), f"{path}.name")
+    if not name:
+        f.report(f"{path}.name", "Required value")
+    else:
+        _check_name(name, f"{path}.name", validation.dns1123_label)
     return Container(
-        name=f.string(obj.get("name"), f"{path}.name"),
+        name=name,
         image=f.string(obj.get("image"), f"{path}.image"),
         requests=requests,
         limits=limits,
@@ -350,6 +446,15 @@ def _pod_spec(obj: Obj, path: str) -> PodSpec:
     containers = f.items(obj.get("containers"), f"{path}.containers", _container)
     if not containers:
         f.report(f"{path}.containers", "Required value: a pod needs at least one container")
+    init_containers = f.items(obj.get("initContainers"), f"{path}.initContainers", _container)
+    _check_unique_names(containers, init_containers, path)
+    # Init containers run one at a time, so each is checked alone.
+    _check_unique_host_ports([(f"{path}.containers[{i}]", c) for i, c in enumerate(containers)])
+    for i, init in enumerate(init_containers):
+        _check_unique_host_ports([(f"{path}.initContainers[{i}]", init)])
+    spread_constraints = f.items(obj.get("topologySpreadConstraints"), f"{path}.topologySpreadConstraints",
+                                 _spread_constraint)
+    _check_spread_repeats(spread_constraints, f"{path}.topologySpreadConstraints")
     priority = f.integer(obj.get("priority"), f"{path}.priority", bits=32)
     grace = f.integer(obj.get("terminationGracePeriodSeconds"), f"{path}.terminationGracePeriodSeconds", 30)
     if grace is not None and grace < 0:
@@ -357,7 +462,7 @@ def _pod_spec(obj: Obj, path: str) -> PodSpec:
                                                               "or equal to 0")
     return PodSpec(
         containers=containers,
-        init_containers=f.items(obj.get("initContainers"), f"{path}.initContainers", _container),
+        init_containers=init_containers,
         node_name=_node_name(obj.get("nodeName"), f"{path}.nodeName"),
         scheduler_name=f.string(obj.get("schedulerName"), f"{path}.schedulerName") or DEFAULT_SCHEDULER_NAME,
         priority=priority,
@@ -366,8 +471,7 @@ def _pod_spec(obj: Obj, path: str) -> PodSpec:
         node_selector=f.string_map(obj.get("nodeSelector"), f"{path}.nodeSelector"),
         affinity=_affinity(obj.get("affinity"), f"{path}.affinity"),
         tolerations=f.items(obj.get("tolerations"), f"{path}.tolerations", _toleration),
-        topology_spread_constraints=f.items(obj.get("topologySpreadConstraints"),
-                                            f"{path}.topologySpreadConstraints", _spread_constraint),
+        topology_spread_constraints=spread_constraints,
         overhead=f.resource_list(obj.get("overhead"), f"{path}.overhead"),
         scheduling_gates=f.items(obj.get("schedulingGates"), f"{path}.schedulingGates", _scheduling_gate),
         termination_grace_period_seconds=30 if grace is None else grace,

@@ -29,24 +29,41 @@ node_terms = st.fixed_dictionaries({"matchExpressions": st.lists(st.fixed_dictio
 affinity_terms = st.fixed_dictionaries({"topologyKey": names}, optional={
     "labelSelector": label_selectors, "namespaces": st.lists(names, max_size=2),
     "namespaceSelector": label_selectors})
-containers = st.lists(st.fixed_dictionaries({"name": names}, optional={
-    "resources": st.fixed_dictionaries({}, optional={"requests": resource_lists, "limits": resource_lists}),
-    "ports": st.lists(st.fixed_dictionaries({"containerPort": st.integers(1, 65535)}), max_size=2),
-}), min_size=1, max_size=2)
+
+
+
+def field_of(name: str) -> Callable[[Any], str]:
+    """What ``unique_by`` compares: an item's field ``name``."""
+    return lambda item: str(item[name])
+
+
+def containers_named(alphabet: str) -> st.SearchStrategy[Any]:
+    """Containers with unique names from ``alphabet``, whose requests default to their limits (the API server
+    wants container names unique in a pod and extended-resource requests equal to their limits)."""
+    return st.lists(st.fixed_dictionaries({"name": st.text(alphabet, min_size=1, max_size=4)}, optional={
+        "resources": st.fixed_dictionaries({}, optional={"limits": resource_lists}),
+        "ports": st.lists(st.fixed_dictionaries({"containerPort": st.integers(1, 65535)}), max_size=2),
+    }), min_size=1, max_size=2, unique_by=field_of("name"))
+
+
+containers = containers_named("abc")
 pod_manifests = st.fixed_dictionaries({
     "metadata": st.fixed_dictionaries({"name": names}, optional={
         "labels": string_maps, "annotations": string_maps,
         "ownerReferences": st.lists(st.fixed_dictionaries(
             {"apiVersion": st.just("apps/v1"), "kind": st.just("ReplicaSet"), "name": names}), max_size=1)}),
     "spec": st.fixed_dictionaries({"containers": containers}, optional={
-        "initContainers": containers,
+        "initContainers": containers_named("xyz"),
         "nodeSelector": string_maps,
         "overhead": resource_lists,
         "schedulingGates": st.lists(st.fixed_dictionaries({"name": names}), max_size=2),
         "tolerations": st.lists(st.fixed_dictionaries({"key": names, "operator": st.just("Exists")}), max_size=2),
         "topologySpreadConstraints": st.lists(st.fixed_dictionaries({
             "maxSkew": st.integers(1, 3), "topologyKey": names, "whenUnsatisfiable": st.just("DoNotSchedule"),
-            "labelSelector": label_selectors, "matchLabelKeys": st.lists(names, max_size=2)}), max_size=2),
+            "labelSelector": label_selectors,
+            # Keys the selectors never use: the API server refuses a key in both.
+            "matchLabelKeys": st.lists(st.text("pq", min_size=1, max_size=4), max_size=2)}),
+            max_size=2, unique_by=field_of("topologyKey")),
         "affinity": st.fixed_dictionaries({}, optional={
             "nodeAffinity": st.fixed_dictionaries({}, optional={
                 "requiredDuringSchedulingIgnoredDuringExecution": st.fixed_dictionaries(

@@ -54,8 +54,10 @@ def test_problems_of_different_objects_and_fields_are_all_reported(tmp_path: Pat
         'nodes/n1: status.allocatable.cpu: "lots" is not a valid quantity',
         'pods/default/web: spec.nodeName: node "ghost" is not in the input',
         "pods/default/web: spec.terminationGracePeriodSeconds: Invalid value: -1: must be greater than or equal to 0",
-        'pods/default/web: spec.tolerations[0].operator: Unsupported value: "Maybe": supported values: "Exists", '
-        '"Equal"']
+        'pods/default/web: spec.tolerations[0].operator: Invalid value: "Maybe": operator must be Exists when `key` '
+        'is empty, which means "match all values and all keys"',
+        'pods/default/web: spec.tolerations[0].operator: Unsupported value: "Maybe": supported values: "Equal", '
+        '"Exists"']
 
 
 def test_errors_are_sorted_by_file_then_position(tmp_path: Path) -> None:
