@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from kubesched.api.quantity import Quantity, QuantityError
-from kubesched.api.resources import CPU, MEMORY, is_native_resource
+from kubesched.api.resources import CPU, MEMORY, is_extended_resource_name, is_native_resource
+from kubesched.validation import MAX_SHOWN, escape, quote
 
 DNS1123_LABEL_MAX_LENGTH = 63
 DNS1123_SUBDOMAIN_MAX_LENGTH = 253
@@ -146,31 +147,79 @@ def _hugepage_problem(name: str, quantity: Quantity) -> str:
     return f"{canonical_quantity(quantity)} is not positive integer multiple of {name}"
 
 
+# IsStandardResourceName's names without a "/" (quota names included: a container may not use them either).
+_STANDARD_RESOURCES = frozenset({
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "services", "replicationcontrollers",
+    "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
+    "services.nodeports", "services.loadbalancers"})
+_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+
+
+def _shown_name(name: str) -> str:
+    """A resource name as the API server shows it in a message: bare (quoted and escaped when it is odd)."""
+    return name if len(name) <= MAX_SHOWN and escape(name) == name and " " not in name else quote(name)
+
+
+def _resource_name_problems(name: str) -> list[str]:
+    """Why ``name`` is not a resource a container may ask for (validateContainerResourceName)."""
+    problems = qualified_name(name)
+    if not problems and "/" not in name and not (
+            name in _STANDARD_RESOURCES or name.startswith((_HUGEPAGES_PREFIX, "requests." + _HUGEPAGES_PREFIX))):
+        problems.append("must be a standard resource type or fully qualified")
+    if "/" not in name:
+        if name not in _CONTAINER_RESOURCES and not name.startswith(_HUGEPAGES_PREFIX):
+            problems.append("must be a standard resource for containers")
+    elif not is_native_resource(name) and not is_extended_resource_name(name):
+        problems.append("doesn't follow extended resource name standard")
+    return [f"Invalid value: {_shown_name(name)}: {problem}" for problem in problems]
+
+
+def _to_milli(quantity: Quantity) -> Quantity:
+    """``quantity`` rounded up to thousandths, as the API server's defaulting stores every resource list."""
+    return Quantity(Fraction(quantity.milli_value(), 1000), quantity.text)
+
+
+def _integer_problems(name: str, quantity: Quantity) -> list[str]:
+    """An extended resource is counted in whole units (ValidateResourceQuantityValue)."""
+    if is_extended_resource_name(name) and quantity.milli_value() % 1000:
+        return [f'Invalid value: "{canonical_quantity(quantity)}": must be an integer']
+    return []
+
+
+def _hugepage_problems(name: str, quantity: Quantity) -> list[str]:
+    """A hugepages amount is a whole number of its pages."""
+    problem = _hugepage_problem(name, quantity)
+    return [f'Invalid value: "{canonical_quantity(quantity)}": {problem}'] if problem else []
+
+
 def resource_requirement_problems(requests: Mapping[str, Quantity],
                                   limits: Mapping[str, Quantity]) -> list[tuple[str, str, str]]:
-    """The API server's checks of a container's (defaulted) requests against its limits, as (``"requests"`` or
-    ``"limits"``, resource name or "" for the list itself, message), resources in name order. Extended resources
+    """The API server's checks of a container's (defaulted) resource requirements, as (``"requests"`` or
+    ``"limits"`` or "", resource name or "" for the whole list, message), resources in name order: names, whole
+    amounts, and requests against limits, compared at the thousandths the API server keeps. Extended resources
     and hugepages cannot be overcommitted: their request needs a limit and must equal it."""
     problems: list[tuple[str, str, str]] = []
+    limits = {name: _to_milli(q) for name, q in limits.items()}
     for name in sorted(limits):
-        problem = _hugepage_problem(name, limits[name])
-        if problem:
-            problems.append(("limits", name, f'Invalid value: "{canonical_quantity(limits[name])}": {problem}'))
+        problems.extend(("limits", name, p) for p in _resource_name_problems(name))
+        problems.extend(("limits", name, p) for p in _integer_problems(name, limits[name]))
+        problems.extend(("limits", name, p) for p in _hugepage_problems(name, limits[name]))
     for name in sorted(requests):
-        request, limit = requests[name], limits.get(name)
+        request, limit = _to_milli(requests[name]), limits.get(name)
+        problems.extend(("requests", name, p) for p in _resource_name_problems(name))
+        problems.extend(("requests", name, p) for p in _integer_problems(name, request))
         shown = canonical_quantity(request)
         if limit is None:
             if not _overcommit_allowed(name):
                 problems.append(("limits", "", "Required value: Limit must be set for non overcommitable resources"))
         elif request.amount != limit.amount and not _overcommit_allowed(name):
-            problems.append(("requests", "", f'Invalid value: "{shown}": must be equal to {name} limit of '
+            problems.append(("requests", "", f'Invalid value: "{shown}": must be equal to {escape(name)} limit of '
                                              f"{canonical_quantity(limit)}"))
         elif request.amount > limit.amount:
-            problems.append(("requests", "", f'Invalid value: "{shown}": must be less than or equal to {name} limit '
-                                             f"of {canonical_quantity(limit)}"))
-        problem = _hugepage_problem(name, request)
-        if problem:
-            problems.append(("requests", name, f'Invalid value: "{shown}": {problem}'))
+            problems.append(("requests", "", f'Invalid value: "{shown}": must be less than or equal to '
+                                             f"{escape(name)} limit of {canonical_quantity(limit)}"))
+        problems.extend(("requests", name, p) for p in _hugepage_problems(name, request))
     named = set(requests) | set(limits)
     if not named & {CPU, MEMORY} and any(n.startswith(_HUGEPAGES_PREFIX) for n in named):
         problems.append(("", "", "Forbidden: HugePages require cpu or memory"))

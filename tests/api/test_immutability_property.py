@@ -39,9 +39,10 @@ def field_of(name: str) -> Callable[[Any], str]:
 
 def containers_named(alphabet: str) -> st.SearchStrategy[Any]:
     """Containers with unique names from ``alphabet``, whose requests default to their limits (the API server
-    wants container names unique in a pod and extended-resource requests equal to their limits)."""
+    wants container names unique in a pod and extended-resource requests whole and equal to their limits)."""
     return st.lists(st.fixed_dictionaries({"name": st.text(alphabet, min_size=1, max_size=4)}, optional={
-        "resources": st.fixed_dictionaries({}, optional={"limits": resource_lists}),
+        "resources": st.fixed_dictionaries({}, optional={"limits": st.fixed_dictionaries({}, optional={
+            "cpu": quantities, "memory": quantities, "example.com/gpu": st.sampled_from(["1", "2"])})}),
         "ports": st.lists(st.fixed_dictionaries({"containerPort": st.integers(1, 65535)}), max_size=2),
     }), min_size=1, max_size=2, unique_by=field_of("name"))
 
