@@ -468,14 +468,33 @@ def _pod_spec(obj: Obj, path: str) -> PodSpec:
         priority=priority,
         priority_class_name=f.string(obj.get("priorityClassName"), f"{path}.priorityClassName"),
         preemption_policy=f.one_of(obj.get("preemptionPolicy"), f"{path}.preemptionPolicy", PREEMPTION_POLICIES),
-        node_selector=f.string_map(obj.get("nodeSelector"), f"{path}.nodeSelector"),
+        node_selector=_labels(obj.get("nodeSelector"), f"{path}.nodeSelector"),
         affinity=_affinity(obj.get("affinity"), f"{path}.affinity"),
         tolerations=f.items(obj.get("tolerations"), f"{path}.tolerations", _toleration),
         topology_spread_constraints=spread_constraints,
         overhead=f.resource_list(obj.get("overhead"), f"{path}.overhead"),
-        scheduling_gates=f.items(obj.get("schedulingGates"), f"{path}.schedulingGates", _scheduling_gate),
+        scheduling_gates=_scheduling_gates(obj.get("schedulingGates"), f"{path}.schedulingGates"),
         termination_grace_period_seconds=30 if grace is None else grace,
     )
+
+
+def _labels(value: object, path: str) -> dict[str, str]:
+    """A label map: keys are label keys and values label values, reported at the map itself, as the API
+    server's ValidateLabels does."""
+    labels = f.string_map(value, path)
+    for key, text in labels.items():
+        _check_name(key, path, validation.qualified_name)
+        _check_name(text, path, validation.label_value)
+    return labels
+
+
+def _scheduling_gates(value: object, path: str) -> tuple[str, ...]:
+    """Scheduling gate names, none twice (the API server reports each repeat)."""
+    gates = f.items(value, path, _scheduling_gate)
+    for i, gate in enumerate(gates):
+        if gate and gate in gates[:i]:
+            f.report(f"{path}[{i}]", f"Duplicate value: {f.quote(gate)}")
+    return gates
 
 
 def _node_name(value: object, path: str) -> str:

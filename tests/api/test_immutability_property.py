@@ -57,7 +57,7 @@ pod_manifests = st.fixed_dictionaries({
         "initContainers": containers_named("xyz"),
         "nodeSelector": string_maps,
         "overhead": resource_lists,
-        "schedulingGates": st.lists(st.fixed_dictionaries({"name": names}), max_size=2),
+        "schedulingGates": st.lists(st.fixed_dictionaries({"name": names}), max_size=2, unique_by=field_of("name")),
         "tolerations": st.lists(st.fixed_dictionaries({"key": names, "operator": st.just("Exists")}), max_size=2),
         "topologySpreadConstraints": st.lists(st.fixed_dictionaries({
             "maxSkew": st.integers(1, 3), "topologyKey": names, "whenUnsatisfiable": st.just("DoNotSchedule"),
