@@ -210,15 +210,34 @@ def _node_affinity(value: object, path: str) -> NodeAffinity | None:
     return NodeAffinity(required, preferred)
 
 
+def _pod_selector(value: object, path: str) -> LabelSelector | None:
+    """A label selector in a pod spec, whose keys and values are checked."""
+    selector = label_selector(value, path)
+    _check_selector_labels(selector, path)
+    return selector
+
+
+def _check_selector_labels(selector: LabelSelector | None, path: str) -> None:
+    """A pod's selector uses label keys and label values only (the API server's ValidateLabelSelector, which
+    gives pods no leave for invalid values)."""
+    if selector is None:
+        return
+    for i, req in enumerate(selector.match_expressions):
+        _check_name(req.key, f"{path}.matchExpressions[{i}].key", validation.qualified_name)
+        for j, text in enumerate(req.values):
+            _check_name(text, f"{path}.matchExpressions[{i}].values[{j}]", validation.label_value)
+    _check_labels(selector.match_labels, f"{path}.matchLabels")
+
+
 def _pod_affinity_term(obj: Obj, path: str) -> PodAffinityTerm:
     topology_key = f.string(obj.get("topologyKey"), f"{path}.topologyKey")
     if not topology_key:
         f.report(f"{path}.topologyKey", "Required value: can not be empty")
     return PodAffinityTerm(
         topology_key=topology_key,
-        label_selector=label_selector(obj.get("labelSelector"), f"{path}.labelSelector"),
+        label_selector=_pod_selector(obj.get("labelSelector"), f"{path}.labelSelector"),
         namespaces=f.string_list(obj.get("namespaces"), f"{path}.namespaces"),
-        namespace_selector=label_selector(obj.get("namespaceSelector"), f"{path}.namespaceSelector"),
+        namespace_selector=_pod_selector(obj.get("namespaceSelector"), f"{path}.namespaceSelector"),
         match_label_keys=f.string_list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
         mismatch_label_keys=f.string_list(obj.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"),
     )
@@ -306,6 +325,7 @@ def _spread_constraint(obj: Obj, path: str) -> TopologySpreadConstraint:
     selector = label_selector(obj.get("labelSelector"), f"{path}.labelSelector")
     match_label_keys = f.string_list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys")
     _check_match_label_keys(match_label_keys, selector, f"{path}.matchLabelKeys")
+    _check_selector_labels(selector, f"{path}.labelSelector")
     return TopologySpreadConstraint(
         max_skew=max_skew or 1,
         topology_key=topology_key,
@@ -479,13 +499,18 @@ def _pod_spec(obj: Obj, path: str) -> PodSpec:
 
 
 def _labels(value: object, path: str) -> dict[str, str]:
-    """A label map: keys are label keys and values label values, reported at the map itself, as the API
-    server's ValidateLabels does."""
+    """A label map whose keys are label keys and values label values."""
     labels = f.string_map(value, path)
+    _check_labels(labels, path)
+    return labels
+
+
+def _check_labels(labels: Mapping[str, str], path: str) -> None:
+    """Report keys that are not label keys and values that are not label values, at the map itself, as the API
+    server's ValidateLabels does."""
     for key, text in labels.items():
         _check_name(key, path, validation.qualified_name)
         _check_name(text, path, validation.label_value)
-    return labels
 
 
 def _scheduling_gates(value: object, path: str) -> tuple[str, ...]:

@@ -73,6 +73,7 @@ def accepted(spec: Spec, tmp_path: Path) -> bool:
 R = "spec.containers[0].resources"
 T = "spec.tolerations[0]"
 S = "spec.topologySpreadConstraints[0]"
+AFFINITY = "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm"
 LABEL_VALUE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
                "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
                "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
@@ -240,6 +241,19 @@ REJECTED = [
     pytest.param(spread(constraint(matchLabelKeys=[""])),
                  [f'{S}.matchLabelKeys[0]: Invalid value: "": name part must be non-empty',
                   f'{S}.matchLabelKeys[0]: Invalid value: "": {NAME_PART}'], id="match-label-key-empty"),
+    pytest.param(spread(constraint(labelSelector={"matchLabels": {"a b": "c d"}})),
+                 [f'{S}.labelSelector.matchLabels: Invalid value: "a b": {NAME_PART}',
+                  f'{S}.labelSelector.matchLabels: Invalid value: "c d": {LABEL_VALUE}'],
+                 id="spread-selector-labels-invalid"),
+    pytest.param({"containers": [container()], "affinity": {"podAntiAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {
+            "topologyKey": "zone", "labelSelector": {"matchExpressions": [
+                {"key": "a b", "operator": "In", "values": ["ok", "c d"]}]},
+            "namespaceSelector": {"matchLabels": {"a b": "x"}}}}]}}},
+                 [f"{AFFINITY}.labelSelector.matchExpressions[0].key: Invalid value: \"a b\": {NAME_PART}",
+                  f"{AFFINITY}.labelSelector.matchExpressions[0].values[1]: Invalid value: \"c d\": {LABEL_VALUE}",
+                  f"{AFFINITY}.namespaceSelector.matchLabels: Invalid value: \"a b\": {NAME_PART}"],
+                 id="affinity-selectors-invalid"),
     pytest.param(spread(constraint(maxSkew=0)), [f"{S}.maxSkew: Invalid value: 0: must be greater than zero"],
                  id="max-skew-zero"),
     pytest.param(spread(constraint(maxSkew=-1)), [f"{S}.maxSkew: Invalid value: -1: must be greater than zero"],
