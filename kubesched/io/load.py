@@ -22,7 +22,7 @@ from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError, KubeschedError
-from kubesched.io import decode, yaml_reader
+from kubesched.io import decode, decode_pod, yaml_reader
 from kubesched.io.admission import admit_pods
 from kubesched.io.fields import collecting
 from kubesched.io.yaml_reader import YamlRules
@@ -252,7 +252,7 @@ def _part(text: str) -> str:
 
 _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "Node": decode.node,
-    "Pod": decode.pod,
+    "Pod": decode_pod.pod,
     "PriorityClass": decode.priority_class,
     "PodDisruptionBudget": decode.pod_disruption_budget,
     "Namespace": decode.namespace,

@@ -28,7 +28,7 @@ from kubesched.api.pod import (
 from kubesched.api.policy import PodDisruptionBudget, PodDisruptionBudgetStatus
 from kubesched.api.quantity import Quantity
 from kubesched.api.workload import Service
-from kubesched.io import decode
+from kubesched.io import decode_pod
 from kubesched.testing import make_node, make_pod
 
 POD_MANIFEST: dict[str, Any] = {
@@ -45,7 +45,7 @@ POD_MANIFEST: dict[str, Any] = {
 
 def decoded_pod() -> Pod:
     """The pod of POD_MANIFEST, decoded as the loader does."""
-    return decode.pod(copy.deepcopy(POD_MANIFEST))
+    return decode_pod.pod(copy.deepcopy(POD_MANIFEST))
 
 
 def _anti_affinity_labels(pod: Pod) -> Mapping[str, str]:
@@ -170,7 +170,7 @@ def test_maps_are_frozen_once_and_shared_on_evolve() -> None:
 def test_read_only_pods_equal_pods_built_from_plain_dicts() -> None:
     """Equality is by content: a decoded pod equals the same pod built by the builders."""
     built = make_pod("web").label(app="web").obj()
-    decoded = decode.pod({"metadata": {"name": "web", "uid": "default/web-uid", "labels": {"app": "web"}},
+    decoded = decode_pod.pod({"metadata": {"name": "web", "uid": "default/web-uid", "labels": {"app": "web"}},
                           "spec": {"containers": [{"name": "c"}]}})
     assert built.metadata == decoded.metadata
     assert decoded.metadata.labels == {"app": "web"}

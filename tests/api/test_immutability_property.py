@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.io import decode
+from kubesched.io import decode, decode_pod
 
 names = st.text("abcxyz", min_size=1, max_size=4)
 string_maps = st.dictionaries(names, names, max_size=3)
@@ -137,7 +137,7 @@ def assert_nothing_writable(obj: object) -> None:
 @given(pod_manifests)
 def test_no_container_inside_a_decoded_pod_can_be_written(manifest: dict[str, Any]) -> None:
     """Any write attempt on any nested map, list or object of a decoded pod raises."""
-    pod: Pod = decode.pod(manifest)
+    pod: Pod = decode_pod.pod(manifest)
     assert_nothing_writable(pod)
 
 

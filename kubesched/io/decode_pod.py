@@ -1,0 +1,367 @@
+"""Decode a Pod manifest: its spec (containers, affinity, tolerations, spread constraints, gates) and status.
+
+Each field is checked as the API server checks it; the rules that reach across fields are in pod_rules.
+API defaulting that changes scheduling is applied here: container requests default to limits.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kubesched.api import validation
+from kubesched.api.meta import LabelSelector
+from kubesched.api.node import NO_EXECUTE, TAINT_EFFECTS
+from kubesched.api.pod import (
+    DEFAULT_SCHEDULER_NAME,
+    PREEMPT_LOWER_PRIORITY,
+    PREEMPT_NEVER,
+    Affinity,
+    Container,
+    ContainerPort,
+    NodeAffinity,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    PodAffinity,
+    PodAffinityTerm,
+    PodCondition,
+    PodSpec,
+    PodStatus,
+    PreferredSchedulingTerm,
+    Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+)
+from kubesched.io import fields as f
+from kubesched.io import pod_rules as rules
+from kubesched.io.meta import Obj, check_name, label_selector, object_meta
+
+PREEMPTION_POLICIES = (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER)
+NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+TOLERATION_OPERATORS = ("Equal", "Exists")
+PROTOCOLS = ("SCTP", "TCP", "UDP")
+WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
+INCLUSION_POLICIES = ("Honor", "Ignore")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+# strconv.ParseInt's syntax: ASCII digits only (str.isdigit() also takes superscripts and other scripts' digits).
+_INT64_TEXT = re.compile(r"[+-]?[0-9]{1,19}", re.ASCII)
+
+
+def _node_selector_requirement(obj: Obj, path: str) -> NodeSelectorRequirement:
+    operator = f.one_of(obj.get("operator"), f"{path}.operator", NODE_SELECTOR_OPERATORS)
+    if operator is None and obj.get("operator") is None:
+        f.report(f"{path}.operator", "Required value")
+    values = f.string_list(obj.get("values"), f"{path}.values")
+    if operator in ("In", "NotIn") and not values:
+        f.report(f"{path}.values", "Required value: must be specified when `operator` is 'In' or 'NotIn'")
+    if operator in ("Exists", "DoesNotExist") and values:
+        f.report(f"{path}.values", "Forbidden: may not be specified when `operator` is 'Exists' or "
+                                       "'DoesNotExist'")
+    if operator in ("Gt", "Lt"):
+        if len(values) != 1:
+            f.report(f"{path}.values", "Required value: must be specified single value when `operator` "
+                                           "is 'Lt' or 'Gt'")
+        elif not _INT64_TEXT.fullmatch(values[0]) or not _INT64_MIN <= int(values[0]) <= _INT64_MAX:
+            f.report(f"{path}.values[0]", f"Invalid value: {f.quote(values[0])}: must be an integer")
+    return NodeSelectorRequirement(f.string(obj.get("key"), f"{path}.key"), operator or "", values)
+
+
+def _node_field_requirement(obj: Obj, path: str) -> NodeSelectorRequirement:
+    """A matchFields entry: only metadata.name, In or NotIn, exactly one value (ValidateNodeFieldSelector)."""
+    req = _node_selector_requirement(obj, path)
+    if req.key != "metadata.name":
+        f.report(f"{path}.key", f'Unsupported value: {f.quote(req.key)}: supported values: "metadata.name"')
+    if req.operator and req.operator not in ("In", "NotIn"):
+        f.report(f"{path}.operator", f'Unsupported value: {f.quote(req.operator)}: supported values: "In", "NotIn"')
+    elif len(req.values) != 1:
+        f.report(f"{path}.values", "Required value: must be only one value when `operator` is 'In' or 'NotIn' "
+                                       "for node field selector")
+    return req
+
+
+def _node_selector_term(obj: Obj, path: str) -> NodeSelectorTerm:
+    return NodeSelectorTerm(
+        match_expressions=f.items(obj.get("matchExpressions"), f"{path}.matchExpressions",
+                                  _node_selector_requirement),
+        match_fields=f.items(obj.get("matchFields"), f"{path}.matchFields", _node_field_requirement),
+    )
+
+
+def _preferred_term(obj: Obj, path: str) -> PreferredSchedulingTerm:
+    weight = _weight(obj.get("weight"), f"{path}.weight")
+    preference = _node_selector_term(f.mapping(obj.get("preference"), f"{path}.preference"), f"{path}.preference")
+    return PreferredSchedulingTerm(weight, preference)
+
+
+def _weight(value: object, path: str) -> int:
+    weight = f.integer(value, path)
+    if weight is None:
+        if value is None:
+            f.report(path, "Invalid value: 0: must be in the range 1-100")
+        return 1
+    if not 1 <= weight <= 100:
+        f.report(path, f"Invalid value: {weight}: must be in the range 1-100")
+    return weight
+
+
+def _node_affinity(value: object, path: str) -> NodeAffinity | None:
+    if value is None:
+        return None
+    obj = f.mapping(value, path)
+    required = None
+    req_path = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
+    if obj.get("requiredDuringSchedulingIgnoredDuringExecution") is not None:
+        req = f.mapping(obj["requiredDuringSchedulingIgnoredDuringExecution"], req_path)
+        terms = f.items(req.get("nodeSelectorTerms"), f"{req_path}.nodeSelectorTerms", _node_selector_term)
+        if not terms:
+            f.report(f"{req_path}.nodeSelectorTerms", "Required value: must have at least one node "
+                                                          "selector term")
+        required = NodeSelector(terms)
+    preferred = f.items(obj.get("preferredDuringSchedulingIgnoredDuringExecution"),
+                        f"{path}.preferredDuringSchedulingIgnoredDuringExecution", _preferred_term)
+    return NodeAffinity(required, preferred)
+
+
+def _pod_selector(value: object, path: str) -> LabelSelector | None:
+    """A label selector in a pod spec, whose keys and values are checked."""
+    selector = label_selector(value, path)
+    rules.check_selector_labels(selector, path)
+    return selector
+
+
+def _pod_affinity_term(obj: Obj, path: str) -> PodAffinityTerm:
+    topology_key = f.string(obj.get("topologyKey"), f"{path}.topologyKey")
+    if not topology_key:
+        f.report(f"{path}.topologyKey", "Required value: can not be empty")
+    return PodAffinityTerm(
+        topology_key=topology_key,
+        label_selector=_pod_selector(obj.get("labelSelector"), f"{path}.labelSelector"),
+        namespaces=f.string_list(obj.get("namespaces"), f"{path}.namespaces"),
+        namespace_selector=_pod_selector(obj.get("namespaceSelector"), f"{path}.namespaceSelector"),
+        match_label_keys=f.string_list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
+        mismatch_label_keys=f.string_list(obj.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"),
+    )
+
+
+def _weighted_pod_affinity_term(obj: Obj, path: str) -> WeightedPodAffinityTerm:
+    term_path = f"{path}.podAffinityTerm"
+    term = _pod_affinity_term(f.mapping(obj.get("podAffinityTerm"), term_path), term_path)
+    return WeightedPodAffinityTerm(_weight(obj.get("weight"), f"{path}.weight"), term)
+
+
+def _pod_affinity(value: object, path: str) -> PodAffinity | None:
+    if value is None:
+        return None
+    obj = f.mapping(value, path)
+    return PodAffinity(
+        required=f.items(obj.get("requiredDuringSchedulingIgnoredDuringExecution"),
+                         f"{path}.requiredDuringSchedulingIgnoredDuringExecution", _pod_affinity_term),
+        preferred=f.items(obj.get("preferredDuringSchedulingIgnoredDuringExecution"),
+                          f"{path}.preferredDuringSchedulingIgnoredDuringExecution", _weighted_pod_affinity_term),
+    )
+
+
+def _affinity(value: object, path: str) -> Affinity | None:
+    if value is None:
+        return None
+    obj = f.mapping(value, path)
+    return Affinity(
+        node_affinity=_node_affinity(obj.get("nodeAffinity"), f"{path}.nodeAffinity"),
+        pod_affinity=_pod_affinity(obj.get("podAffinity"), f"{path}.podAffinity"),
+        pod_anti_affinity=_pod_affinity(obj.get("podAntiAffinity"), f"{path}.podAntiAffinity"),
+    )
+
+
+def _toleration(obj: Obj, path: str) -> Toleration:
+    """A toleration, checked as the API server's validateTolerations does, in its order (a value that is not a
+    label value is reported at ``operator``, as the API server does)."""
+    raw_operator, raw_effect = obj.get("operator"), obj.get("effect")
+    key = f.string(obj.get("key"), f"{path}.key")
+    value = f.string(obj.get("value"), f"{path}.value")
+    seconds = f.integer(obj.get("tolerationSeconds"), f"{path}.tolerationSeconds")
+    operator_text = raw_operator if isinstance(raw_operator, str) else ""
+    effect_text = raw_effect if isinstance(raw_effect, str) else ""
+    if key:
+        check_name(key, f"{path}.key", validation.qualified_name)
+    if not key and operator_text != "Exists":
+        f.report(f"{path}.operator", f'Invalid value: {f.quote(operator_text)}: operator must be Exists when `key` '
+                                         "is empty, which means \"match all values and all keys\"")
+    if obj.get("tolerationSeconds") is not None and effect_text != NO_EXECUTE:
+        f.report(f"{path}.effect", f"Invalid value: {f.quote(effect_text)}: effect must be 'NoExecute' when "
+                                       "`tolerationSeconds` is set")
+    # An empty operator means Equal.
+    operator = f.one_of(None if raw_operator == "" else raw_operator, f"{path}.operator", TOLERATION_OPERATORS,
+                        "Equal")
+    if operator == "Equal":
+        problems = validation.label_value(value)
+        if problems:
+            f.report(f"{path}.operator", f"Invalid value: {f.quote(value)}: {';'.join(problems)}")
+    elif operator == "Exists" and value:
+        f.report(f"{path}.operator", f"Invalid value: {f.quote(value)}: value must be empty when `operator` is "
+                                         "'Exists'")
+    # An empty effect matches every taint effect.
+    effect = f.one_of(None if raw_effect == "" else raw_effect, f"{path}.effect", TAINT_EFFECTS, "") or ""
+    return Toleration(key=key, operator=operator or "Equal", value=value, effect=effect, toleration_seconds=seconds)
+
+
+def _spread_constraint(obj: Obj, path: str) -> TopologySpreadConstraint:
+    max_skew = f.integer(obj.get("maxSkew"), f"{path}.maxSkew", bits=32)
+    if (max_skew is None and obj.get("maxSkew") is None) or (max_skew is not None and max_skew <= 0):
+        f.report(f"{path}.maxSkew", f"Invalid value: {max_skew or 0}: must be greater than zero")
+    topology_key = f.string(obj.get("topologyKey"), f"{path}.topologyKey")
+    if not topology_key:
+        f.report(f"{path}.topologyKey", "Required value: can not be empty")
+    raw_when = obj.get("whenUnsatisfiable")
+    # A missing whenUnsatisfiable is an empty one to the API server, and unsupported.
+    when = f.one_of("" if raw_when is None else raw_when, f"{path}.whenUnsatisfiable", WHEN_UNSATISFIABLE)
+    when_text = raw_when if isinstance(raw_when, str) else ""
+    min_domains = f.integer(obj.get("minDomains"), f"{path}.minDomains", bits=32)
+    if min_domains is not None:
+        if min_domains <= 0:
+            f.report(f"{path}.minDomains", f"Invalid value: {min_domains}: must be greater than zero")
+        if when != "DoNotSchedule":
+            f.report(f"{path}.minDomains", f"Invalid value: {min_domains}: can only use minDomains if "
+                                               f"whenUnsatisfiable=DoNotSchedule, not {f.escape(when_text)}")
+    selector = label_selector(obj.get("labelSelector"), f"{path}.labelSelector")
+    match_label_keys = f.string_list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys")
+    rules.check_match_label_keys(match_label_keys, selector, f"{path}.matchLabelKeys")
+    rules.check_selector_labels(selector, f"{path}.labelSelector")
+    return TopologySpreadConstraint(
+        max_skew=max_skew or 1,
+        topology_key=topology_key,
+        when_unsatisfiable=when or "DoNotSchedule",
+        label_selector=selector,
+        min_domains=min_domains,
+        node_affinity_policy=f.one_of(obj.get("nodeAffinityPolicy"), f"{path}.nodeAffinityPolicy",
+                                      INCLUSION_POLICIES),
+        node_taints_policy=f.one_of(obj.get("nodeTaintsPolicy"), f"{path}.nodeTaintsPolicy", INCLUSION_POLICIES),
+        match_label_keys=match_label_keys,
+    )
+
+
+def _container_port(obj: Obj, path: str) -> ContainerPort:
+    container_port = f.integer(obj.get("containerPort"), f"{path}.containerPort")
+    if container_port == 0 or (container_port is None and obj.get("containerPort") is None):
+        f.report(f"{path}.containerPort", "Required value")
+    elif container_port is not None and not 1 <= container_port <= 65535:
+        f.report(f"{path}.containerPort", f"Invalid value: {container_port}: must be between 1 and 65535, "
+                                              "inclusive")
+    host_port = f.integer(obj.get("hostPort"), f"{path}.hostPort", 0) or 0
+    if not 0 <= host_port <= 65535:
+        f.report(f"{path}.hostPort", f"Invalid value: {host_port}: must be between 1 and 65535, inclusive")
+        host_port = 0
+    return ContainerPort(
+        container_port=container_port or 1,
+        host_port=host_port,
+        protocol=f.one_of(obj.get("protocol"), f"{path}.protocol", PROTOCOLS, "TCP") or "TCP",
+        host_ip=f.string(obj.get("hostIP"), f"{path}.hostIP"),
+        name=f.string(obj.get("name"), f"{path}.name"),
+    )
+
+
+def _container(obj: Obj, path: str) -> Container:
+    resources = f.mapping(obj.get("resources"), f"{path}.resources")
+    limits = f.resource_list(resources.get("limits"), f"{path}.resources.limits")
+    requests = f.resource_list(resources.get("requests"), f"{path}.resources.requests")
+    # API defaulting (SetDefaults_Pod): a limit without a request makes the request equal to the limit.
+    for name, limit in limits.items():
+        requests.setdefault(name, limit)
+    rules.check_requirements(requests, limits, resources, f"{path}.resources")
+    name = f.string(obj.get("name"), f"{path}.name")
+    if not name:
+        f.report(f"{path}.name", "Required value")
+    else:
+        check_name(name, f"{path}.name", validation.dns1123_label)
+    return Container(
+        name=name,
+        image=f.string(obj.get("image"), f"{path}.image"),
+        requests=requests,
+        limits=limits,
+        ports=f.items(obj.get("ports"), f"{path}.ports", _container_port),
+        restart_policy=f.one_of(obj.get("restartPolicy"), f"{path}.restartPolicy", ("Always",)),
+    )
+
+
+def _scheduling_gate(obj: Obj, path: str) -> str:
+    name = f.string(obj.get("name"), f"{path}.name")
+    if not name:
+        f.report(f"{path}.name", "Required value")
+    else:
+        check_name(name, path, validation.qualified_name)
+    return name
+
+
+def _pod_spec(obj: Obj, path: str) -> PodSpec:
+    containers = f.items(obj.get("containers"), f"{path}.containers", _container)
+    if not containers:
+        f.report(f"{path}.containers", "Required value: a pod needs at least one container")
+    init_containers = f.items(obj.get("initContainers"), f"{path}.initContainers", _container)
+    rules.check_unique_names(containers, init_containers, path)
+    # Init containers run one at a time, so each is checked alone.
+    rules.check_unique_host_ports([(f"{path}.containers[{i}]", c) for i, c in enumerate(containers)])
+    for i, init in enumerate(init_containers):
+        rules.check_unique_host_ports([(f"{path}.initContainers[{i}]", init)])
+    spread_constraints = f.items(obj.get("topologySpreadConstraints"), f"{path}.topologySpreadConstraints",
+                                 _spread_constraint)
+    rules.check_spread_repeats(spread_constraints, f"{path}.topologySpreadConstraints")
+    priority = f.integer(obj.get("priority"), f"{path}.priority", bits=32)
+    grace = f.integer(obj.get("terminationGracePeriodSeconds"), f"{path}.terminationGracePeriodSeconds", 30)
+    if grace is not None and grace < 0:
+        f.report(f"{path}.terminationGracePeriodSeconds", f"Invalid value: {grace}: must be greater than "
+                                                              "or equal to 0")
+    return PodSpec(
+        containers=containers,
+        init_containers=init_containers,
+        node_name=_node_name(obj.get("nodeName"), f"{path}.nodeName"),
+        scheduler_name=f.string(obj.get("schedulerName"), f"{path}.schedulerName") or DEFAULT_SCHEDULER_NAME,
+        priority=priority,
+        priority_class_name=f.string(obj.get("priorityClassName"), f"{path}.priorityClassName"),
+        preemption_policy=f.one_of(obj.get("preemptionPolicy"), f"{path}.preemptionPolicy", PREEMPTION_POLICIES),
+        node_selector=rules.labels(obj.get("nodeSelector"), f"{path}.nodeSelector"),
+        affinity=_affinity(obj.get("affinity"), f"{path}.affinity"),
+        tolerations=f.items(obj.get("tolerations"), f"{path}.tolerations", _toleration),
+        topology_spread_constraints=spread_constraints,
+        overhead=f.resource_list(obj.get("overhead"), f"{path}.overhead"),
+        scheduling_gates=_scheduling_gates(obj.get("schedulingGates"), f"{path}.schedulingGates"),
+        termination_grace_period_seconds=30 if grace is None else grace,
+    )
+
+
+def _scheduling_gates(value: object, path: str) -> tuple[str, ...]:
+    """Scheduling gate names, none twice (the API server reports each repeat)."""
+    gates = f.items(value, path, _scheduling_gate)
+    for i, gate in enumerate(gates):
+        if gate and gate in gates[:i]:
+            f.report(f"{path}[{i}]", f"Duplicate value: {f.quote(gate)}")
+    return gates
+
+
+def _node_name(value: object, path: str) -> str:
+    name = f.string(value, path)
+    return name if not name or check_name(name, path, validation.dns1123_subdomain) else ""
+
+
+def _pod_condition(obj: Obj, path: str) -> PodCondition:
+    return PodCondition(
+        type=f.string(obj.get("type"), f"{path}.type"),
+        status=f.string(obj.get("status"), f"{path}.status"),
+        reason=f.string(obj.get("reason"), f"{path}.reason"),
+        message=f.string(obj.get("message"), f"{path}.message"),
+        last_transition_time=f.timestamp(obj.get("lastTransitionTime"), f"{path}.lastTransitionTime"),
+    )
+
+
+def pod(obj: Obj) -> Pod:
+    """Decode a Pod."""
+    status = f.mapping(obj.get("status"), "status")
+    return Pod(
+        metadata=object_meta(obj, namespaced=True),
+        spec=_pod_spec(f.mapping(obj.get("spec"), "spec"), "spec"),
+        status=PodStatus(
+            phase=f.string(status.get("phase"), "status.phase", "Pending"),
+            nominated_node_name=_node_name(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+            start_time=f.timestamp(status.get("startTime"), "status.startTime"),
+            conditions=f.items(status.get("conditions"), "status.conditions", _pod_condition),
+        ),
+    )

@@ -1,0 +1,115 @@
+"""The API server's rules on a pod spec that reach across fields: label keys and values in selectors,
+matchLabelKeys and repeated spread constraints, requests against limits, unique container names and host ports.
+
+Each check reports through the field readers, in the API server's words and order, and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kubesched.api import validation
+from kubesched.api.meta import LabelSelector
+from kubesched.api.pod import Container, TopologySpreadConstraint
+from kubesched.api.quantity import Quantity, QuantityError
+from kubesched.io import fields as f
+from kubesched.io.meta import Obj, check_name
+from kubesched.validation import HugeInteger, key_path, key_text
+
+
+def labels(value: object, path: str) -> dict[str, str]:
+    """A label map whose keys are label keys and values label values."""
+    found = f.string_map(value, path)
+    check_labels(found, path)
+    return found
+
+
+def check_labels(labels: Mapping[str, str], path: str) -> None:
+    """Report keys that are not label keys and values that are not label values, at the map itself, as the API
+    server's ValidateLabels does."""
+    for key, text in labels.items():
+        check_name(key, path, validation.qualified_name)
+        check_name(text, path, validation.label_value)
+
+
+def check_selector_labels(selector: LabelSelector | None, path: str) -> None:
+    """A pod's selector uses label keys and label values only (the API server's ValidateLabelSelector, which
+    gives pods no leave for invalid values)."""
+    if selector is None:
+        return
+    for i, req in enumerate(selector.match_expressions):
+        check_name(req.key, f"{path}.matchExpressions[{i}].key", validation.qualified_name)
+        for j, text in enumerate(req.values):
+            check_name(text, f"{path}.matchExpressions[{i}].values[{j}]", validation.label_value)
+    check_labels(selector.match_labels, f"{path}.matchLabels")
+
+
+def check_match_label_keys(keys: tuple[str, ...], selector: LabelSelector | None, path: str) -> None:
+    """matchLabelKeys need a labelSelector, are label keys, and none may be a key the selector already reads (the
+    API server's validateMatchLabelKeysInTopologySpread)."""
+    if not keys:
+        return
+    if selector is None:
+        f.report(path, "Forbidden: must not be specified when labelSelector is not set")
+    selector_keys = set(selector.match_labels) | {r.key for r in selector.match_expressions} if selector else set()
+    for i, key in enumerate(keys):
+        check_name(key, f"{path}[{i}]", validation.qualified_name)
+        if key in selector_keys:
+            f.report(f"{path}[{i}]", f"Invalid value: {f.quote(key)}: exists in both matchLabelKeys and labelSelector")
+
+
+def check_spread_repeats(constraints: tuple[TopologySpreadConstraint, ...], path: str) -> None:
+    """No two constraints may share {topologyKey, whenUnsatisfiable}; each one that a later one repeats is
+    reported, as the API server does."""
+    for i, constraint in enumerate(constraints):
+        pair = (constraint.topology_key, constraint.when_unsatisfiable)
+        if any((c.topology_key, c.when_unsatisfiable) == pair for c in constraints[i + 1:]):
+            shown = f.quote(f"{{{pair[0]}, {pair[1]}}}")
+            f.report(f"{path}[{i}].{{topologyKey, whenUnsatisfiable}}", f"Duplicate value: {shown}")
+
+
+def check_requirements(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity], resources: Obj,
+                       path: str) -> None:
+    """Report how requests break the API server's rules against limits; a quantity already reported as bad
+    takes no part, so that one mistake is not reported twice."""
+    bad = {key_text(name) for part in ("requests", "limits") if isinstance(resources.get(part), Mapping)
+           for name, raw in resources[part].items() if not _good_quantity(raw)}
+    for part, name, message in validation.resource_requirement_problems(
+            {n: q for n, q in requests.items() if n not in bad}, {n: q for n, q in limits.items() if n not in bad}):
+        where = f"{path}.{part}" if part else path
+        f.report(key_path(where, name) if name else where, message)
+
+
+def _good_quantity(raw: object) -> bool:
+    """Whether ``raw`` reads as a non-negative quantity."""
+    try:
+        return Quantity.parse(raw.text if isinstance(raw, HugeInteger) else raw).amount >= 0
+    except QuantityError:
+        return False
+
+
+def check_unique_names(containers: tuple[Container, ...], init_containers: tuple[Container, ...],
+                       path: str) -> None:
+    """Container names are unique across containers and init containers; the API server reports the later one,
+    and an init container named like any container."""
+    seen: set[str] = set()
+    for field, group in (("containers", containers), ("initContainers", init_containers)):
+        for i, container in enumerate(group):
+            if container.name in seen:
+                f.report(f"{path}.{field}[{i}].name", f"Duplicate value: {f.quote(container.name)}")
+            elif container.name:
+                seen.add(container.name)
+
+
+def check_unique_host_ports(containers: list[tuple[str, Container]]) -> None:
+    """A host port (with its protocol and host IP) is used once among ``containers``, given with their paths
+    (the API server's AccumulateUniqueHostPorts)."""
+    seen: set[str] = set()
+    for path, container in containers:
+        for j, port in enumerate(container.ports):
+            if not port.host_port:
+                continue
+            key = f"{port.protocol}/{port.host_ip}/{port.host_port}"
+            if key in seen:
+                f.report(f"{path}.ports[{j}].hostPort", f"Duplicate value: {f.quote(key)}")
+            seen.add(key)
