@@ -11,16 +11,10 @@ from typing import Any
 from kubesched.errors import ProfileError
 from kubesched.framework.args import unstructure
 from kubesched.profiles import toml_writer
-from kubesched.profiles.config import (
-    TOML,
-    SchedulerConfiguration,
-    load_config_file,
-    parse_config,
-    read_text,
-    toml_document,
-    written_profile,
-)
+from kubesched.profiles.config import TOML, SchedulerConfiguration, written_profile
+from kubesched.profiles.files import load_config_file, read_text, toml_document
 from kubesched.profiles.kube import parse_kube_config, render_kube_config, yaml_document
+from kubesched.profiles.parse import parse_config
 from kubesched.runtime import PluginRegistry
 from kubesched.validation import did_you_mean
 

@@ -22,20 +22,22 @@ from kubesched.profiles.config import (
     Problems,
     RawProfile,
     SchedulerConfiguration,
-    _check_keys,
-    _fail,
-    _int,
-    _parse_entries,
-    _percentage,
-    _table,
-    check_depth,
-    parse_settings,
-    read_text,
-    resolve_config,
-    scheduler_name,
+    as_table,
+    fail,
     written_profile,
 )
 from kubesched.profiles.defaults import DEFAULT_SCHEDULER_NAME
+from kubesched.profiles.files import read_text
+from kubesched.profiles.parse import (
+    as_int,
+    check_depth,
+    check_keys,
+    parse_entries,
+    parse_percentage,
+    parse_settings,
+    scheduler_name,
+)
+from kubesched.profiles.resolve import resolve_config
 from kubesched.runtime import PluginRegistry
 from kubesched.validation import PROFILE
 
@@ -78,18 +80,18 @@ def parse_kube_config(document: object, registry: PluginRegistry, source: str = 
     """Validate and resolve a KubeSchedulerConfiguration document; errors carry ``source`` and the YAML path."""
     try:
         check_depth(document)
-        top = _table(document, "")
+        top = as_table(document, "")
         _check_header(top)
         problems = Problems()
-        problems.check(_check_keys, top, TOP_LEVEL_KEYS, "")
+        problems.check(check_keys, top, TOP_LEVEL_KEYS, "")
         if top.get("extenders"):
-            problems.add(_fail("Unsupported value: kubesched cannot call scheduler extenders (HTTP webhooks); "
-                               "remove them to simulate without them", "extenders"))
+            problems.add(fail("Unsupported value: kubesched cannot call scheduler extenders (HTTP webhooks); "
+                              "remove them to simulate without them", "extenders"))
         problems.check(_check_parallelism, top.get("parallelism"))
         settings = problems.check(parse_settings, top, KUBE)
         raw_profiles = top.get("profiles") or [{}]
         if not isinstance(raw_profiles, list):
-            problems.add(_fail(PROFILE.wrong_type(raw_profiles, "an array"), "profiles"))
+            problems.add(fail(PROFILE.wrong_type(raw_profiles, "an array"), "profiles"))
             raw_profiles = []
         default_name = DEFAULT_SCHEDULER_NAME if len(raw_profiles) == 1 else None
         warnings: list[str] = []
@@ -105,28 +107,29 @@ def parse_kube_config(document: object, registry: PluginRegistry, source: str = 
 
 
 def _check_parallelism(value: object) -> None:
-    if value is not None and _int(value, "parallelism") <= 0:
-        raise _fail(f"Invalid value: {PROFILE.show(value)}: should be an integer value greater than zero",
-                    "parallelism")
+    if value is not None and as_int(value, "parallelism") <= 0:
+        raise fail(f"Invalid value: {PROFILE.show(value)}: should be an integer value greater than zero",
+                   "parallelism")
 
 
 def _check_header(top: Mapping[str, Any]) -> None:
     for key, expected in (("apiVersion", API_VERSION), ("kind", KIND)):
         if key not in top:
-            raise _fail(f"Required value: must be \"{expected}\"", key)
+            raise fail(f"Required value: must be \"{expected}\"", key)
         if top[key] != expected:
-            raise _fail(f"Unsupported value: {PROFILE.show(top[key])}: supported values: \"{expected}\"", key)
+            raise fail(f"Unsupported value: {PROFILE.show(top[key])}: supported values: \"{expected}\"", key)
 
 
 def _parse_profile(raw: object, key: str, default_name: str | None, warnings: list[str]) -> RawProfile:
-    table = _table({} if raw is None else raw, key)
+    table = as_table({} if raw is None else raw, key)
     problems = Problems()
-    problems.check(_check_keys, table, PROFILE_KEYS, key)
+    problems.check(check_keys, table, PROFILE_KEYS, key)
     name = problems.check(scheduler_name, table.get("schedulerName"), default_name, f"{key}.schedulerName",
                           empty_is_unset=True)
     percentage = None
     if table.get("percentageOfNodesToScore") is not None:
-        percentage = problems.check(_percentage, table["percentageOfNodesToScore"], f"{key}.percentageOfNodesToScore")
+        percentage = problems.check(parse_percentage, table["percentageOfNodesToScore"],
+                                    f"{key}.percentageOfNodesToScore")
     ignored: set[str] = set()
     plugins = problems.check(_parse_plugins, table.get("plugins") or {}, f"{key}.plugins", ignored)
     parsed_config = problems.check(_parse_plugin_config, table.get("pluginConfig") or [], f"{key}.pluginConfig",
@@ -144,10 +147,10 @@ def _parse_profile(raw: object, key: str, default_name: str | None, warnings: li
 
 
 def _parse_plugins(value: object, key: str, ignored: set[str]) -> dict[str, PluginSet]:
-    table = _table(value, key)
+    table = as_table(value, key)
     by_spelling = {camel(point): point for point in POINT_KEYS}
     problems = Problems()
-    problems.check(_check_keys, table, tuple(by_spelling), key)
+    problems.check(check_keys, table, tuple(by_spelling), key)
     sets = {}
     for spelled, raw in table.items():
         plugin_set = problems.check(_parse_point, raw, f"{key}.{spelled}", ignored)
@@ -158,12 +161,12 @@ def _parse_plugins(value: object, key: str, ignored: set[str]) -> dict[str, Plug
 
 
 def _parse_point(raw: object, key: str, ignored: set[str]) -> PluginSet:
-    table = _table({} if raw is None else raw, key)
+    table = as_table({} if raw is None else raw, key)
     problems = Problems()
-    problems.check(_check_keys, table, ("enabled", "disabled"), key)
-    enabled = problems.check(_parse_entries, table.get("enabled") or [], f"{key}.enabled", allow_weight=True,
+    problems.check(check_keys, table, ("enabled", "disabled"), key)
+    enabled = problems.check(parse_entries, table.get("enabled") or [], f"{key}.enabled", allow_weight=True,
                              dialect=KUBE) or ()
-    disabled = problems.check(_parse_entries, table.get("disabled") or [], f"{key}.disabled", allow_weight=False,
+    disabled = problems.check(parse_entries, table.get("disabled") or [], f"{key}.disabled", allow_weight=False,
                               dialect=KUBE) or ()
     problems.raise_any()
     ignored.update(e.name for e in enabled if e.name in UNMODELLED_PLUGINS)
@@ -173,7 +176,7 @@ def _parse_point(raw: object, key: str, ignored: set[str]) -> PluginSet:
 
 def _parse_plugin_config(value: object, key: str, ignored: set[str]) -> tuple[dict[str, Any], dict[str, str]]:
     if not isinstance(value, list):
-        raise _fail(PROFILE.wrong_type(value, "an array of {name, args} objects"), key)
+        raise fail(PROFILE.wrong_type(value, "an array of {name, args} objects"), key)
     problems = Problems()
     config: dict[str, Any] = {}
     keys: dict[str, str] = {}
@@ -186,19 +189,19 @@ def _parse_plugin_config(value: object, key: str, ignored: set[str]) -> tuple[di
 def _parse_plugin_args(item: object, key: str, config: dict[str, Any], keys: dict[str, str],
                        ignored: set[str]) -> None:
     """Add one ``{name, args}`` entry to ``config`` (args by plugin) and ``keys`` (their key paths)."""
-    table = _table(item, key)
-    _check_keys(table, ("name", "args"), key)
+    table = as_table(item, key)
+    check_keys(table, ("name", "args"), key)
     name = table.get("name")
     if not isinstance(name, str) or not name:
-        raise _fail("Required value: a plugin name (a non-empty string)", f"{key}.name")
+        raise fail("Required value: a plugin name (a non-empty string)", f"{key}.name")
     if name in keys:
-        raise _fail(f"Duplicate value: {PROFILE.show(name)} (also configured by {keys[name].removesuffix('.args')})",
-                    f"{key}.name")
+        raise fail(f"Duplicate value: {PROFILE.show(name)} (also configured by {keys[name].removesuffix('.args')})",
+                   f"{key}.name")
     keys[name] = f"{key}.args"
     if name in UNMODELLED_PLUGINS:
         ignored.add(name)
         return
-    args = _table({} if table.get("args") is None else table["args"], f"{key}.args")
+    args = as_table({} if table.get("args") is None else table["args"], f"{key}.args")
     config[name] = _strip_type_meta(name, args, f"{key}.args")
 
 
@@ -206,8 +209,8 @@ def _strip_type_meta(name: str, args: Mapping[str, Any], key: str) -> dict[str, 
     """The args without ``apiVersion`` and ``kind``, which must name the plugin's args type if given."""
     kind = args.get("kind")
     if kind is not None and kind != f"{name}Args":
-        raise _fail(f"Invalid value: {PROFILE.show(kind)}: must be \"{name}Args\" for plugin {PROFILE.show(name)}",
-                    f"{key}.kind")
+        raise fail(f"Invalid value: {PROFILE.show(kind)}: must be \"{name}Args\" for plugin {PROFILE.show(name)}",
+                   f"{key}.kind")
     return {k: v for k, v in args.items() if k not in ("apiVersion", "kind")}
 
 

@@ -20,7 +20,8 @@ from kubesched.framework.status import Status
 from kubesched.plugins.node_resources_fit import MOST_ALLOCATED, NodeResourcesFitArgs
 from kubesched.plugins.resource_allocation import ResourceSpec
 from kubesched.profiles import load_config
-from kubesched.profiles.config import PluginSet, SchedulerConfiguration, merge_plugin_set
+from kubesched.profiles.config import PluginSet, SchedulerConfiguration
+from kubesched.profiles.resolve import merge_plugin_set
 from kubesched.runtime import PluginEntry, PluginRegistry, Profile
 from tests.conftest import ISSUE_EXAMPLE_PROFILE
 from tests.framework.fakes import FilterScore

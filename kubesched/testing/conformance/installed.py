@@ -8,7 +8,7 @@ from typing import Any
 
 from kubesched.errors import ProfileError
 from kubesched.framework.args import ArgsError, structure
-from kubesched.profiles.config import read_toml
+from kubesched.profiles.files import read_toml
 from kubesched.runtime import load_plugin_class
 from kubesched.testing.conformance.subject import DEFAULT_LARGE_CLUSTER, DEFAULT_TIME_BUDGET, PluginUnderTest
 
