@@ -5,7 +5,8 @@ the application (``sim``, ``cli``, ``testing``) uses the names this package expo
 """
 
 from kubesched.runtime._cache import Cache
-from kubesched.runtime._framework import Framework, Hook, PluginFailure, SlowCalls
+from kubesched.runtime._failures import Hook, PluginFailure, SlowCalls
+from kubesched.runtime._framework import Framework
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import PluginEntry, Profile
 from kubesched.runtime._queue import SchedulingQueue, backoff_duration

@@ -9,19 +9,11 @@ docs/architecture.md for the measurement).
 from __future__ import annotations
 
 import operator
-import os
 import random
-import sys
-import time
-import traceback
-from collections.abc import Callable, Collection, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
 from typing import Any
 
-import attrs
-
 from kubesched.api.pod import Pod
-from kubesched.api.workload import Namespace
 from kubesched.backend import Clock, ClusterClient
 from kubesched.errors import ProfileError
 from kubesched.framework.cycle_state import CycleState, StateKey
@@ -43,99 +35,26 @@ from kubesched.framework.types import (
     QueuedPodInfo,
     ScoreTable,
 )
+from kubesched.runtime._failures import (
+    PLUGIN_FAILURES,
+    Hook,
+    PluginFailure,
+    SlowCalls,
+    _cause,
+    _error,
+    _returned,
+    innermost_frames,
+    timed,
+)
+from kubesched.runtime._handle import FrameworkHandle
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._registry import PluginRegistry, new_plugin_manager
 
-Hook = Callable[..., Any]
 _SUCCESS = Code.SUCCESS
 _REJECTED = REJECTION_CODES  # the contract's rejection codes (kube-scheduler's Status.IsRejected)
 # The Filter plugins that run this cycle (the profile's minus those whose PreFilter said Skip).
 _CYCLE_FILTERS = StateKey[list[tuple[str, Hook]]]("kubesched/cycle-filter-plugins")
-
-
-#: What a plugin may raise that fails only its pod: any Exception, and SystemExit (a plugin calling sys.exit).
-#: KeyboardInterrupt is not caught: a real Ctrl-C still stops the run.
-PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
-# How many of the innermost traceback frames a plugin error report shows.
-_REPORTED_FRAMES = 3
-_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-def _error(message: str, plugin: str, cause: BaseException | None = None) -> Status:
-    return Status(Code.ERROR, (message,), plugin, cause)
-
-
-def _cause(status: Status | None, exc: BaseException | None = None) -> str:
-    if exc is not None:
-        return describe_exception(exc)
-    return status.message() if status is not None else ""
-
-
-def describe_exception(exc: BaseException) -> str:
-    """``Type: text`` for an exception, even one whose ``str()`` raises (then the failure is named instead)."""
-    name = type(exc).__name__
-    try:
-        text = str(exc)
-    except PLUGIN_FAILURES as inner:
-        return f"{name} (str() raised {type(inner).__name__})"
-    return f"{name}: {text}" if text else name
-
-
-def _short_path(filename: str) -> str:
-    """A source path relative to the import root holding it (stable across machines), else the file name."""
-    roots = sorted((os.path.abspath(p) for p in sys.path if p), key=len, reverse=True)
-    for root in roots:
-        prefix = root.rstrip(os.sep) + os.sep
-        if filename.startswith(prefix):
-            return filename[len(prefix):].replace(os.sep, "/")
-    return os.path.basename(filename)
-
-
-def innermost_frames(exc: BaseException | None) -> tuple[str, ...]:
-    """The innermost traceback frames of ``exc`` outside the framework runtime, as ``file:line in function``."""
-    if exc is None or exc.__traceback__ is None:
-        return ()
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith(_RUNTIME_DIR)]
-    return tuple(f"{_short_path(f.filename)}:{f.lineno} in {f.name}" for f in frames[-_REPORTED_FRAMES:])
-
-
-@attrs.frozen
-class PluginFailure:
-    """One plugin error: where (extension point, plugin, pod, node), what, and the innermost frames."""
-
-    point: str
-    plugin: str
-    pod: str
-    node: str
-    message: str
-    frames: tuple[str, ...] = ()
-
-    def describe(self) -> str:
-        """One line: ``Filter plugin "X" on pod ns/p, node n1: Error: text (at file.py:12 in filter)``."""
-        where = f'{self.point} plugin "{self.plugin}" on pod {self.pod}' + (f", node {self.node}" if self.node else "")
-        text = f"{where}: {self.message}"
-        return text + (f" (at {', '.join(self.frames)})" if self.frames else "")
-
-
-@attrs.define
-class SlowCalls:
-    """The calls of one plugin at one extension point that took longer than the plugin call budget."""
-
-    point: str
-    plugin: str
-    count: int
-    slowest: float
-    pod: str
-    node: str
-
-
-#: How reports name each hook: its extension point, or the companion's own name.
-HOOK_LABELS: dict[str, str] = {
-    **{point.hook: point.name for point in EXTENSION_POINTS},
-    "pre_filter_add_pod": "PreFilter AddPod", "pre_filter_remove_pod": "PreFilter RemovePod",
-    "normalize_score": "NormalizeScore", "unreserve": "Unreserve",
-}
 
 
 def _declares(plugin: object, attribute: str) -> bool:
@@ -144,15 +63,11 @@ def _declares(plugin: object, attribute: str) -> bool:
     return callable(value) and value is not getattr(Plugin, attribute, None)
 
 
-def _returned(value: object, expected: str = "a Status or None") -> str:
-    return f"returned {type(value).__name__}, expected {expected}"
-
-
 def _go_list(names: Sequence[str]) -> str:
     return "[" + " ".join(sorted(names)) + "]"
 
 
-class Framework:
+class Framework(FrameworkHandle):
     """The plugins of one profile, wired to the extension points. Also the plugins' :class:`Handle`."""
 
     def __init__(self, profile: Profile, registry: PluginRegistry, *, client: ClusterClient,
@@ -167,14 +82,7 @@ class Framework:
         self.call_budget = call_budget
         #: Calls over the budget, per (extension point, plugin).
         self.slow_calls: dict[tuple[str, str], SlowCalls] = {}
-        self._client = client
-        self._nominator = nominator if nominator is not None else Nominator()
-        self._rng = rng if rng is not None else random.Random(0)
-        self._clock = clock if clock is not None else _ZeroClock()
-        self.snapshot_ref: Snapshot = snapshot if snapshot is not None else Snapshot()
-        self._waiting: dict[str, WaitingPod] = {}
-        self._pod_lister = ClientPodLister(client)
-        self._namespace_lister = ClientNamespaceLister(client)
+        super().__init__(client, nominator, rng, clock, snapshot)
         self.plugins: dict[str, Any] = {}
         self._manager = new_plugin_manager()
         for name in profile.plugin_names():
@@ -197,7 +105,8 @@ class Framework:
                 if hook_wrapper is not None:  # tools that observe plugins (the conformance suite) wrap each call
                     self._hooks[hook] = [(n, hook_wrapper(n, hook, h)) for n, h in self._hooks[hook]]
                 if call_budget is not None:  # only then is each call timed: no cost on the hot path otherwise
-                    self._hooks[hook] = [(n, self._timed(n, hook, h, call_budget)) for n, h in self._hooks[hook]]
+                    self._hooks[hook] = [(n, timed(self.slow_calls, n, hook, h, call_budget))
+                                         for n, h in self._hooks[hook]]
         self._score_weights = {e.name: e.weight or 1 for e in profile.enabled("score")}
         self._check_score_overflow()
         self._normalizers = dict(self._hooks["normalize_score"])
@@ -229,36 +138,6 @@ class Framework:
 
         return adapted
 
-    def _timed(self, plugin: str, hook: str, function: Hook, budget: float) -> Hook:
-        """``function`` timed on every call; a call longer than ``budget`` seconds is noted in :attr:`slow_calls`."""
-        clock = time.perf_counter
-        label = HOOK_LABELS[hook]
-
-        def timed(*args: Any) -> Any:
-            start = clock()
-            try:
-                return function(*args)
-            finally:
-                elapsed = clock() - start
-                if elapsed > budget:
-                    self._note_slow(label, plugin, args, elapsed)
-
-        return timed
-
-    def _note_slow(self, point: str, plugin: str, args: tuple[Any, ...], elapsed: float) -> None:
-        pod = next((a for a in args if isinstance(a, Pod)), None)
-        if pod is None and args and hasattr(args[0], "pod"):  # QueueSort compares QueuedPodInfos
-            pod = args[0].pod
-        node = next((a.name if isinstance(a, NodeInfo) else a for a in args if isinstance(a, NodeInfo | str)), "")
-        record = self.slow_calls.get((point, plugin))
-        where = pod.key if pod is not None else ""
-        if record is None:
-            self.slow_calls[(point, plugin)] = SlowCalls(point, plugin, 1, elapsed, where, node)
-            return
-        record.count += 1
-        if elapsed > record.slowest:
-            record.slowest, record.pod, record.node = elapsed, where, node
-
     def _failed(self, point: str, plugin: str, pod: Pod, node: str, message: str, detail: str,
                 cause: BaseException | None = None) -> Status:
         """The Error status ``message`` of ``plugin``, recorded as a plugin failure and a PluginError event."""
@@ -286,52 +165,6 @@ class Framework:
         """The profile's scheduler name."""
         return self.profile.scheduler_name
 
-    @property
-    def snapshot(self) -> Snapshot:
-        """The snapshot of the current cycle."""
-        return self.snapshot_ref
-
-    @property
-    def client(self) -> ClusterClient:
-        """The cluster backend."""
-        return self._client
-
-    @property
-    def pod_lister(self) -> ClientPodLister:
-        """Pods as the cluster holds them, read through the backend."""
-        return self._pod_lister
-
-    @property
-    def namespace_lister(self) -> ClientNamespaceLister:
-        """Namespaces as the cluster holds them, read through the backend."""
-        return self._namespace_lister
-
-    @property
-    def nominator(self) -> Nominator:
-        """The nominator shared with the queue."""
-        return self._nominator
-
-    @property
-    def rng(self) -> random.Random:
-        """The run's seeded random generator."""
-        return self._rng
-
-    @property
-    def clock(self) -> Clock:
-        """The scheduler's clock."""
-        return self._clock
-
-    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
-        """A pod Permit is holding."""
-        return self._waiting.get(uid)
-
-    def waiting_pods(self) -> list[WaitingPod]:
-        """Every pod Permit is holding, in the order they started waiting."""
-        return list(self._waiting.values())
-
-    def remove_waiting_pod(self, uid: str) -> WaitingPod | None:
-        """Stop tracking a waiting pod (its binding cycle resumed or it was rejected)."""
-        return self._waiting.pop(uid, None)
 
     # -- introspection -----------------------------------------------------------------------------
     def plugins_at(self, hook: str) -> list[str]:
@@ -751,54 +584,3 @@ class Framework:
                 hook(state, pod, node_name)
             except PLUGIN_FAILURES as exc:
                 self._failed("PostBind", name, pod, node_name, "", _cause(None, exc), exc)
-
-
-class ClientPodLister:
-    """The Handle's :class:`~kubesched.framework.handle.PodLister`: reads pods through a ClusterClient."""
-
-    __slots__ = ("_client",)
-
-    def __init__(self, client: ClusterClient) -> None:
-        self._client = client
-
-    def list(self) -> Collection[Pod]:
-        """Every pod in the cluster."""
-        return self._client.list_pods()
-
-    def on_node(self, node_name: str) -> Collection[Pod]:
-        """The pods bound to ``node_name``."""
-        return self._client.list_pods_on_node(node_name)
-
-    def in_namespace(self, namespace: str) -> Collection[Pod]:
-        """The pods of ``namespace``."""
-        return self._client.list_pods_in_namespace(namespace)
-
-    def get(self, namespace: str, name: str) -> Pod | None:
-        """Pod ``namespace/name``, if it exists."""
-        return self._client.get_pod(namespace, name)
-
-
-class ClientNamespaceLister:
-    """The Handle's :class:`~kubesched.framework.handle.NamespaceLister`: reads namespaces through a ClusterClient."""
-
-    __slots__ = ("_client",)
-
-    def __init__(self, client: ClusterClient) -> None:
-        self._client = client
-
-    def list(self) -> Collection[Namespace]:
-        """Every Namespace object."""
-        return self._client.list_namespaces()
-
-    def get(self, name: str) -> Namespace | None:
-        """The Namespace ``name``, if the cluster holds it."""
-        return self._client.get_namespace(name)
-
-
-class _ZeroClock:
-    def now(self) -> float:
-        return 0.0
-
-    def timestamp(self) -> datetime:
-        return datetime.fromtimestamp(0, UTC)
-

@@ -34,7 +34,8 @@ from kubesched.framework.types import (
     fit_error_message,
 )
 from kubesched.runtime._cache import Cache
-from kubesched.runtime._framework import Framework, PluginFailure, SlowCalls
+from kubesched.runtime._failures import PluginFailure, SlowCalls
+from kubesched.runtime._framework import Framework
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._queue import (
