@@ -17,7 +17,6 @@ from kubesched.api.pod import Pod
 from kubesched.backend import Clock, ClusterClient
 from kubesched.errors import ProfileError
 from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.handle import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.framework.hookspecs import EXTENSION_POINTS, REJECTION_CODES
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin
@@ -35,6 +34,7 @@ from kubesched.framework.types import (
     QueuedPodInfo,
     ScoreTable,
 )
+from kubesched.runtime._binding import BindingCycleRunners
 from kubesched.runtime._failures import (
     PLUGIN_FAILURES,
     Hook,
@@ -46,7 +46,6 @@ from kubesched.runtime._failures import (
     innermost_frames,
     timed,
 )
-from kubesched.runtime._handle import FrameworkHandle
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._registry import PluginRegistry, new_plugin_manager
@@ -67,7 +66,7 @@ def _go_list(names: Sequence[str]) -> str:
     return "[" + " ".join(sorted(names)) + "]"
 
 
-class Framework(FrameworkHandle):
+class Framework(BindingCycleRunners):
     """The plugins of one profile, wired to the extension points. Also the plugins' :class:`Handle`."""
 
     def __init__(self, profile: Profile, registry: PluginRegistry, *, client: ClusterClient,
@@ -164,7 +163,6 @@ class Framework(FrameworkHandle):
     def profile_name(self) -> str:
         """The profile's scheduler name."""
         return self.profile.scheduler_name
-
 
     # -- introspection -----------------------------------------------------------------------------
     def plugins_at(self, hook: str) -> list[str]:
@@ -483,104 +481,3 @@ class Framework(FrameworkHandle):
             table.columns.append(scores)
             table.totals = list(map(operator.add, table.totals, scores))
         return table, None
-
-    # -- Reserve / Permit / binding ----------------------------------------------------------------
-    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        """Run Reserve in order; stop at the first failure."""
-        return self._run_until_failure("Reserve", "reserve", state, pod, node_name)
-
-    def _run_until_failure(self, point: str, hook_name: str, state: CycleState, pod: Pod,
-                           node_name: str) -> Status | None:
-        """Run ``point``'s hooks in order; a rejection stops with that status, anything else not Success with an
-        Error naming the plugin (Reserve and PreBind share these rules)."""
-        for name, hook in self._hooks[hook_name]:
-            try:
-                status: Status | None = hook(state, pod, node_name)
-            except PLUGIN_FAILURES as exc:
-                return self._failed(point, name, pod, node_name, f'running {point} plugin "{name}": '
-                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
-            if status is not None and not isinstance(status, Status):
-                return self._failed(point, name, pod, node_name, f'running {point} plugin "{name}": '
-                                    f"{_returned(status)}", _returned(status))
-            if status is not None and status.code is not _SUCCESS:
-                if status.is_rejected():
-                    return status.with_plugin(name)
-                return self._failed(point, name, pod, node_name, f'running {point} plugin "{name}": '
-                                    f"{_cause(status)}", _cause(status), status.error)
-        return None
-
-    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        """Run every Reserve plugin's Unreserve in reverse order; exceptions are contained."""
-        for name, hook in reversed(self._hooks["unreserve"]):
-            try:
-                hook(state, pod, node_name)
-            except PLUGIN_FAILURES as exc:
-                self._failed("Unreserve", name, pod, node_name, "", _cause(None, exc), exc)
-
-    def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        """Run Permit; Wait from any plugin parks the pod as a :class:`WaitingPod` unless another rejects."""
-        deadlines: dict[str, float] = {}
-        now = self._clock.now()
-        for name, hook in self._hooks["permit"]:
-            try:
-                outcome: tuple[Status | None, float] = hook(state, pod, node_name)
-                status, timeout = outcome
-                timeout = float(timeout)
-            except PLUGIN_FAILURES as exc:
-                return self._failed("Permit", name, pod, node_name, f'running Permit plugin "{name}": '
-                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
-            if status is not None and not isinstance(status, Status):
-                detail = _returned(status, "(Status or None, timeout)")
-                return self._failed("Permit", name, pod, node_name, f'running Permit plugin "{name}": {detail}',
-                                    detail)
-            if status is None or status.code is _SUCCESS:
-                continue
-            if status.is_rejected():
-                return status.with_plugin(name)
-            if status.code is Code.WAIT:
-                deadlines[name] = now + max(0.0, min(timeout, MAX_PERMIT_TIMEOUT))
-                continue
-            return self._failed("Permit", name, pod, node_name, f'running Permit plugin "{name}": {_cause(status)}',
-                                _cause(status), status.error)
-        if deadlines:
-            self._waiting[pod.uid] = WaitingPod(pod, deadlines, now)
-            return Status(Code.WAIT, (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',))
-        return None
-
-    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        """Run PreBind in order; any failure aborts binding."""
-        return self._run_until_failure("PreBind", "pre_bind", state, pod, node_name)
-
-    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        """Run Bind plugins until one does not Skip; if all skip, that is an error."""
-        for name, hook in self._hooks["bind"]:
-            try:
-                status: Status | None = hook(state, pod, node_name)
-            except PLUGIN_FAILURES as exc:
-                return self._failed("Bind", name, pod, node_name, f'running Bind plugin "{name}": '
-                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
-            if status is not None and not isinstance(status, Status):
-                return self._failed("Bind", name, pod, node_name, f'running Bind plugin "{name}": '
-                                    f"{_returned(status)}", _returned(status))
-            if status is not None and status.code is Code.SKIP:
-                continue
-            if status is not None and status.code is not _SUCCESS:
-                if status.is_rejected():
-                    return status.with_plugin(name)
-                return self._failed("Bind", name, pod, node_name, f'running Bind plugin "{name}": '
-                                    f"{_cause(status)}", _cause(status), status.error)
-            # Success must mean bound: otherwise the pod would stay assumed (its room reserved) but never run.
-            current = self._client.get_pod(pod.namespace, pod.name)
-            if current is None or current.uid != pod.uid or current.spec.node_name == node_name:
-                return None
-            detail = f'returned success but pod "{pod.key}" is not bound to node "{node_name}"'
-            return self._failed("Bind", name, pod, node_name, f'running Bind plugin "{name}": {detail}', detail)
-        return _error("no Bind plugin bound the pod (every Bind plugin returned Skip)", "")
-
-    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        """Run PostBind; informational, exceptions are contained."""
-        for name, hook in self._hooks["post_bind"]:
-            try:
-                hook(state, pod, node_name)
-            except PLUGIN_FAILURES as exc:
-                self._failed("PostBind", name, pod, node_name, "", _cause(None, exc), exc)
