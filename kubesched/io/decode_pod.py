@@ -35,7 +35,7 @@ from kubesched.api.pod import (
 )
 from kubesched.io import fields as f
 from kubesched.io import pod_rules as rules
-from kubesched.io.meta import Obj, check_name, label_selector, object_meta
+from kubesched.io.meta import Obj, check_name, label_selector, object_meta, operator_and_values
 
 PREEMPTION_POLICIES = (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER)
 NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
@@ -49,15 +49,7 @@ _INT64_TEXT = re.compile(r"[+-]?[0-9]{1,19}", re.ASCII)
 
 
 def _node_selector_requirement(obj: Obj, path: str) -> NodeSelectorRequirement:
-    operator = f.one_of(obj.get("operator"), f"{path}.operator", NODE_SELECTOR_OPERATORS)
-    if operator is None and obj.get("operator") is None:
-        f.report(f"{path}.operator", "Required value")
-    values = f.string_list(obj.get("values"), f"{path}.values")
-    if operator in ("In", "NotIn") and not values:
-        f.report(f"{path}.values", "Required value: must be specified when `operator` is 'In' or 'NotIn'")
-    if operator in ("Exists", "DoesNotExist") and values:
-        f.report(f"{path}.values", "Forbidden: may not be specified when `operator` is 'Exists' or "
-                                       "'DoesNotExist'")
+    operator, values = operator_and_values(obj, path, NODE_SELECTOR_OPERATORS)
     if operator in ("Gt", "Lt"):
         if len(values) != 1:
             f.report(f"{path}.values", "Required value: must be specified single value when `operator` "

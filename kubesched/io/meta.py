@@ -74,8 +74,10 @@ def label_selector(value: object, path: str) -> LabelSelector | None:
     )
 
 
-def _label_requirement(obj: Obj, path: str) -> LabelSelectorRequirement:
-    operator = f.one_of(obj.get("operator"), f"{path}.operator", LABEL_OPERATORS)
+def operator_and_values(obj: Obj, path: str, operators: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+    """A selector requirement's operator and values, with the rules label and node selectors share: an operator
+    is required, In/NotIn need values, Exists/DoesNotExist take none."""
+    operator = f.one_of(obj.get("operator"), f"{path}.operator", operators)
     if operator is None and obj.get("operator") is None:
         f.report(f"{path}.operator", "Required value")
     values = f.string_list(obj.get("values"), f"{path}.values")
@@ -84,4 +86,9 @@ def _label_requirement(obj: Obj, path: str) -> LabelSelectorRequirement:
     if operator in ("Exists", "DoesNotExist") and values:
         f.report(f"{path}.values", "Forbidden: may not be specified when `operator` is 'Exists' or "
                                        "'DoesNotExist'")
+    return operator, values
+
+
+def _label_requirement(obj: Obj, path: str) -> LabelSelectorRequirement:
+    operator, values = operator_and_values(obj, path, LABEL_OPERATORS)
     return LabelSelectorRequirement(f.string(obj.get("key"), f"{path}.key"), operator or "", values)

@@ -319,3 +319,43 @@ def test_running_pod_is_held_to_the_same_rules(tmp_path: Path) -> None:
     node = {"kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"example.com/foo": "4"}}}
     assert messages(spec, tmp_path, node, status={"phase": "Running"}) == [
         f"{R}.limits: Required value: Limit must be set for non overcommitable resources"]
+
+
+def node_term(*requirements: dict[str, Any]) -> Spec:
+    """A pod spec whose required node affinity has one term with these matchExpressions."""
+    term = {"matchExpressions": list(requirements)}
+    return {"containers": [container()], "affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}}
+
+
+def pod_term(*requirements: dict[str, Any]) -> Spec:
+    """A pod spec whose required pod affinity has one term selecting with these matchExpressions."""
+    term = {"topologyKey": "zone", "labelSelector": {"matchExpressions": list(requirements)}}
+    return {"containers": [container()], "affinity": {"podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+
+
+NODE_REQ = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]" \
+           ".matchExpressions[0]"
+POD_REQ = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector" \
+          ".matchExpressions[0]"
+IN_NEEDS_VALUES = "Required value: must be specified when `operator` is 'In' or 'NotIn'"
+EXISTS_TAKES_NONE = "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    pytest.param(node_term({"key": "zone", "operator": "In"}), [f"{NODE_REQ}.values: {IN_NEEDS_VALUES}"],
+                 id="node-in-without-values"),
+    pytest.param(node_term({"key": "zone", "operator": "Exists", "values": ["a"]}),
+                 [f"{NODE_REQ}.values: {EXISTS_TAKES_NONE}"], id="node-exists-with-values"),
+    pytest.param(node_term({"key": "zone"}), [f"{NODE_REQ}.operator: Required value"], id="node-no-operator"),
+    pytest.param(pod_term({"key": "app", "operator": "NotIn"}), [f"{POD_REQ}.values: {IN_NEEDS_VALUES}"],
+                 id="label-notin-without-values"),
+    pytest.param(pod_term({"key": "app", "operator": "DoesNotExist", "values": ["a"]}),
+                 [f"{POD_REQ}.values: {EXISTS_TAKES_NONE}"], id="label-does-not-exist-with-values"),
+    pytest.param(pod_term({"key": "app"}), [f"{POD_REQ}.operator: Required value"], id="label-no-operator"),
+])
+def test_selector_requirements_follow_their_operator(spec: Spec, expected: list[str], tmp_path: Path) -> None:
+    """Node and label selector requirements share the operator rules: an operator is required, In/NotIn need
+    values and Exists/DoesNotExist take none."""
+    assert messages(spec, tmp_path) == expected
