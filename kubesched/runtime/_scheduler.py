@@ -65,6 +65,9 @@ class SchedulerSettings:
     pod_max_backoff_seconds: float = DEFAULT_POD_MAX_BACKOFF
     #: A plugin call taking longer than this is reported (None: calls are not timed).
     plugin_call_budget_seconds: float | None = None
+    #: Use plugins' batch forms (filter_nodes, score_nodes) over the columnar snapshot; False runs the plain
+    #: per-node path (``kubesched bench --reference``). Decisions are the same either way.
+    fast_path: bool = True
 
 
 class AttemptObserver(Protocol):
