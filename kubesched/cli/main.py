@@ -115,6 +115,29 @@ def _nothing_to_schedule(cluster_input: ClusterInput) -> str:
 
 
 @main.command()
+@click.argument("workload_name", metavar="WORKLOAD")
+@click.option("--nodes", type=int, default=None, help="Nodes (default: the workload's).")
+@click.option("--init-pods", "init_pods", type=int, default=None,
+              help="Pods scheduled before measuring, not measured (default: the workload's; 0 for none).")
+@click.option("--measure-pods", "measure_pods", type=int, default=None,
+              help="Pods measured (default: the workload's).")
+@click.option("--profile", "profile", default=DEFAULT_PROFILE, show_default=True, help=PROFILE_HELP)
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed for every random choice.")
+@click.option("--reference", is_flag=True, help="Run the plain per-node plugin path instead of the fast path.")
+@click.option("-o", "--output", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@_guarded
+def bench(workload_name: str, nodes: int | None, init_pods: int | None, measure_pods: int | None, profile: str,
+          seed: int, reference: bool, output: str) -> None:
+    """Run one of scheduler_perf's workloads in memory and report throughput, latency, peak memory and a digest
+    of every scheduling decision (see docs/performance.md)."""
+    from kubesched.bench.cli import bench_command
+
+    bench_command(workload_name, nodes=nodes, init_pods=init_pods, measure_pods=measure_pods,
+                  load_profile=lambda registry: _load_profile(profile, registry), seed=seed, reference=reference,
+                  output=output)
+
+
+@main.command()
 @click.option("--output", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @_guarded
 def plugins(output: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 import attrs
@@ -217,6 +217,13 @@ class Simulation:
             if pod.spec.node_name:
                 self.cluster.add_pod(pod)
         for pod in queue_order([p for p in self.pods if not p.spec.node_name]):
+            self.cluster.add_pod(pod)
+
+    def add_pods(self, pods: Iterable[Pod]) -> None:
+        """Create more pods now, queued in the order given, after :meth:`start` (and perhaps :meth:`settle`): a
+        driver feeding the cluster in phases (``kubesched bench``) calls :meth:`settle` again afterwards."""
+        for pod in pods:
+            self.pods.append(pod)
             self.cluster.add_pod(pod)
 
     def settle(self, max_attempts: int | None = None) -> None:
