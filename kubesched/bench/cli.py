@@ -56,6 +56,11 @@ class _Bar:
             self._progress.advance(self._task)
 
 
+def stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal: only then is a progress bar drawn."""
+    return sys.stderr.isatty()
+
+
 def _table(result: BenchResult) -> str:
     """The figures, one per line."""
     latency = result.latency_seconds
@@ -95,7 +100,7 @@ def bench_command(workload_name: str, *, nodes: int | None, init_pods: int | Non
     if problems or chosen is None or config is None:
         raise BenchError("\n".join(problems))
     n_nodes, n_init, n_measure = sizes
-    if sys.stderr.isatty():
+    if stderr_is_terminal():
         with _Bar() as bar:
             result = run_bench(chosen, config, registry, nodes=n_nodes, init_pods=n_init, measure_pods=n_measure,
                                seed=seed, reference=reference, progress=bar)

@@ -87,3 +87,11 @@ def test_installed_command_prints_json(run_cli: RunCli) -> None:
                    "--output", "json")
     assert (done.returncode, done.stderr) == (0, "")
     assert json.loads(done.stdout)["workload"] == "PreemptionBasic"
+
+
+def test_progress_bar_on_a_terminal_leaves_stdout_to_the_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With stderr a terminal the progress bar is drawn there, and stdout still holds only the JSON document."""
+    monkeypatch.setattr("kubesched.bench.cli.stderr_is_terminal", lambda: True)
+    code, out, _ = bench("SchedulingBasic", *SMALL, "--output", "json")
+    assert code == 0
+    assert json.loads(out)["measurePods"] == 8

@@ -8,9 +8,11 @@ import pytest
 from kubesched.bench import WORKLOADS, BenchError, BenchResult, run_bench
 from kubesched.bench.harness import percentile
 from kubesched.bench.workloads import default_pod
+from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import PluginRegistry
+from kubesched.sim.simulate import Simulation
 
 # Small sizes per workload: (nodes, init pods, measured pods). PreemptionBasic fills each node with four 900m pods
 # so that every measured pod must preempt; the others leave room.
@@ -167,3 +169,16 @@ def test_progress_counts_the_pods_scheduled_in_each_phase(config: SchedulerConfi
 def test_percentile_is_the_nearest_rank(values: list[float], pct: int, expected: float) -> None:
     """A percentile is the smallest value with at least that share of the values at or below it."""
     assert percentile(values, pct) == expected
+
+
+def test_simulation_add_pods_schedules_pods_created_after_settling(config: SchedulerConfiguration,
+                                                                   registry: PluginRegistry) -> None:
+    """Pods added to a settled simulation are queued and scheduled by the next settle, and appear in the result."""
+    workload = WORKLOADS["SchedulingBasic"]
+    sim = Simulation(ClusterInput(nodes=tuple(workload.build_nodes(2))), config, registry)
+    sim.start()
+    sim.settle()
+    sim.add_pods(workload.build_measure_pods(3))
+    sim.settle()
+    assert [(p.name, p.phase) for p in sim.result().pods] == [("pod-0", "Bound"), ("pod-1", "Bound"),
+                                                             ("pod-2", "Bound")]
