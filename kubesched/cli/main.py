@@ -129,7 +129,10 @@ def _nothing_to_schedule(cluster_input: ClusterInput) -> str:
 def bench(workload_name: str, nodes: int | None, init_pods: int | None, measure_pods: int | None, profile: str,
           seed: int, reference: bool, output: str) -> None:
     """Run one of scheduler_perf's workloads in memory and report throughput, latency, peak memory and a digest
-    of every scheduling decision (see docs/performance.md)."""
+    of every scheduling decision (see docs/performance.md).
+
+    WORKLOAD is SchedulingBasic, TopologySpreading, SchedulingPodAntiAffinity, SchedulingPodAffinity,
+    SchedulingNodeAffinity, PreemptionBasic or Unschedulable."""
     from kubesched.bench.cli import bench_command
 
     bench_command(workload_name, nodes=nodes, init_pods=init_pods, measure_pods=measure_pods,

@@ -7,6 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from kubesched.bench import WORKLOADS
 from kubesched.cli.main import main
 from tests.conftest import RunCli
 
@@ -95,3 +96,10 @@ def test_progress_bar_on_a_terminal_leaves_stdout_to_the_result(monkeypatch: pyt
     code, out, _ = bench("SchedulingBasic", *SMALL, "--output", "json")
     assert code == 0
     assert json.loads(out)["measurePods"] == 8
+
+
+def test_help_names_every_workload() -> None:
+    """``kubesched bench --help`` lists every workload a user may give."""
+    code, out, _ = bench("--help")
+    assert code == 0
+    assert all(name in " ".join(out.split()) for name in WORKLOADS)
