@@ -28,7 +28,10 @@ from kubesched.framework.status import Code
 from kubesched.validation import did_you_mean
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
     from kubesched.api.pod import Pod
+    from kubesched.framework.columns import NodeBatch
     from kubesched.framework.cycle_state import CycleState
     from kubesched.framework.node_info import NodeInfo, PodInfo
     from kubesched.framework.status import Status
@@ -57,10 +60,10 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     ExtensionPoint("PreEnqueue", "pre-enqueue", "pre_enqueue"),
     ExtensionPoint("QueueSort", "queue-sort", "queue_sort_less"),
     ExtensionPoint("PreFilter", "pre-filter", "pre_filter", ("pre_filter_add_pod", "pre_filter_remove_pod")),
-    ExtensionPoint("Filter", "filter", "filter"),
+    ExtensionPoint("Filter", "filter", "filter", ("filter_nodes",)),
     ExtensionPoint("PostFilter", "post-filter", "post_filter"),
     ExtensionPoint("PreScore", "pre-score", "pre_score"),
-    ExtensionPoint("Score", "score", "score", ("normalize_score",)),
+    ExtensionPoint("Score", "score", "score", ("normalize_score", "score_nodes", "normalize_scores")),
     ExtensionPoint("Reserve", "reserve", "reserve", ("unreserve",)),
     ExtensionPoint("Permit", "permit", "permit"),
     ExtensionPoint("PreBind", "pre-bind", "pre_bind"),
@@ -69,6 +72,10 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
 )
 POINTS_BY_KEY = {p.key: p for p in EXTENSION_POINTS}
 HOOK_NAMES = frozenset(h for p in EXTENSION_POINTS for h in (p.hook, *p.companions))
+#: Batch forms and the per-node hook each stands beside: a plugin with a batch form must also have the per-node
+#: one, which gives the statuses and is what the plain path (``--reference``) and preemption dry runs call.
+BATCH_FORMS: Mapping[str, str] = MappingProxyType({
+    "filter_nodes": "filter", "score_nodes": "score", "normalize_scores": "normalize_score"})
 
 
 # -- the status codes each hook may return ---------------------------------------------------------------
@@ -111,6 +118,10 @@ PARAMETERS: Mapping[str, str] = MappingProxyType({
     "pod_info_to_remove": "RemovePod: the pod to stop counting on node_info (a preemption victim).",
     "filtered_node_status": "PostFilter: why each node was rejected by PreFilter or Filter.",
     "scores": "NormalizeScore: one NodeScore per feasible node, in node order; rewrite .score in place.",
+    "node_batch": "filter_nodes: the nodes to check (every node, or those PreFilter kept, in snapshot order); "
+                  "score_nodes and normalize_scores: the feasible nodes in scoring order. A NodeBatch: a sequence "
+                  "of NodeInfo plus .positions into .columns (numpy arrays per resource, label codes, pod counts).",
+    "batch_scores": "normalize_scores: score_nodes' raw scores (an int64 array in node_batch order).",
     "node_name": "The node chosen for the pod.",
 })
 
@@ -208,6 +219,19 @@ def filter(state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
 
 
 @hookspec
+def filter_nodes(state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any] | None:
+    """Filter's optional batch form: the answer of :func:`filter` for every node of ``node_batch`` at once.
+
+    Return an integer array with one status code per node (``Code.SUCCESS``, 0, where the node passes;
+    ``Code.UNSCHEDULABLE``, ``Code.UNSCHEDULABLE_AND_UNRESOLVABLE`` or ``Code.PENDING`` where :func:`filter` would
+    reject it), or None when every node passes. The framework calls :func:`filter` for the reasons only when
+    something reads them (a FitError message, PostFilter, explain), so the codes must agree with it; the
+    conformance suite checks that they do. Which nodes are tried, in which order, and which plugin a rejection is
+    recorded for stay kube-scheduler's: the runtime applies them to the arrays. Raise to report an error.
+    """
+
+
+@hookspec
 def post_filter(state: CycleState, pod: Pod,
                 filtered_node_status: NodeToStatus) -> tuple[PostFilterResult | None, Status | None]:
     """PostFilter: runs only when no node fitted; typically preemption.
@@ -235,6 +259,19 @@ def score(state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
 def normalize_score(state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
     """Score extension NormalizeScore: rewrite ``scores[i].score`` in place so every score is in
     [0, 100]. Called once per cycle with the raw scores of every feasible node."""
+
+
+@hookspec
+def score_nodes(state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any]:
+    """Score's optional batch form: :func:`score` of every node of ``node_batch`` at once, as an integer array in
+    ``node_batch`` order. Must equal the per-node answers (checked by the conformance suite)."""
+
+
+@hookspec
+def normalize_scores(state: CycleState, pod: Pod, node_batch: NodeBatch, batch_scores: npt.NDArray[Any]
+                     ) -> npt.NDArray[Any]:
+    """NormalizeScore's optional batch form: return ``batch_scores`` normalised into [0, 100] (a new array or the
+    same one rewritten), as :func:`normalize_score` would rewrite them."""
 
 
 @hookspec

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 
+from kubesched.framework.columns import NodeColumns
 from kubesched.framework.node_info import NodeInfo
 
 
@@ -22,12 +23,15 @@ class Snapshot:
     generation: int = 0
     #: The cache's node-set version the lists were built from (-1: never built).
     tree_version: int = -1
+    #: The same nodes as numpy columns by position in :attr:`node_info_list` (for batch Filter and Score forms).
+    columns: NodeColumns = attrs.field(factory=NodeColumns)
 
     @classmethod
     def of(cls, node_infos: list[NodeInfo]) -> Snapshot:
         """A snapshot over the given NodeInfos, in the given order (for tests and tools)."""
         snapshot = cls({ni.name: ni for ni in node_infos}, list(node_infos))
         snapshot.rebuild_affinity_lists()
+        snapshot.columns.rebuild(snapshot.node_info_list)
         return snapshot
 
     def rebuild_affinity_lists(self) -> None:

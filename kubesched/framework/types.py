@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import enum
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
 from kubesched.api.pod import Pod
+from kubesched.framework.columns import IntArray
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.status import Code, Status
 
@@ -43,14 +44,39 @@ class NodeToStatus:
     """Filter statuses by node name, with a status for nodes that have no explicit entry.
 
     Nodes are absent when Filter never ran on them (PreFilter rejected, or PreFilter narrowed them away);
-    kube-scheduler counts them under ``absent_nodes_status``, UnschedulableAndUnresolvable by default.
+    kube-scheduler counts them under ``absent_nodes_status``, UnschedulableAndUnresolvable by default. The batch
+    Filter path records rejections as a deferred fill (:meth:`defer`): the statuses are built the first time
+    anything reads them, so a cycle that finds a node never pays for them.
     """
 
-    __slots__ = ("absent_nodes_status", "statuses")
+    __slots__ = ("_deferred", "_statuses", "absent_nodes_status")
 
     def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None) -> None:
-        self.statuses: dict[str, Status] = statuses if statuses is not None else {}
+        self._statuses: dict[str, Status] = statuses if statuses is not None else {}
+        self._deferred: list[Callable[[], Iterable[tuple[str, Status]]]] = []
         self.absent_nodes_status: Status = absent or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+
+    @property
+    def statuses(self) -> dict[str, Status]:
+        """Every explicit entry (deferred ones built first)."""
+        if self._deferred:
+            self.materialise()
+        return self._statuses
+
+    def defer(self, fill: Callable[[], Iterable[tuple[str, Status]]]) -> None:
+        """Record entries later: ``fill`` yields (node, status) pairs when something first reads the statuses. It
+        must be called before the data it reads change (the runtime materialises within the cycle)."""
+        self._deferred.append(fill)
+
+    def materialise(self) -> None:
+        """Build the deferred entries now, in the order they were recorded."""
+        deferred, self._deferred = self._deferred, []
+        for fill in deferred:
+            self._statuses.update(fill())
+
+    def recorded_names(self) -> list[str]:
+        """The nodes with an entry so far, deferred entries not included (they are not built for this)."""
+        return list(self._statuses)
 
     def get(self, name: str) -> Status:
         """The node's status (its explicit entry or the absent-nodes status)."""
@@ -58,7 +84,9 @@ class NodeToStatus:
 
     def set(self, name: str, status: Status) -> None:
         """Record a node's status."""
-        self.statuses[name] = status
+        if self._deferred:
+            self.materialise()
+        self._statuses[name] = status
 
     def __len__(self) -> int:
         return len(self.statuses)
@@ -69,9 +97,10 @@ class NodeToStatus:
     def nodes_for_status_code(self, nodes: Iterable[NodeInfo], code: Code) -> list[NodeInfo]:
         """The nodes (in the given order) whose status has ``code``, absent ones included when it matches."""
         absent_matches = self.absent_nodes_status.code is code
+        statuses = self.statuses
         out = []
         for ni in nodes:
-            status = self.statuses.get(ni.name)
+            status = statuses.get(ni.name)
             if (status is None and absent_matches) or (status is not None and status.code is code):
                 out.append(ni)
         return out
@@ -199,15 +228,21 @@ class ScoreTable:
 
     nodes: list[str]
     plugins: list[str] = attrs.field(factory=list)
-    columns: list[list[int]] = attrs.field(factory=list)
-    totals: list[int] = attrs.field(factory=list)
+    #: Per plugin, the weighted scores in node order (lists, or int64 arrays on the batch path).
+    columns: list[Sequence[int] | IntArray] = attrs.field(factory=list)
+    totals: Sequence[int] | IntArray = attrs.field(factory=list)
 
     def node_scores(self) -> list[NodePluginScores]:
         """Each node's per-plugin weighted scores and total, in node order."""
-        return [NodePluginScores(name, tuple(PluginScore(p, col[i]) for p, col in zip(self.plugins, self.columns,
-                                                                                      strict=True)),
-                                 self.totals[i])
+        return [NodePluginScores(name, tuple(PluginScore(p, int(col[i])) for p, col in
+                                             zip(self.plugins, self.columns, strict=True)),
+                                 int(self.totals[i]))
                 for i, name in enumerate(self.nodes)]
+
+    def as_lists(self) -> None:
+        """Turn array columns into plain lists of ints (for readers that keep the table past the cycle)."""
+        self.columns = [list(map(int, column)) for column in self.columns]
+        self.totals = list(map(int, self.totals))
 
 
 _sequence = itertools.count()

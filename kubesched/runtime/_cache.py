@@ -268,6 +268,8 @@ class Cache:
                     != bool(clone.pods_with_required_anti_affinity)):
                 update_affinity = True
             existing.assign_from(clone)
+            if not update_all:
+                snapshot.columns.update(existing)
         snapshot.generation = newest
         if update_all:
             live = {n for n, info in self._nodes.items() if info.node is not None}
@@ -275,6 +277,7 @@ class Cache:
                 del snapshot.node_info_map[gone]
             snapshot.node_info_list = [snapshot.node_info_map[n] for n in self._tree.list()]
             snapshot.tree_version = self._tree_version
+            snapshot.columns.rebuild(snapshot.node_info_list)
             update_affinity = True
         if update_affinity:
             snapshot.rebuild_affinity_lists()

@@ -110,6 +110,11 @@ class Framework(BindingCycleRunners):
         self._check_score_overflow()
         self._normalizers = dict(self._hooks["normalize_score"])
         self._filters = self._hooks["filter"]
+        #: Batch forms by plugin (see docs/performance.md); the per-node hooks stay the reference.
+        self.batch_filter_hooks: dict[str, Hook] = dict(self._hooks["filter_nodes"])
+        self.batch_score_hooks: dict[str, Hook] = dict(self._hooks["score_nodes"])
+        self.batch_normalize_hooks: dict[str, Hook] = dict(self._hooks["normalize_scores"])
+        self.score_hooks: list[tuple[str, Hook]] = self._hooks["score"]
         self._queue_sort = self._hooks["queue_sort_less"][0][1] if self._hooks["queue_sort_less"] else None
         #: The first failure of the QueueSort plugin, if it ever raised (the queue then fell back to priority order).
         self.queue_sort_error: str | None = None
@@ -136,6 +141,11 @@ class Framework(BindingCycleRunners):
             return function(*(args[i] for i in picks))
 
         return adapted
+
+    def record_failure(self, point: str, plugin: str, pod: Pod, node: str, message: str, detail: str,
+                       cause: BaseException | None = None) -> Status:
+        """The Error status ``message`` of ``plugin``, recorded as a plugin failure and a PluginError event."""
+        return self._failed(point, plugin, pod, node, message, detail, cause)
 
     def _failed(self, point: str, plugin: str, pod: Pod, node: str, message: str, detail: str,
                 cause: BaseException | None = None) -> Status:
@@ -180,6 +190,10 @@ class Framework(BindingCycleRunners):
     def has_post_filter_plugins(self) -> bool:
         """Whether any PostFilter plugin is enabled."""
         return bool(self._hooks["post_filter"])
+
+    def normalizer(self, plugin: str) -> Hook | None:
+        """The plugin's per-node NormalizeScore, or None."""
+        return self._normalizers.get(plugin)
 
     def score_weight(self, plugin: str) -> int:
         """A Score plugin's weight."""
@@ -316,11 +330,23 @@ class Framework(BindingCycleRunners):
                                    node_info)
 
     # -- Filter (hot path) -------------------------------------------------------------------------
+    def cycle_filters(self, state: CycleState) -> list[tuple[str, Hook]]:
+        """This cycle's Filter plugins: the profile's, minus those whose PreFilter said Skip."""
+        filters = state.get(_CYCLE_FILTERS)
+        if filters is None:
+            filters = [(n, h) for n, h in self._filters if n not in state.skip_filter_plugins]
+        return filters
+
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Run Filter on one node; None when every plugin accepts, else the first rejection or error."""
         filters = state.get(_CYCLE_FILTERS)
         if filters is None:
             filters = [(n, h) for n, h in self._filters if n not in state.skip_filter_plugins]
+        return self.run_filters(filters, state, pod, node_info)
+
+    def run_filters(self, filters: Sequence[tuple[str, Hook]], state: CycleState, pod: Pod,
+                    node_info: NodeInfo) -> Status | None:
+        """Run the given Filter plugins on one node, in order: None, or the first rejection or error."""
         name = ""
         status: Status | None = None
         try:
@@ -406,6 +432,27 @@ class Framework(BindingCycleRunners):
             rejector = rejector or name
         return result, Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
 
+    def run_normalize(self, name: str, state: CycleState, pod: Pod, node_scores: list[NodeScore],
+                      nodes: Sequence[str]) -> Status | None:
+        """Run ``name``'s NormalizeScore on ``node_scores`` (in place); None, or its Error status."""
+        normalize = self._normalizers[name]
+        try:
+            status = normalize(state, pod, node_scores)
+        except PLUGIN_FAILURES as exc:
+            return self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
+                                f'plugin "{name}" failed with: {_cause(None, exc)}', _cause(None, exc), exc)
+        if status is not None and not isinstance(status, Status):
+            return self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
+                                f'plugin "{name}" {_returned(status)}', _returned(status))
+        if status is not None and status.code is not _SUCCESS:
+            return self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
+                                f'plugin "{name}" failed with: {_cause(status)}', _cause(status), status.error)
+        if len(node_scores) != len(nodes) or any(ns.name != n for ns, n in zip(node_scores, nodes, strict=True)):
+            detail = "changed the list of nodes (it must rewrite scores in place, keeping every node in order)"
+            return self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
+                                f'plugin "{name}" {detail}', detail)
+        return None
+
     # -- PreScore / Score (hot path) ---------------------------------------------------------------
     def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Run PreScore; Skip removes the plugin's Score for this cycle."""
@@ -445,27 +492,11 @@ class Framework(BindingCycleRunners):
                 return table, self._failed("Score", name, pod, node_info.name if node_info is not None else "",
                                            f'running Score plugins: plugin "{name}" failed with: '
                                            f"{_cause(None, exc)}", _cause(None, exc), exc)
-            normalize = self._normalizers.get(name)
-            if normalize is not None:
+            if name in self._normalizers:
                 node_scores = [NodeScore(n, s) for n, s in zip(table.nodes, scores, strict=True)]
-                try:
-                    status = normalize(state, pod, node_scores)
-                except PLUGIN_FAILURES as exc:
-                    return table, self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
-                                               f'plugin "{name}" failed with: {_cause(None, exc)}', _cause(None, exc),
-                                               exc)
-                if status is not None and not isinstance(status, Status):
-                    return table, self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
-                                               f'plugin "{name}" {_returned(status)}', _returned(status))
-                if status is not None and status.code is not _SUCCESS:
-                    return table, self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
-                                               f'plugin "{name}" failed with: {_cause(status)}', _cause(status),
-                                               status.error)
-                if len(node_scores) != len(nodes) or any(ns.name != n for ns, n in zip(node_scores, table.nodes,
-                                                                                         strict=True)):
-                    detail = "changed the list of nodes (it must rewrite scores in place, keeping every node in order)"
-                    return table, self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
-                                               f'plugin "{name}" {detail}', detail)
+                status = self.run_normalize(name, state, pod, node_scores, table.nodes)
+                if status is not None:
+                    return table, status
                 scores = [ns.score for ns in node_scores]
             for value in scores:
                 if type(value) is not int or not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:

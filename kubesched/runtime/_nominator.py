@@ -57,6 +57,10 @@ class Nominator:
         """The node the pod is nominated to, or ""."""
         return self._node_of.get(pod.uid, "")
 
+    def nominated_node_names(self) -> list[str]:
+        """The nodes that have nominated pods."""
+        return list(self._by_node)
+
     def has_nominations(self) -> bool:
         """Whether any pod is nominated anywhere (lets Filter skip the two-pass path cheaply)."""
         return bool(self._node_of)

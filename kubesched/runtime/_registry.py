@@ -16,7 +16,14 @@ import pluggy
 from kubesched.errors import PluginError
 from kubesched.framework import hookspecs
 from kubesched.framework.args import mutable_fields
-from kubesched.framework.hookspecs import EXTENSION_POINTS, HOOK_NAMES, PROJECT_NAME, ExtensionPoint, parameter_problems
+from kubesched.framework.hookspecs import (
+    BATCH_FORMS,
+    EXTENSION_POINTS,
+    HOOK_NAMES,
+    PROJECT_NAME,
+    ExtensionPoint,
+    parameter_problems,
+)
 from kubesched.framework.plugin import extension_points, marked_hooks
 from kubesched.validation import did_you_mean
 
@@ -83,6 +90,9 @@ def validate_plugin_class(cls: Any, name: str, distribution: str | None = None,
         for companion in point.companions:
             if companion in hooks and point.hook not in hooks:
                 raise fail(f"{companion} requires {point.hook}: it extends the {point.name} extension point")
+    for batch, per_node in BATCH_FORMS.items():
+        if batch in hooks and per_node not in hooks:
+            raise fail(f"{batch} requires {per_node}: a batch form stands beside its per-node hook")
     for hook in sorted(hooks - HOOK_NAMES):
         raise fail(f"unknown hook {hook!r}{did_you_mean(hook, HOOK_NAMES)}")
     problems = [f"hook {hook!r}: {problem}" for hook in sorted(hooks)

@@ -14,11 +14,13 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import attrs
+import numpy as np
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.backend import Clock, ClusterClient
 from kubesched.errors import ProfileError
+from kubesched.framework.columns import IntArray, NodeBatch
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.snapshot import Snapshot
@@ -33,6 +35,7 @@ from kubesched.framework.types import (
     ScoreTable,
     fit_error_message,
 )
+from kubesched.runtime._batch import BatchError, BatchFilter, score_batch, select_host_index
 from kubesched.runtime._cache import Cache
 from kubesched.runtime._failures import PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
@@ -135,6 +138,8 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
 def select_host(table: ScoreTable, rng: random.Random) -> str:
     """The highest-scoring node; ties are broken uniformly by reservoir sampling in node order."""
     totals = table.totals
+    if isinstance(totals, np.ndarray):
+        return table.nodes[select_host_index(totals, rng.randrange)]
     best = max(totals)
     chosen = -1
     count = 0
@@ -182,6 +187,8 @@ class Scheduler:
         # Orders assumptions and failures: a pod that failed after a pod was assumed saw that pod's reservation.
         self._sequence = itertools.count()
         self._failed_at: dict[str, int] = {}
+        # The snapshot positions of this cycle's feasible nodes when the batch Filter path found them.
+        self._feasible_positions: IntArray | None = None
 
     # -- event handlers (the informers) ------------------------------------------------------------
     def on_node_add(self, node: Node) -> None:
@@ -282,6 +289,9 @@ class Scheduler:
 
     def _observe(self, record: CycleRecord) -> None:
         if self.cycle_observer is not None:
+            record.diagnosis.node_to_status.materialise()
+            if record.scores is not None:
+                record.scores.as_lists()
             self.cycle_observer(record)
 
     def _scheduling_cycle(self, framework: Framework, state: CycleState, queued: QueuedPodInfo,
@@ -320,8 +330,11 @@ class Scheduler:
         self.cache.update_snapshot(self.snapshot)
         if self.snapshot.num_nodes() == 0:
             raise _CycleFailed(Status.unresolvable(NO_NODES_AVAILABLE), CLEAR_NOMINATED_NODE)
+        self._feasible_positions = None
         feasible = self._find_nodes_that_fit(framework, state, pod, record.diagnosis)
-        record.feasible_nodes = [ni.name for ni in feasible]
+        if self.cycle_observer is not None:  # the record outlives the cycle: build what it holds now
+            record.feasible_nodes = [ni.name for ni in feasible]
+            record.diagnosis.node_to_status.materialise()
         if not feasible:
             fit_error = FitError(pod, self.snapshot.num_nodes(), record.diagnosis)
             nominating = None
@@ -366,10 +379,52 @@ class Scheduler:
             nodes = _narrow(all_nodes, pre_result)
             diagnosis.node_to_status.absent_nodes_status = Status.unresolvable(
                 "node(s) didn't satisfy plugin(s) [" + " ".join(sorted(narrowing)) + "]")
-        feasible = self._find_nodes_that_pass_filters(framework, state, pod, diagnosis, nodes)
-        processed = len(feasible) + len(diagnosis.node_to_status)
+        lazy = 0
+        if self._batch_filter_usable(framework, state, nodes):
+            feasible, lazy = self._find_nodes_batch(framework, state, pod, diagnosis, nodes)
+        else:
+            feasible = self._find_nodes_that_pass_filters(framework, state, pod, diagnosis, nodes)
+        processed = len(feasible) + len(diagnosis.node_to_status.recorded_names()) + lazy
         self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         return feasible
+
+    def _batch_filter_usable(self, framework: Framework, state: CycleState, nodes: list[NodeInfo]) -> bool:
+        """Whether the batch Filter path applies: enabled, exact columns, and some cycle filter has a batch form."""
+        if not self.settings.fast_path or len(nodes) < 2 or not self.snapshot.columns.exact:
+            return False
+        batch_hooks = framework.batch_filter_hooks
+        return bool(batch_hooks) and any(name in batch_hooks for name, _ in framework.cycle_filters(state))
+
+    def _find_nodes_batch(self, framework: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis,
+                          nodes: list[NodeInfo]) -> tuple[list[NodeInfo], int]:
+        """The batch form of :meth:`_find_nodes_that_pass_filters`; also returns how many rejections it deferred
+        that are not already recorded (so the caller counts processed nodes as kube-scheduler does)."""
+        columns = self.snapshot.columns
+        batch = NodeBatch.of(nodes, columns)
+        full = batch.positions is columns.all_positions()
+        percentage = framework.profile.percentage_of_nodes_to_score
+        if percentage is None:
+            percentage = self.settings.percentage_of_nodes_to_score
+        to_find = num_feasible_nodes_to_find(percentage, len(nodes)) if framework.has_score_plugins() else 1
+        index_of = columns.position if full else {ni.name: j for j, ni in enumerate(nodes)}
+        special = {}
+        if self.nominator.has_nominations():
+            run = framework.run_filter_plugins_with_nominated_pods
+            for name in self.nominator.nominated_node_names():
+                j = index_of.get(name)
+                if j is not None:
+                    special[j] = lambda info: run(state, pod, info)
+        already = [index_of[name] for name in diagnosis.node_to_status.recorded_names() if name in index_of]
+        runner = BatchFilter(framework, state, pod, batch, framework.cycle_filters(state))
+        try:
+            runner.run_batch_forms()
+            found, rejected = runner.find(self.next_start_node_index, to_find, diagnosis, special)
+        except BatchError as error:
+            raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
+        lazy = len(rejected) - sum(1 for j in already if bool((rejected == j).any()))
+        positions = batch.positions[found] if found else batch.positions[:0]
+        self._feasible_positions = positions
+        return [nodes[j] for j in found], lazy
 
     def _find_nodes_that_pass_filters(self, framework: Framework, state: CycleState, pod: Pod,
                                       diagnosis: Diagnosis, nodes: list[NodeInfo]) -> list[NodeInfo]:
@@ -408,6 +463,15 @@ class Scheduler:
         status = framework.run_pre_score_plugins(state, pod, nodes)
         if status is not None:
             raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
+        columns = self.snapshot.columns
+        if self.settings.fast_path and framework.batch_score_hooks and columns.exact:
+            positions = self._feasible_positions
+            batch = (NodeBatch(nodes, positions, columns) if positions is not None and len(positions) == len(nodes)
+                     else NodeBatch.of(nodes, columns))
+            try:
+                return score_batch(framework, state, pod, batch)
+            except BatchError as error:
+                raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
         scores, status = framework.run_score_plugins(state, pod, nodes)
         if status is not None:
             raise _CycleFailed(status, CLEAR_NOMINATED_NODE)

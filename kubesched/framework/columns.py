@@ -1,0 +1,256 @@
+"""The columnar view of a snapshot: numpy arrays indexed by node position, for plugins' batch forms.
+
+``filter_nodes`` and ``score_nodes`` (see :mod:`kubesched.framework.hookspecs`) receive a :class:`NodeBatch`: the
+nodes to check as NodeInfos plus their positions in :class:`NodeColumns`, whose arrays hold per node the allocatable
+and requested amount of every resource, the pod count, and on demand the codes of a label's values and counts of
+pods matching a predicate. The cache keeps the columns in step with the snapshot: a changed node refreshes its
+row (O(1) per pod added, removed or assumed); the on-demand indexes catch up on the rows changed since they were
+last read. Values are exact integers; when an amount is too large for exact int64 arithmetic (over 2**53) the
+columns say so (:attr:`NodeColumns.exact` is False) and the scheduler takes the per-node path.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, overload
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from kubesched.framework.node_info import NodeInfo, PodInfo
+
+IntArray = npt.NDArray[np.int64]
+#: Amounts at or above this are not exact in float64; batch forms then step aside.
+EXACT_LIMIT = 2**53
+#: How many on-demand indexes (label codes, pod counts) are kept; the least recently read go first.
+MAX_INDEXES = 256
+#: Resource column names besides extended/scalar resources (cpu in millicores, memory and storage in bytes).
+CPU, MEMORY, EPHEMERAL_STORAGE, PODS = "cpu", "memory", "ephemeral-storage", "pods"
+_NATIVE = (CPU, MEMORY, EPHEMERAL_STORAGE)
+
+
+class _Categories:
+    """Codes of a per-node value (-1 when the node has none) and the values the codes stand for."""
+
+    __slots__ = ("codes", "index", "synced", "value_of", "values")
+
+    def __init__(self, size: int, value_of: Callable[[NodeInfo], Hashable | None], synced: int) -> None:
+        self.codes: npt.NDArray[np.int32] = np.full(size, -1, dtype=np.int32)
+        self.values: list[Any] = []
+        self.index: dict[Any, int] = {}
+        self.value_of = value_of
+        self.synced = synced
+
+    def set_row(self, position: int, info: NodeInfo) -> None:
+        value = self.value_of(info)
+        if value is None:
+            self.codes[position] = -1
+            return
+        code = self.index.get(value)
+        if code is None:
+            code = self.index[value] = len(self.values)
+            self.values.append(value)
+        self.codes[position] = code
+
+
+class _PodCounts:
+    """Per node, the sum of a count function over the node's pods."""
+
+    __slots__ = ("count", "counts", "synced")
+
+    def __init__(self, size: int, count: Callable[[PodInfo], int], synced: int) -> None:
+        self.counts: IntArray = np.zeros(size, dtype=np.int64)
+        self.count = count
+        self.synced = synced
+
+    def set_row(self, position: int, info: NodeInfo) -> None:
+        count = self.count
+        self.counts[position] = sum(count(p) for p in info.pods)
+
+
+class NodeColumns:
+    """Per-node arrays over a snapshot's nodes, in the snapshot's order (position ``i`` is ``node_info_list[i]``).
+
+    ``allocatable`` and ``requested`` map a resource name (``cpu`` in millicores, ``memory``, ``ephemeral-storage``,
+    ``pods`` for allocatable only, and every extended or scalar resource seen) to an int64 array;
+    ``non_zero_requested`` holds cpu and memory with kube-scheduler's non-zero defaults; ``pod_count`` the number of
+    pods (assumed ones included). Read-only for plugins.
+    """
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.infos: list[NodeInfo] = []
+        self.position: dict[str, int] = {}
+        self.allocatable: dict[str, IntArray] = {}
+        self.requested: dict[str, IntArray] = {}
+        self.non_zero_requested: dict[str, IntArray] = {}
+        self.pod_count: IntArray = np.zeros(0, dtype=np.int64)
+        #: False when some amount is too large for exact integer arithmetic (the scheduler then skips batch forms).
+        self.exact = True
+        self._all: IntArray = np.zeros(0, dtype=np.int64)
+        self._zeros: IntArray = np.zeros(0, dtype=np.int64)
+        # Positions changed since the log was last cut, for the on-demand indexes to catch up on.
+        self._log: list[int] = []
+        self._log_base = 0
+        self._indexes: OrderedDict[Hashable, _Categories | _PodCounts] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self.infos)
+
+    # -- maintenance (the cache) --------------------------------------------------------------------------
+    def rebuild(self, infos: Sequence[NodeInfo]) -> None:
+        """Recompute every column for ``infos`` (the node set or its order changed)."""
+        size = len(infos)
+        self.infos = list(infos)
+        self.names = [info.name for info in infos]
+        self.position = {name: i for i, name in enumerate(self.names)}
+        self._all = np.arange(size, dtype=np.int64)
+        self._zeros = np.zeros(size, dtype=np.int64)
+        self.allocatable = {name: np.zeros(size, dtype=np.int64) for name in (*_NATIVE, PODS)}
+        self.requested = {name: np.zeros(size, dtype=np.int64) for name in _NATIVE}
+        self.non_zero_requested = {name: np.zeros(size, dtype=np.int64) for name in (CPU, MEMORY)}
+        self.pod_count = np.zeros(size, dtype=np.int64)
+        self.exact = True
+        self._indexes.clear()
+        self._log_base += len(self._log) + 1
+        self._log.clear()
+        for position, info in enumerate(infos):
+            self._set_row(position, info)
+
+    def update(self, info: NodeInfo) -> None:
+        """Refresh the row of ``info`` (its pods or its node object changed)."""
+        position = self.position.get(info.name)
+        if position is None:
+            return
+        self.infos[position] = info
+        self._set_row(position, info)
+        self._log.append(position)
+        if len(self._log) > 4 * len(self.infos) + 64:  # indexes further behind than this rebuild instead
+            self._log_base += len(self._log)
+            self._log.clear()
+
+    def _set_row(self, i: int, info: NodeInfo) -> None:
+        alloc, used, non_zero = info.allocatable, info.requested, info.non_zero_requested
+        values = (alloc.milli_cpu, alloc.memory, alloc.ephemeral_storage, alloc.allowed_pod_number,
+                  used.milli_cpu, used.memory, used.ephemeral_storage, non_zero.milli_cpu, non_zero.memory)
+        if any(not -EXACT_LIMIT < v < EXACT_LIMIT for v in values):
+            self.exact = False
+            return
+        columns = self.allocatable
+        columns[CPU][i], columns[MEMORY][i], columns[EPHEMERAL_STORAGE][i], columns[PODS][i] = values[:4]
+        columns = self.requested
+        columns[CPU][i], columns[MEMORY][i], columns[EPHEMERAL_STORAGE][i] = values[4:7]
+        self.non_zero_requested[CPU][i], self.non_zero_requested[MEMORY][i] = values[7:]
+        self.pod_count[i] = len(info.pods)
+        for table, amounts in ((self.allocatable, alloc.scalar_resources), (self.requested, used.scalar_resources)):
+            for name in table.keys() - _NATIVE - {PODS}:
+                if name not in amounts:
+                    table[name][i] = 0
+            for name, value in amounts.items():
+                if not -EXACT_LIMIT < value < EXACT_LIMIT:
+                    self.exact = False
+                    return
+                column = table.get(name)
+                if column is None:
+                    column = table[name] = np.zeros(len(self.infos), dtype=np.int64)
+                column[i] = value
+
+    # -- reading ---------------------------------------------------------------------------------------------
+    def all_positions(self) -> IntArray:
+        """``0 .. len-1``: every node, in snapshot order."""
+        return self._all
+
+    def resource(self, name: str) -> tuple[IntArray, IntArray]:
+        """(allocatable, requested) of resource ``name``, zeros for a resource no node has."""
+        return self.allocatable.get(name, self._zeros), self.requested.get(name, self._zeros)
+
+    def categories(self, key: Hashable, value_of: Callable[[NodeInfo], Hashable | None]
+                   ) -> tuple[npt.NDArray[np.int32], list[Any]]:
+        """(codes, values): per node the code of ``value_of(node_info)`` in ``values`` (-1 for None).
+
+        Kept under ``key`` and refreshed only for changed nodes, so the same key must always mean the same
+        ``value_of``. Values stay listed after the last node holding them changes (their code is then unused).
+        """
+        index = self._index(("categories", key), lambda synced: _Categories(len(self.infos), value_of, synced))
+        assert isinstance(index, _Categories)
+        return index.codes, index.values
+
+    def label_values(self, key: str) -> tuple[npt.NDArray[np.int32], list[str]]:
+        """(codes, values) of node label ``key``; code -1 where the node lacks the label."""
+        return self.categories(("label", key), lambda info: _label(info, key))
+
+    def pod_counts(self, key: Hashable, count: Callable[[PodInfo], int]) -> IntArray:
+        """Per node, ``sum(count(pod_info))`` over its pods; kept under ``key`` like :meth:`categories`."""
+        index = self._index(("pods", key), lambda synced: _PodCounts(len(self.infos), count, synced))
+        assert isinstance(index, _PodCounts)
+        return index.counts
+
+    def _index(self, key: Hashable, make: Callable[[int], _Categories | _PodCounts]) -> _Categories | _PodCounts:
+        now = self._log_base + len(self._log)
+        index = self._indexes.get(key)
+        if index is not None and index.synced < self._log_base:
+            index = None
+        if index is None:
+            index = make(now)
+            for position, info in enumerate(self.infos):
+                index.set_row(position, info)
+            self._indexes[key] = index
+            if len(self._indexes) > MAX_INDEXES:
+                self._indexes.popitem(last=False)
+        elif index.synced < now:
+            for position in set(self._log[index.synced - self._log_base:]):
+                index.set_row(position, self.infos[position])
+            index.synced = now
+            self._indexes.move_to_end(key)
+        return index
+
+
+def _label(info: NodeInfo, key: str) -> str | None:
+    node = info.node
+    return node.labels.get(key) if node is not None else None
+
+
+class NodeBatch(Sequence["NodeInfo"]):
+    """The nodes a batch hook works on: a sequence of NodeInfo plus their ``positions`` in ``columns``.
+
+    ``columns.allocatable["cpu"][nodes.positions]`` is the batch's allocatable cpu, in the batch's order.
+    """
+
+    __slots__ = ("columns", "infos", "positions")
+
+    def __init__(self, infos: Sequence[NodeInfo], positions: IntArray, columns: NodeColumns) -> None:
+        self.infos = infos
+        self.positions = positions
+        self.columns = columns
+
+    @classmethod
+    def of(cls, infos: Sequence[NodeInfo], columns: NodeColumns) -> NodeBatch:
+        """A batch over ``infos``, which must be nodes of ``columns``."""
+        if len(infos) == len(columns) and all(a is b for a, b in zip(infos, columns.infos, strict=True)):
+            return cls(infos, columns.all_positions(), columns)
+        position = columns.position
+        return cls(infos, np.fromiter((position[ni.name] for ni in infos), dtype=np.int64, count=len(infos)),
+                   columns)
+
+    def __len__(self) -> int:
+        return len(self.infos)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
+        return self.infos[index]
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return iter(self.infos)
+
+    def column(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """``values`` (an array over all nodes of the columns) restricted to this batch, in its order."""
+        if self.positions is self.columns.all_positions():
+            return values
+        return values[self.positions]
