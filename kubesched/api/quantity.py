@@ -28,6 +28,11 @@ _MAX_EXPONENT = 30
 _MAX_DIGITS = 40
 
 
+#: Quantities parsed from a text or an integer, by (type, value); cleared when full.
+_PARSED: dict[tuple[type, object], Quantity] = {}
+_PARSED_SIZE = 4096
+
+
 class QuantityError(ValueError):
     """Raised for text that is not a valid quantity."""
 
@@ -41,11 +46,21 @@ class Quantity:
 
     @classmethod
     def parse(cls, raw: object) -> Quantity:
-        """Parse a manifest value (string or number) into a quantity, or raise :class:`QuantityError`."""
+        """Parse a manifest value (string or number) into a quantity, or raise :class:`QuantityError`. Texts
+        and integers parsed before give the same (immutable) object: a cluster repeats a few quantities."""
+        key = (raw.__class__, raw)
+        known = _PARSED.get(key) if cls is Quantity and (key[0] is str or key[0] is int) else None
+        if known is not None:
+            return known
         if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
             raise QuantityError(f"{MANIFEST.show(raw)} is not a valid quantity")
         text = raw if isinstance(raw, str) else _number_text(raw)
-        return cls(_parse_amount(text, raw), text)
+        parsed = cls(_parse_amount(text, raw), text)
+        if cls is Quantity and (key[0] is str or key[0] is int):
+            if len(_PARSED) >= _PARSED_SIZE:
+                _PARSED.clear()
+            _PARSED[key] = parsed
+        return parsed
 
     @classmethod
     def from_int(cls, value: int) -> Quantity:
@@ -86,9 +101,8 @@ def _away_from_zero(value: Fraction) -> int:
 
 
 def _parse_amount(text: str, raw: object) -> Fraction:
-    bad = QuantityError(f"{MANIFEST.show(raw)} is not a valid quantity")
     if not text:
-        raise bad
+        raise _not_a_quantity(raw)
     pos, end = 0, len(text)
     negative = False
     if text[0] in "+-":
@@ -113,10 +127,10 @@ def _parse_amount(text: str, raw: object) -> Fraction:
     while pos < end and text[pos] in _DIGITS:
         pos += 1
     if pos != end:
-        raise bad
+        raise _not_a_quantity(raw)
     multiplier = _suffix_multiplier(text[suffix_start:])
     if multiplier is None:
-        raise bad
+        raise _not_a_quantity(raw)
     number = _decimal(whole, fraction)
     amount = number * multiplier
     if negative:
@@ -129,6 +143,10 @@ def _parse_amount(text: str, raw: object) -> Fraction:
     if abs(amount) > _MAX_INT64:
         amount = Fraction(_MAX_INT64 if amount > 0 else -_MAX_INT64)
     return amount
+
+
+def _not_a_quantity(raw: object) -> QuantityError:
+    return QuantityError(f"{MANIFEST.show(raw)} is not a valid quantity")
 
 
 def _decimal(whole: str, fraction: str) -> Fraction:

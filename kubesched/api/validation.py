@@ -193,7 +193,25 @@ def _hugepage_problems(name: str, quantity: Quantity) -> list[str]:
     return [f'Invalid value: "{canonical_quantity(quantity)}": {problem}'] if problem else []
 
 
+#: The problems of requirements checked before, by their names, amounts and texts; cleared when full.
+_REQUIREMENT_PROBLEMS: dict[tuple[tuple[tuple[str, Fraction, str], ...], ...], list[tuple[str, str, str]]] = {}
+_REQUIREMENT_PROBLEMS_SIZE = 1024
+
+
 def resource_requirement_problems(requests: Mapping[str, Quantity],
+                                  limits: Mapping[str, Quantity]) -> list[tuple[str, str, str]]:
+    """:func:`checked_resource_requirements`, remembered: the pods of a cluster repeat a few requirements."""
+    key = (tuple((n, q.amount, q.text) for n, q in requests.items()),
+           tuple((n, q.amount, q.text) for n, q in limits.items()))
+    problems = _REQUIREMENT_PROBLEMS.get(key)
+    if problems is None:
+        if len(_REQUIREMENT_PROBLEMS) >= _REQUIREMENT_PROBLEMS_SIZE:
+            _REQUIREMENT_PROBLEMS.clear()
+        problems = _REQUIREMENT_PROBLEMS[key] = checked_resource_requirements(requests, limits)
+    return list(problems)
+
+
+def checked_resource_requirements(requests: Mapping[str, Quantity],
                                   limits: Mapping[str, Quantity]) -> list[tuple[str, str, str]]:
     """The API server's checks of a container's (defaulted) resource requirements, as (``"requests"`` or
     ``"limits"`` or "", resource name or "" for the whole list, message), resources in name order: names, whole

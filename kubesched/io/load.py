@@ -223,6 +223,7 @@ def _expand(doc: _Document) -> Iterator[tuple[str, int, Mapping[str, Any]]]:
             raise InputError(f"{position}: items: must be a list, not {MANIFEST.describe(items)}", file=doc.file)
         item_kind = kind[: -len("List")] or None
         for i, item in enumerate(items):
+            items[i] = None  # the raw item is the caller's now, and goes once decoded
             if isinstance(item, Mapping) and "kind" not in item and item_kind:
                 item = {**item, "kind": item_kind}
             yield f"{position}, items[{i}]", i, item
@@ -274,6 +275,15 @@ class _Run:
 
     def error(self, order: tuple[int, ...], error: InputError) -> None:
         self.errors.append((order, error))
+
+    def decode_document(self, file_index: int, doc: _Document) -> None:
+        """Decode every object of ``doc``; its items are released as they are decoded."""
+        try:
+            entries = _expand(doc)
+            for position, item, obj in entries:
+                self.decode(doc.file, (file_index, doc.index, item), position, obj)
+        except InputError as exc:
+            self.error((file_index, doc.index), exc)
 
     def decode(self, file: str, order: tuple[int, ...], position: str, obj: object) -> None:
         if not isinstance(obj, Mapping):
@@ -350,20 +360,14 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
     for i, error in enumerate(missing):
         run.error((-1, i), error)  # before any file's problems
     for file_index, file in enumerate(files):
-        documents: list[_Document] = []
+        # Each document is decoded as soon as it is read, and its raw form dropped: only the objects stay.
+        after = 0  # where a syntax error sorts: after the documents read before it
         try:
-            documents.extend(_documents(file))
+            for doc in _documents(file):
+                after = doc.index + 1
+                run.decode_document(file_index, doc)
         except InputError as exc:
-            # The documents before a syntax error are still checked; the error sorts after them.
-            run.error((file_index, documents[-1].index + 1 if documents else 0), exc)
-        for doc in documents:
-            try:
-                entries = list(_expand(doc))
-            except InputError as exc:
-                run.error((file_index, doc.index), exc)
-                continue
-            for position, item, obj in entries:
-                run.decode(doc.file, (file_index, doc.index, item), position, obj)
+            run.error((file_index, after), exc)
     run.check_uids()
     node_names = {e.value.name for e in run.entries if isinstance(e.value, Node)}
     pod_entries = [e for e in run.entries if isinstance(e.value, Pod)]

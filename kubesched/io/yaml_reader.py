@@ -12,10 +12,35 @@ from typing import Any
 
 import attrs
 import yaml
+from yaml.events import (
+    DocumentEndEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import ScalarNode
 
 from kubesched.validation import HugeInteger, escape, quote, refused_integer
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+#: The scalar tags the fast reader constructs itself, through the same constructors as the reference reader.
+_SCALAR_TAGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
+                          "tag:yaml.org,2002:null", _TIMESTAMP})
+#: The characters PyYAML's reader refuses; text holding one goes to the reference reader, for its message.
+_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
+#: Most distinct scalars whose resolved tag or constructed value the fast reader remembers at once.
+_MEMO_SIZE = 8192
+
+#: libyaml's event parser when PyYAML was built with it, else PyYAML's pure-Python one (the same events, slower).
+_FAST_BASE: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: Which parser the fast reader uses: ``libyaml`` or ``pure-Python``.
+PARSER = "libyaml" if _FAST_BASE is not yaml.SafeLoader else "pure-Python"
 
 
 @attrs.frozen
@@ -41,10 +66,33 @@ class YamlError(ValueError):
 
 def documents(text: str, rules: YamlRules) -> Iterator[Any]:
     """Each document of ``text`` in turn (None for an empty one); raise :class:`YamlError` at the first problem,
-    after yielding the documents before it."""
+    after yielding the documents before it.
+
+    The fast reader builds each document straight from the parser's events (libyaml's when installed); anything
+    it does not handle itself (anchors, aliases, tags other than the plain ones, merge keys, an error of any
+    kind) sends the text to the reference reader, which skips the documents already yielded, so the objects and
+    every message are the reference reader's."""
+    yielded = 0
+    if not _NON_PRINTABLE.search(text):
+        try:
+            for document in _fast_documents(text, rules):
+                yield document
+                yielded += 1
+            return
+        except _NotFast:
+            pass
+    yield from _reference_documents(text, rules, skip=yielded)
+
+
+def _reference_documents(text: str, rules: YamlRules, skip: int = 0) -> Iterator[Any]:
+    """The documents of ``text`` after the first ``skip``, read by PyYAML's pure-Python safe loader with the
+    rules' changes: slow, but the reference for every value and every message."""
     loader: yaml.SafeLoader | None = None
     try:
         loader = _loader(rules)(text)  # reading starts here: an unprintable character fails at once
+        while skip and loader.check_node():
+            loader.get_node()  # composed (so depth-checked), never constructed
+            skip -= 1
         while loader.check_data():  # type: ignore[no-untyped-call]
             yield loader.get_data()
     except yaml.YAMLError as exc:
@@ -66,16 +114,143 @@ def _printable(text: str) -> str:
     return text if text.isprintable() else "".join(c if c.isprintable() else escape(c) for c in text)
 
 
-@functools.cache
-def _loader(rules: YamlRules) -> type[yaml.SafeLoader]:
-    """PyYAML's safe loader, changed as :mod:`this module <kubesched.io.yaml_reader>` says, for ``rules``."""
+class _NotFast(Exception):  # noqa: N818 - a signal, not an error
+    """The fast reader met something it leaves to the reference reader (which also words every error)."""
 
-    class Loader(yaml.SafeLoader):
+
+def _fast_documents(text: str, rules: YamlRules) -> Iterator[Any]:
+    """The documents of ``text``, built straight from the parser's events; raise :class:`_NotFast` on anything
+    the reference reader must handle."""
+    loader = _fast_loader(rules)(text)
+    try:
+        yield from _build(loader, rules.max_depth)
+    except _NotFast:
+        raise
+    except (yaml.YAMLError, RecursionError, ValueError, LookupError, TypeError, OverflowError):
+        raise _NotFast from None
+    finally:
+        loader.dispose()
+
+
+def _build(loader: Any, max_depth: int) -> Iterator[Any]:
+    """Each document from ``loader``'s events: mappings and sequences built without nodes, scalars resolved and
+    constructed as the reference reader does (remembered per text: the values are immutable). Anchors, aliases,
+    other tags, merge and value keys, unhashable keys and nesting at ``max_depth`` raise :class:`_NotFast`."""
+    get = loader.get_event
+    resolve = loader.resolve
+    constructors = loader.yaml_constructors
+    resolvers = loader.yaml_implicit_resolvers
+    # A plain scalar starting with none of these characters can only be a string (there are no wildcard resolvers).
+    resolved_first = frozenset(resolvers) if None not in resolvers else None
+    tags: dict[str, str] = {}
+    values: dict[tuple[str, str], Any] = {}
+    get()  # the stream's start
+    while get().__class__ is not StreamEndEvent:  # a document's start
+        stack: list[list[Any]] = []
+        top: list[Any] = []  # the open collection's items (a mapping's keys and values, alternately)
+        root = top
+        while True:
+            event = get()
+            kind = event.__class__
+            if kind is ScalarEvent:
+                if event.anchor is not None:
+                    raise _NotFast
+                text = event.value
+                tag = event.tag
+                if tag is None or tag == "!":
+                    if not event.implicit[0]:
+                        top.append(text)  # quoted, or tagged "!": a string
+                        continue
+                    if resolved_first is not None and text and text[0] not in resolved_first:
+                        top.append(text)
+                        continue
+                    tag = tags.get(text)
+                    if tag is None:
+                        if len(tags) >= _MEMO_SIZE:
+                            tags.clear()
+                        tag = tags[text] = resolve(ScalarNode, text, event.implicit)
+                if tag == _STR:
+                    top.append(text)
+                    continue
+                if tag not in _SCALAR_TAGS:
+                    raise _NotFast
+                key = (tag, text)
+                value = values.get(key, values)
+                if value is values:
+                    if len(values) >= _MEMO_SIZE:
+                        values.clear()
+                    node = ScalarNode(tag, text, event.start_mark, event.end_mark, event.style)
+                    value = values[key] = constructors[tag](loader, node)
+                top.append(value)
+            elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                if event.anchor is not None or event.tag not in (None, "!", _MAP if kind is MappingStartEvent
+                                                                 else _SEQ):
+                    raise _NotFast
+                stack.append(top)
+                if len(stack) >= max_depth:
+                    raise _NotFast  # it or its items are too deep: the reference reader says where
+                top = []
+            elif kind is MappingEndEvent:
+                pairs = iter(top)
+                mapping = dict(zip(pairs, pairs, strict=True))  # an unhashable key raises TypeError
+                top = stack.pop()
+                top.append(mapping)
+            elif kind is SequenceEndEvent:
+                sequence = top
+                top = stack.pop()
+                top.append(sequence)
+            elif kind is DocumentEndEvent:
+                break
+            else:  # an alias
+                raise _NotFast
+        yield root[0]
+
+
+class _Rules:
+    """What both readers change in PyYAML's safe constructor, for the :class:`YamlRules` set as ``rules``."""
+
+    rules: YamlRules
+
+    def construct_bounded_int(self, node: yaml.ScalarNode) -> int | HugeInteger:
+        """An integer, or its text past the rules' digits (int() would refuse or crawl)."""
+        text = str(self.construct_scalar(node))  # type: ignore[attr-defined]
+        if self.rules.max_integer_digits is not None and len(text) > self.rules.max_integer_digits:
+            return HugeInteger(text.replace("_", ""))
+        return self.construct_yaml_int(node)  # type: ignore[attr-defined,no-any-return]
+
+    def construct_text(self, node: yaml.ScalarNode) -> str:
+        """A scalar as its text, whatever its tag says."""
+        return str(self.construct_scalar(node))  # type: ignore[attr-defined]
+
+
+def _with_rules(base: type[yaml.SafeLoader], rules: YamlRules) -> type[yaml.SafeLoader]:
+    """``base`` reading timestamps as text and integers bounded, for ``rules``."""
+
+    class Loader(_Rules, base):  # type: ignore[valid-type,misc]
         yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML's class-level table, replaced for this class only
             first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
             for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
         }
 
+    Loader.rules = rules
+    Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_bounded_int)
+    # An explicit !!timestamp stays a string too: the time field reads it, with the API server's checks.
+    Loader.add_constructor(_TIMESTAMP, Loader.construct_text)
+    return Loader
+
+
+@functools.cache
+def _fast_loader(rules: YamlRules) -> type[yaml.SafeLoader]:
+    """The fast reader's parser (libyaml's where installed), resolvers and constructors, for ``rules``."""
+    return _with_rules(_FAST_BASE, rules)
+
+
+@functools.cache
+def _loader(rules: YamlRules) -> type[yaml.SafeLoader]:
+    """The reference reader: PyYAML's pure-Python safe loader, changed as :mod:`this module
+    <kubesched.io.yaml_reader>` says, for ``rules``."""
+
+    class Loader(_with_rules(yaml.SafeLoader, rules)):  # type: ignore[misc]
         def __init__(self, stream: str) -> None:
             super().__init__(stream)
             self.depth = 0
@@ -84,22 +259,11 @@ def _loader(rules: YamlRules) -> type[yaml.SafeLoader]:
             self.depth += 1
             try:
                 if self.depth > rules.max_depth:
-                    mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                    mark = self.peek_event().start_mark
                     raise yaml.composer.ComposerError(None, None, rules.depth_problem, mark)
-                return super().compose_node(parent, index)
+                return super().compose_node(parent, index)  # type: ignore[no-any-return]
             finally:
                 self.depth -= 1
-
-        def construct_bounded_int(self, node: yaml.ScalarNode) -> int | HugeInteger:
-            """An integer, or its text past the rules' digits (int() would refuse or crawl)."""
-            text = str(self.construct_scalar(node))
-            if rules.max_integer_digits is not None and len(text) > rules.max_integer_digits:
-                return HugeInteger(text.replace("_", ""))
-            return self.construct_yaml_int(node)
-
-        def construct_text(self, node: yaml.ScalarNode) -> str:
-            """A scalar as its text, whatever its tag says."""
-            return str(self.construct_scalar(node))
 
         def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
             """A node's value; a scalar its tag cannot hold (``!!int abc``, ``!!bool maybe``) is a located error."""
@@ -111,7 +275,4 @@ def _loader(rules: YamlRules) -> type[yaml.SafeLoader]:
                            or f"{shown} is not a valid {escape(node.tag.replace('tag:yaml.org,2002:', '!!'))}")
                 raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
 
-    Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_bounded_int)
-    # An explicit !!timestamp stays a string too: the time field reads it, with the API server's checks.
-    Loader.add_constructor(_TIMESTAMP, Loader.construct_text)
     return Loader
