@@ -10,6 +10,7 @@ docs/performance.md.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -288,15 +289,16 @@ def _score_error(framework: Framework, pod: Pod, name: str, node: str, exc: Base
                                                f"failed with: {detail}", detail, exc))
 
 
-def select_host_index(totals: npt.NDArray[np.int64], draw: Callable[[int], int]) -> int:
-    """The index select_host picks from ``totals``: the highest, ties broken by the same reservoir draws (one
-    ``draw(count)`` per tie after the first, in node order), so the RNG stream stays the per-node path's."""
+def select_host_index(totals: npt.NDArray[np.int64], rng: random.Random) -> int:
+    """The index select_host picks from ``totals``: the highest, ties broken by the same reservoir draws, consumed
+    in one call. ``rng.random()`` is two 32-bit words of the generator, ``(a >> 5) * 2**26 + (b >> 6)`` over 2**53;
+    ``getrandbits(64 * n)`` yields the same ``2 * n`` words in order, so the stream ends where n calls would."""
     best = totals.max()
     ties = np.flatnonzero(totals == best)
-    chosen = int(ties[0])
-    if len(ties) > 1:
-        tie_list = ties.tolist()
-        for count in range(2, len(tie_list) + 1):
-            if draw(count) == 0:
-                chosen = tie_list[count - 1]
-    return chosen
+    draws = len(ties) - 1
+    if draws == 0:
+        return int(ties[0])
+    words = np.frombuffer(rng.getrandbits(64 * draws).to_bytes(8 * draws, "little"), dtype="<u4")
+    uniform = ((words[0::2] >> 5) * 67108864.0 + (words[1::2] >> 6)) * (1.0 / 9007199254740992.0)
+    replaced = np.flatnonzero(uniform * np.arange(2, draws + 2) < 1.0)
+    return int(ties[replaced[-1] + 1]) if len(replaced) else int(ties[0])

@@ -136,17 +136,20 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
 
 
 def select_host(table: ScoreTable, rng: random.Random) -> str:
-    """The highest-scoring node; ties are broken uniformly by reservoir sampling in node order."""
+    """The highest-scoring node; ties are broken uniformly by reservoir sampling in node order: the ``count``-th
+    tie replaces the choice when ``rng.random() * count < 1`` (one draw per tie after the first, a fixed number of
+    words of the generator, so the batch path replays the same draws in one go)."""
     totals = table.totals
     if isinstance(totals, np.ndarray):
-        return table.nodes[select_host_index(totals, rng.randrange)]
+        return table.nodes[select_host_index(totals, rng)]
     best = max(totals)
     chosen = -1
     count = 0
+    draw = rng.random
     for i, total in enumerate(totals):
         if total == best:
             count += 1
-            if count == 1 or rng.randrange(count) == 0:
+            if count == 1 or draw() * count < 1.0:
                 chosen = i
     return table.nodes[chosen]
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
@@ -109,6 +112,24 @@ class TestSelectHost:
         rng = random.Random(1)
         counts = Counter(select_host(self.scores(9, 9, 9), rng) for _ in range(3000))
         assert all(900 < counts[n] < 1100 for n in ("n0", "n1", "n2"))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.integers(0, 3), min_size=1, max_size=600), st.integers(0, 2**32))
+    def test_array_totals_pick_the_same_node_and_leave_the_same_rng_state(self, totals: list[int],
+                                                                           seed: int) -> None:
+        """The batch path's one-call replay of the reservoir draws picks the per-node path's node, and the RNG
+        stream continues from the same point."""
+        per_node, batch = random.Random(seed), random.Random(seed)
+        as_list = select_host(self.scores(*totals), per_node)
+        as_array = select_host(ScoreTable([f"n{i}" for i in range(len(totals))],
+                                          totals=np.array(totals, dtype=np.int64)), batch)
+        assert as_array == as_list
+        assert batch.random() == per_node.random()
+
+    def test_array_replay_is_sensitive_to_the_draws(self) -> None:
+        """Guard for the property above: different seeds do pick different tied nodes on the array path."""
+        table = ScoreTable([f"n{i}" for i in range(50)], totals=np.full(50, 7, dtype=np.int64))
+        assert len({select_host(table, random.Random(seed)) for seed in range(30)}) > 5
 
 
 class Hold(Plugin):
