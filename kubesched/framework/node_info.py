@@ -64,6 +64,15 @@ class PodInfo:
         return cls(pod, Resource.from_amounts(pod_requests(pod)),
                    Resource(milli_cpu=non_zero.milli_cpu, memory=non_zero.memory), pod_host_ports(pod))
 
+    def for_pod(self, pod: Pod) -> PodInfo:
+        """The PodInfo of ``pod``, a version of this pod (bound, nominated...): the derived requests and ports are
+        reused when its containers, init containers and overhead are the very same objects, else recomputed."""
+        spec, mine = pod.spec, self.pod.spec
+        if (spec.containers is mine.containers and spec.init_containers is mine.init_containers
+                and spec.overhead is mine.overhead):
+            return PodInfo(pod, self.requests, self.non_zero_requests, self.host_ports)
+        return PodInfo.of(pod)
+
     @property
     def has_affinity(self) -> bool:
         """Whether the pod has pod affinity or anti-affinity (NodeInfo.PodsWithAffinity)."""

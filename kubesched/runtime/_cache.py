@@ -215,7 +215,7 @@ class Cache:
     def add_pod(self, pod: Pod) -> None:
         """A bound pod appeared in the cluster (or an assumed one was confirmed)."""
         state = self._pods.get(pod.uid)
-        info = PodInfo.of(pod)
+        info = state.pod_info.for_pod(pod) if state is not None else PodInfo.of(pod)
         if state is not None:
             self._remove_from_node(state.pod_info.pod, state.node_name)
         self._add_to_node(info, pod.spec.node_name)

@@ -301,7 +301,7 @@ class Scheduler:
                           record: CycleRecord) -> _Binding | None:
         pod = queued.pod
         host = self._schedule_pod(framework, state, pod, record)
-        assumed = PodInfo.of(pod.with_node_name(host))
+        assumed = queued.pod_info.for_pod(pod.with_node_name(host))
         self.cache.assume_pod(assumed)
         self.nominator.delete_nominated_pod_if_exists(pod)
         status = framework.run_reserve_plugins_reserve(state, assumed.pod, host)
