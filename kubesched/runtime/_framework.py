@@ -204,8 +204,9 @@ class Framework(BindingCycleRunners):
         """Whether a plugin that rejected ``info``'s pod says ``assigned`` (a pod that just got a node) may make it
         schedulable. A hint that raises counts as yes, as in kube-scheduler."""
         hints = self._assigned_pod_hints
-        if not hints:
-            return False
+        if not hints or (hints.keys().isdisjoint(info.unschedulable_plugins)
+                         and hints.keys().isdisjoint(info.pending_plugins)):
+            return False  # the common case, checked for every pending pod on every binding: no sorting
         for name in sorted(info.unschedulable_plugins | info.pending_plugins):
             hint = hints.get(name)
             if hint is None:
