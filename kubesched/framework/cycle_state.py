@@ -78,5 +78,16 @@ class CycleState:
 
     def clone(self) -> CycleState:
         """A branch of this state: cloneable values are deep-copied, skip sets are shared (as in Go)."""
-        data = {k: (v.clone() if isinstance(v, Cloneable) else v) for k, v in self._data.items()}
+        data = {k: (v.clone() if _cloneable(type(v)) else v) for k, v in self._data.items()}
         return CycleState(data, self.skip_filter_plugins, self.skip_score_plugins)
+
+
+# Per type, whether its values are Cloneable: a runtime Protocol check is slow, and dry runs clone states often.
+_CLONEABLE_TYPES: dict[type, bool] = {}
+
+
+def _cloneable(kind: type) -> bool:
+    known = _CLONEABLE_TYPES.get(kind)
+    if known is None:
+        known = _CLONEABLE_TYPES[kind] = callable(getattr(kind, "clone", None))
+    return known
