@@ -103,7 +103,8 @@ class NodeColumns:
     def rebuild(self, infos: Sequence[NodeInfo]) -> None:
         """Recompute every column for ``infos`` (the node set or its order changed)."""
         size = len(infos)
-        self.infos = list(infos)
+        # The snapshot's own list when given one, so a batch over it is recognised by identity (NodeBatch.of).
+        self.infos = infos if isinstance(infos, list) else list(infos)
         self.names = [info.name for info in infos]
         self.position = {name: i for i, name in enumerate(self.names)}
         self._all = np.arange(size, dtype=np.int64)
@@ -124,7 +125,6 @@ class NodeColumns:
         position = self.position.get(info.name)
         if position is None:
             return
-        self.infos[position] = info
         self._set_row(position, info)
         self._log.append(position)
         if len(self._log) > 4 * len(self.infos) + 64:  # indexes further behind than this rebuild instead
@@ -227,8 +227,8 @@ class NodeBatch(Sequence["NodeInfo"]):
 
     @classmethod
     def of(cls, infos: Sequence[NodeInfo], columns: NodeColumns) -> NodeBatch:
-        """A batch over ``infos``, which must be nodes of ``columns``."""
-        if len(infos) == len(columns) and all(a is b for a, b in zip(infos, columns.infos, strict=True)):
+        """A batch over ``infos``, which must be nodes of ``columns`` (the columns' own list: every node, cheaply)."""
+        if infos is columns.infos:
             return cls(infos, columns.all_positions(), columns)
         position = columns.position
         return cls(infos, np.fromiter((position[ni.name] for ni in infos), dtype=np.int64, count=len(infos)),
