@@ -1,16 +1,16 @@
 """Benchmark: loading a cluster-scale manifest, and the memory a Simulation of it holds.
 
 Writes a scheduler_perf-like manifest to a temporary directory (nodes of 4 CPU / 32Gi / 110 pods with hostname and
-zone labels; pods of 100m / 500Mi with app labels, some bound through spec.nodeName, printed with the fields
-``kubectl get -o yaml`` prints), as a multi-document YAML stream and as a ``kind: List``, then, each in a fresh
-process so peak RSS is that step's own:
+zone labels; pods of 100m / 500Mi with app labels, some bound through spec.nodeName), as a multi-document YAML
+stream and as a ``kind: List``, then, each in a fresh process so peak RSS is that step's own:
 
-- times :func:`kubesched.io.load.load` (the CLI's entry) on each file and reports seconds and peak RSS;
+- times :func:`kubesched.io.load.load` (the CLI's entry) on each file and reports seconds and peak RSS, for
+  objects as ``kubectl get -o yaml`` prints them and as scheduler_perf's templates have them (``--style``);
 - builds a Simulation of ``--sim-nodes`` nodes and ``--sim-pods`` pods all bound (cache and snapshot populated,
   nothing to schedule) and reports its RSS, split into the loaded objects and the scheduler's cache/snapshot.
 
     python benchmarks/load.py [--nodes 5000] [--pods 50000] [--bound 0.5] [--sim-nodes 5000] [--sim-pods 50000]
-                              [--only load|sim] [--format stream|list] [--profile]
+                              [--only load|sim] [--format stream|list] [--style kubectl|compact] [--profile]
 
 Timings are this machine's; nothing here is asserted by tests.
 """
@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -181,21 +182,68 @@ spec:
 {status}"""
 
 
-def _objects(nodes: int, pods: int, bound: float) -> list[str]:
-    """Every object's YAML: nodes, then pods; the first ``bound`` share of pods bound round-robin."""
-    texts = [_node(i) for i in range(nodes)]
+def _compact_node(i: int) -> str:
+    """One node as scheduler_perf's node template has it, named and labelled."""
+    name = f"node-{i:05d}"
+    return f"""apiVersion: v1
+kind: Node
+metadata:
+  labels:
+    kubernetes.io/hostname: {name}
+    topology.kubernetes.io/zone: {ZONES[i % len(ZONES)]}
+  name: {name}
+status:
+  capacity:
+    cpu: "4"
+    memory: 32Gi
+    pods: "110"
+  conditions:
+  - status: "True"
+    type: Ready
+"""
+
+
+def _compact_pod(i: int, node: str | None) -> str:
+    """One pod as scheduler_perf's pod template has it, named and labelled (bound when ``node`` is given)."""
+    app = f"app-{i % APPS}"
+    bound = f"  nodeName: {node}\n" if node is not None else ""
+    return f"""apiVersion: v1
+kind: Pod
+metadata:
+  labels:
+    app: {app}
+  name: {app}-{i:06d}
+  namespace: default
+spec:
+  containers:
+  - image: registry.k8s.io/pause:3.10
+    name: pause
+    resources:
+      limits:
+        memory: 500Mi
+      requests:
+        cpu: 100m
+        memory: 500Mi
+{bound}"""
+
+
+def _objects(nodes: int, pods: int, bound: float, style: str = "kubectl") -> list[str]:
+    """Every object's YAML in ``style`` (``kubectl``: as ``kubectl get -o yaml`` prints them; ``compact``:
+    scheduler_perf's templates): nodes, then pods, the first ``bound`` share of pods bound round-robin."""
+    node_text, pod_text = (_node, _pod) if style == "kubectl" else (_compact_node, _compact_pod)
+    texts = [node_text(i) for i in range(nodes)]
     bound_count = int(pods * bound)
     per_node = -(-bound_count // nodes) if nodes else 0
     if per_node > 110:
         raise SystemExit(f"{bound_count} bound pods do not fit on {nodes} nodes of 110 pods")
-    texts.extend(_pod(i, f"node-{i % nodes:05d}" if i < bound_count else None) for i in range(pods))
+    texts.extend(pod_text(i, f"node-{i % nodes:05d}" if i < bound_count else None) for i in range(pods))
     return texts
 
 
-def write_manifest(directory: Path, nodes: int, pods: int, bound: float, fmt: str) -> Path:
+def write_manifest(directory: Path, nodes: int, pods: int, bound: float, fmt: str, style: str = "kubectl") -> Path:
     """Write the manifest as a multi-document stream (``stream``) or one ``kind: List`` (``list``)."""
-    texts = _objects(nodes, pods, bound)
-    path = directory / f"cluster-{fmt}-{nodes}-{pods}.yaml"
+    texts = _objects(nodes, pods, bound, style)
+    path = directory / f"cluster-{style}-{fmt}-{nodes}-{pods}.yaml"
     with path.open("w", encoding="utf-8") as out:
         if fmt == "stream":
             for text in texts:
@@ -238,7 +286,7 @@ def _measure_load(path: str, profile: bool) -> dict[str, Any]:
     gc.collect()
     result = {"seconds": round(seconds, 3), "peakRssBytes": _rss_peak(), "baseRssBytes": base,
               "heldRssBytes": _rss_now() - base, "nodes": len(cluster.nodes), "pods": len(cluster.pods),
-              "yamlLoader": getattr(yaml_reader, "LOADER_NAME", "SafeLoader")}
+              "yamlParser": getattr(yaml_reader, "PARSER", "pure-Python reference loader")}
     if profiler:
         pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(25)
     return result
@@ -263,19 +311,24 @@ def _measure_sim(path: str, profile: bool) -> dict[str, Any]:
     if profiler:
         profiler.enable()
     start = time.perf_counter()
+    # Allocations of the build traced: RSS alone would hide the cache in memory the load freed.
+    tracemalloc.start()
     simulation = Simulation(cluster, config, registry, seed=0)
     simulation.start()
     scheduler = simulation.scheduler
     scheduler.cache.update_snapshot(scheduler.snapshot)
+    gc.collect()
+    traced, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
     build_seconds = time.perf_counter() - start
     if profiler:
         profiler.disable()
-    gc.collect()
     built = _rss_now()
     if profiler:
         pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(25)
     return {"loadSeconds": round(load_seconds, 3), "buildSeconds": round(build_seconds, 3),
             "baseRssBytes": base, "objectsRssBytes": loaded - base, "schedulerRssBytes": built - loaded,
+            "schedulerTracedBytes": traced,
             "rssBytes": built, "peakRssBytes": _rss_peak(), "nodes": len(cluster.nodes),
             "pods": scheduler.cache.pod_count()}
 
@@ -299,6 +352,8 @@ def main() -> None:
     parser.add_argument("--sim-nodes", type=int, default=5000)
     parser.add_argument("--sim-pods", type=int, default=50000)
     parser.add_argument("--only", choices=("load", "sim"))
+    parser.add_argument("--style", choices=("kubectl", "compact"), action="append",
+                        help="objects as kubectl prints them, or as scheduler_perf's templates (default: both)")
     parser.add_argument("--format", choices=("stream", "list"), action="append",
                         help="manifest layout(s) to time (default: both)")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions to stderr")
@@ -312,22 +367,24 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="kubesched-load-") as tmp:
         directory = Path(tmp)
         if options.only in (None, "load"):
-            for fmt in options.format or ("stream", "list"):
-                path = write_manifest(directory, options.nodes, options.pods, options.bound, fmt)
+            for style, fmt in ((s, f) for s in options.style or ("kubectl", "compact")
+                               for f in options.format or ("stream", "list")):
+                path = write_manifest(directory, options.nodes, options.pods, options.bound, fmt, style)
                 size = path.stat().st_size
                 result = _child("load", str(path), options.profile)
-                print(f"load {fmt:6} {result['nodes']} nodes + {result['pods']} pods ({size / 2**20:,.0f} MiB of "
-                      f"YAML, {result['yamlLoader']}): {result['seconds']:.2f} s, peak RSS "
-                      f"{_mib(result['peakRssBytes'])} (objects held: {_mib(result['heldRssBytes'])})")
+                print(f"load {style:7} {fmt:6} {result['nodes']} nodes + {result['pods']} pods "
+                      f"({size / 2**20:,.0f} MiB of YAML, parser {result['yamlParser']}): {result['seconds']:.2f} s, "
+                      f"peak RSS {_mib(result['peakRssBytes'])} (objects held: {_mib(result['heldRssBytes'])})")
                 path.unlink()
         if options.only in (None, "sim"):
             path = write_manifest(directory, options.sim_nodes, options.sim_pods, 1.0, "stream")
             result = _child("sim", str(path), options.profile)
             print(f"simulation of {result['nodes']} nodes + {result['pods']} bound pods: RSS "
                   f"{_mib(result['rssBytes'])} (interpreter and plugins {_mib(result['baseRssBytes'])}, "
-                  f"loaded objects {_mib(result['objectsRssBytes'])}, cache + snapshot "
-                  f"{_mib(result['schedulerRssBytes'])}), peak {_mib(result['peakRssBytes'])}; "
-                  f"load {result['loadSeconds']:.2f} s, build {result['buildSeconds']:.2f} s")
+                  f"loaded objects {_mib(result['objectsRssBytes'])}, scheduler with cache + snapshot "
+                  f"{_mib(result['schedulerRssBytes'])}, of which traced allocations "
+                  f"{_mib(result.get('schedulerTracedBytes', 0))}), peak {_mib(result['peakRssBytes'])}; "
+                  f"load {result['loadSeconds']:.2f} s, build {result['buildSeconds']:.2f} s (traced)")
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ def node(obj: Obj) -> Node:
         metadata=object_meta(obj, namespaced=False),
         spec=NodeSpec(taints=f.items(spec.get("taints"), "spec.taints", _taint),
                       unschedulable=f.boolean(spec.get("unschedulable"), "spec.unschedulable")),
-        status=NodeStatus(capacity=capacity, allocatable=allocatable,
+        status=NodeStatus(capacity=f.shared_resources(capacity), allocatable=f.shared_resources(allocatable),
                           images=f.items(status.get("images"), "status.images", _image)),
     )
 

@@ -268,8 +268,8 @@ def _container(obj: Obj, path: str) -> Container:
     return Container(
         name=name,
         image=f.string(obj.get("image"), f"{path}.image"),
-        requests=requests,
-        limits=limits,
+        requests=f.shared_resources(requests),
+        limits=f.shared_resources(limits),
         ports=f.items(obj.get("ports"), f"{path}.ports", _container_port),
         restart_policy=f.one_of(obj.get("restartPolicy"), f"{path}.restartPolicy", ("Always",)),
     )

@@ -15,6 +15,16 @@ from datetime import UTC, datetime, timedelta, timezone
 from fractions import Fraction
 from typing import Any, TypeVar
 
+from kubesched.api.meta import EMPTY_MAP, FrozenMap, LabelSelectorRequirement, OwnerReference
+from kubesched.api.node import ContainerImage, Taint
+from kubesched.api.pod import (
+    ContainerPort,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PodCondition,
+    PreferredSchedulingTerm,
+    Toleration,
+)
 from kubesched.api.quantity import Quantity, QuantityError
 from kubesched.errors import InputError
 from kubesched.validation import MANIFEST, HugeInteger, Problems, fits_bits, is_integer, key_path, key_text
@@ -167,9 +177,24 @@ _RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+
 
 
 def timestamp(value: object, path: str) -> datetime | None:
-    """An RFC 3339 time (years 1 to 9999, any offset), as an aware datetime; null reads as None."""
+    """An RFC 3339 time (years 1 to 9999, any offset), as an aware datetime; null reads as None. A text read
+    before gives the same (immutable) datetime."""
     if value is None:
         return None
+    if isinstance(value, str):
+        known = _shared_times.get(value)
+        if known is not None:
+            return known
+        parsed = _timestamp(value, path)
+        if parsed is not None:
+            if len(_shared_times) >= _SHARED_SIZE:
+                _shared_times.clear()
+            _shared_times[value] = parsed
+        return parsed
+    return _timestamp(value, path)
+
+
+def _timestamp(value: object, path: str) -> datetime | None:
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     text = string(value, path)
@@ -205,12 +230,72 @@ def _days_in(year: int, month: int) -> int:
 
 
 def items(value: object, path: str, read: Callable[[Mapping[str, Any], str], T]) -> tuple[T, ...]:
-    """Read every object of a list with ``read(obj, path_of_item)``; a non-object item is reported and skipped."""
+    """Read every object of a list with ``read(obj, path_of_item)``; a non-object item is reported and skipped.
+    Small objects equal to ones read before are those (see :func:`shared`)."""
+    if value is None:
+        return ()
     out = []
     for i, item in enumerate(sequence(value, path)):
         item_path = f"{path}[{i}]"
         if not isinstance(item, Mapping):
             _wrong_type(item, item_path, "an object")
             continue
-        out.append(read(item, item_path))
-    return tuple(out)
+        out.append(shared(read(item, item_path)))
+    return shared(tuple(out))
+
+
+# -- sharing: API objects are immutable, so equal ones are interchangeable, and a cluster repeats many (the same
+# tolerations, ports, owners, labels and requests in every pod of a workload). Decoders hand back the object read
+# before when an equal one was; memory then grows with the distinct objects, not with the pods.
+
+#: The kinds shared whole: hashable, and equal only when every field is (no Quantity, whose equality ignores its
+#: text).
+_SHAREABLE = frozenset({Toleration, ContainerPort, PodCondition, OwnerReference, Taint, ContainerImage,
+                        LabelSelectorRequirement, NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm})
+_SHARED_SIZE = 1 << 16
+_shared_objects: dict[object, object] = {}
+_shared_maps: dict[tuple[object, ...], Mapping[str, Any]] = {}
+_shared_times: dict[str, datetime] = {}
+
+
+def shared(value: T) -> T:
+    """``value``, or the equal object of a shareable kind (or tuple of them) decoded before."""
+    kind = value.__class__
+    if kind is tuple:
+        if not value or not all(v.__class__ in _SHAREABLE or v.__class__ is str for v in value):  # type: ignore[attr-defined]
+            return value
+    elif kind not in _SHAREABLE:
+        return value
+    found = _shared_objects.get(value)
+    if found is not None:
+        return found  # type: ignore[return-value]
+    if len(_shared_objects) >= _SHARED_SIZE:
+        _shared_objects.clear()
+    _shared_objects[value] = value
+    return value
+
+
+def shared_map(value: Mapping[str, str]) -> Mapping[str, str]:
+    """A read-only copy of a string map (labels, annotations, selectors), the one made before for equal maps."""
+    if not value:
+        return EMPTY_MAP
+    key = tuple(value.items())
+    found = _shared_maps.get(key)
+    if found is None:
+        if len(_shared_maps) >= _SHARED_SIZE:
+            _shared_maps.clear()
+        found = _shared_maps[key] = FrozenMap(value)
+    return found
+
+
+def shared_resources(value: Mapping[str, Quantity]) -> Mapping[str, Quantity]:
+    """A read-only copy of a resource list, the one made before for lists of the same names, amounts and texts."""
+    if not value:
+        return EMPTY_MAP  # type: ignore[return-value]  # empty, so any value type
+    key = (Quantity, *((name, q.amount, q.text) for name, q in value.items()))
+    found = _shared_maps.get(key)
+    if found is None:
+        if len(_shared_maps) >= _SHARED_SIZE:
+            _shared_maps.clear()
+        found = _shared_maps[key] = FrozenMap(value)
+    return found

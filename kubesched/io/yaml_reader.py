@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from sys import intern
 from typing import Any
 
 import attrs
@@ -38,7 +39,7 @@ _NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
 _MEMO_SIZE = 8192
 
 #: libyaml's event parser when PyYAML was built with it, else PyYAML's pure-Python one (the same events, slower).
-_FAST_BASE: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FAST_BASE: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: Which parser the fast reader uses: ``libyaml`` or ``pure-Python``.
 PARSER = "libyaml" if _FAST_BASE is not yaml.SafeLoader else "pure-Python"
 
@@ -121,7 +122,7 @@ class _NotFast(Exception):  # noqa: N818 - a signal, not an error
 def _fast_documents(text: str, rules: YamlRules) -> Iterator[Any]:
     """The documents of ``text``, built straight from the parser's events; raise :class:`_NotFast` on anything
     the reference reader must handle."""
-    loader = _fast_loader(rules)(text)
+    loader = _fast_loader(rules, _FAST_BASE)(text)
     try:
         yield from _build(loader, rules.max_depth)
     except _NotFast:
@@ -155,7 +156,7 @@ def _build(loader: Any, max_depth: int) -> Iterator[Any]:
             if kind is ScalarEvent:
                 if event.anchor is not None:
                     raise _NotFast
-                text = event.value
+                text = intern(event.value)  # one copy of each repeated key and value
                 tag = event.tag
                 if tag is None or tag == "!":
                     if not event.implicit[0]:
@@ -240,9 +241,10 @@ def _with_rules(base: type[yaml.SafeLoader], rules: YamlRules) -> type[yaml.Safe
 
 
 @functools.cache
-def _fast_loader(rules: YamlRules) -> type[yaml.SafeLoader]:
-    """The fast reader's parser (libyaml's where installed), resolvers and constructors, for ``rules``."""
-    return _with_rules(_FAST_BASE, rules)
+def _fast_loader(rules: YamlRules, base: Any) -> type[yaml.SafeLoader]:
+    """The fast reader's parser (``base``'s: libyaml's where installed), resolvers and constructors, for
+    ``rules``."""
+    return _with_rules(base, rules)
 
 
 @functools.cache

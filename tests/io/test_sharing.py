@@ -1,0 +1,96 @@
+"""Decoded objects share what they repeat (API objects are immutable): memory grows with the distinct objects of
+a cluster, not with its pods, and sharing never changes a value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kubesched.api.pod import Pod
+from kubesched.api.quantity import Quantity
+from kubesched.io.load import load
+
+POD = """\
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  labels: {{app: web, tier: front}}
+  creationTimestamp: "2024-05-01T10:00:00Z"
+  ownerReferences:
+  - {{apiVersion: apps/v1, kind: ReplicaSet, name: web-1, uid: u-1, controller: true}}
+spec:
+  nodeName: {node}
+  containers:
+  - name: app
+    image: registry.k8s.io/pause:3.10
+    ports: [{{containerPort: 80}}]
+    resources:
+      requests: {{cpu: 100m, memory: {memory}}}
+  tolerations:
+  - {{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}}
+status:
+  conditions:
+  - {{type: PodScheduled, status: "True", lastTransitionTime: "2024-05-01T10:00:01Z"}}
+"""
+NODES = """\
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {zone: a}}
+status: {capacity: {cpu: "4", memory: 32Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {zone: a}}
+status: {capacity: {cpu: "4", memory: 32Gi, pods: "110"}}
+"""
+
+
+def two_pods(tmp_path: Path, memory: tuple[str, str] = ("500Mi", "500Mi")) -> tuple[Pod, Pod]:
+    """Two pods alike but for their names (and memory requests, when given), loaded from one file."""
+    path = tmp_path / "pods.yaml"
+    path.write_text(NODES + POD.format(name="a", node="n1", memory=memory[0])
+                    + POD.format(name="b", node="n2", memory=memory[1]), encoding="utf-8")
+    first, second = load([path]).pods
+    return first, second
+
+
+def test_equal_small_objects_of_two_pods_are_one_object(tmp_path: Path) -> None:
+    """Labels, requests, owners, tolerations, ports, conditions and timestamps are shared between equal pods."""
+    a, b = two_pods(tmp_path)
+    assert a.metadata.labels is b.metadata.labels
+    assert a.metadata.owner_references is b.metadata.owner_references
+    assert a.metadata.creation_timestamp is b.metadata.creation_timestamp
+    assert a.spec.containers[0].requests is b.spec.containers[0].requests
+    assert a.spec.containers[0].ports is b.spec.containers[0].ports
+    assert a.spec.tolerations is b.spec.tolerations
+    assert a.status.conditions is b.status.conditions
+
+
+def test_equal_nodes_share_their_resource_lists(tmp_path: Path) -> None:
+    """Nodes of one shape hold one capacity map (and one allocatable, defaulted from it)."""
+    two_pods(tmp_path)
+    n1, n2 = load([tmp_path / "pods.yaml"]).nodes
+    assert n1.status.capacity is n2.status.capacity
+    assert n1.status.allocatable is n2.status.allocatable
+
+
+def test_repeated_texts_are_one_string(tmp_path: Path) -> None:
+    """A key or value repeated across objects is kept once."""
+    a, b = two_pods(tmp_path)
+    assert a.spec.containers[0].image == "registry.k8s.io/pause:3.10"
+    assert a.spec.containers[0].image is b.spec.containers[0].image
+
+
+def test_the_same_quantity_text_parses_to_one_object() -> None:
+    """Quantities are immutable, so a text parsed before is the object parsed then."""
+    assert Quantity.parse("250m") is Quantity.parse("250m")
+    assert Quantity.parse(3) is Quantity.parse(3)
+
+
+def test_sharing_keeps_each_quantity_as_written(tmp_path: Path) -> None:
+    """Equal amounts written differently stay apart: a quantity's text is what messages show."""
+    a, b = two_pods(tmp_path, memory=("1Gi", "1073741824"))
+    assert a.spec.containers[0].requests["memory"].text == "1Gi"
+    assert b.spec.containers[0].requests["memory"].text == "1073741824"
