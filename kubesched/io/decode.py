@@ -30,6 +30,7 @@ from kubesched.io.meta import Obj, check_name, label_selector, object_meta
 _PERCENT_TEXT = re.compile(r"[0-9]+%", re.ASCII)
 
 
+@f.remembered
 def _taint(obj: Obj, path: str) -> Taint:
     key = f.string(obj.get("key"), f"{path}.key")
     if not key:
@@ -44,6 +45,7 @@ def _taint(obj: Obj, path: str) -> Taint:
     return Taint(key=key, effect=effect or "NoSchedule", value=value)
 
 
+@f.remembered
 def _image(obj: Obj, path: str) -> ContainerImage:
     return ContainerImage(names=f.string_list(obj.get("names"), f"{path}.names"),
                           size_bytes=f.integer(obj.get("sizeBytes"), f"{path}.sizeBytes", 0) or 0)

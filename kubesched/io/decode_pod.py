@@ -154,6 +154,7 @@ def _pod_affinity(value: object, path: str) -> PodAffinity | None:
     )
 
 
+@f.remembered
 def _affinity(value: object, path: str) -> Affinity | None:
     if value is None:
         return None
@@ -165,6 +166,7 @@ def _affinity(value: object, path: str) -> Affinity | None:
     )
 
 
+@f.remembered
 def _toleration(obj: Obj, path: str) -> Toleration:
     """A toleration, checked as the API server's validateTolerations does, in its order (a value that is not a
     label value is reported at ``operator``, as the API server does)."""
@@ -197,6 +199,7 @@ def _toleration(obj: Obj, path: str) -> Toleration:
     return Toleration(key=key, operator=operator or "Equal", value=value, effect=effect, toleration_seconds=seconds)
 
 
+@f.remembered
 def _spread_constraint(obj: Obj, path: str) -> TopologySpreadConstraint:
     max_skew = f.integer(obj.get("maxSkew"), f"{path}.maxSkew", bits=32)
     if (max_skew is None and obj.get("maxSkew") is None) or (max_skew is not None and max_skew <= 0):
@@ -252,6 +255,7 @@ def _container_port(obj: Obj, path: str) -> ContainerPort:
     )
 
 
+@f.remembered
 def _container(obj: Obj, path: str) -> Container:
     resources = f.mapping(obj.get("resources"), f"{path}.resources")
     limits = f.resource_list(resources.get("limits"), f"{path}.resources.limits")
@@ -334,6 +338,7 @@ def _node_name(value: object, path: str) -> str:
     return name if not name or check_name(name, path, validation.dns1123_subdomain) else ""
 
 
+@f.remembered
 def _pod_condition(obj: Obj, path: str) -> PodCondition:
     return PodCondition(
         type=f.string(obj.get("type"), f"{path}.type"),

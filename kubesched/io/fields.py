@@ -275,6 +275,47 @@ def shared(value: T) -> T:
     return value
 
 
+_remembered: dict[tuple[object, ...], tuple[Any, tuple[InputError, ...]]] = {}
+_REMEMBERED_SIZE = 4096
+
+
+def _frozen(value: object) -> object:
+    """A hashable form of a decoded YAML/JSON value, equal only for values of the same types and contents."""
+    kind = value.__class__
+    if kind is str:
+        return value
+    if kind is dict:
+        return (dict, *((k, _frozen(v)) for k, v in value.items()))  # type: ignore[attr-defined]
+    if kind is list:
+        return (list, *(_frozen(v) for v in value))  # type: ignore[attr-defined]
+    return (kind, value)  # 1, 1.0 and true are equal in Python, but not as YAML
+
+
+def remembered(read: Callable[[Any, str], T]) -> Callable[[Any, str], T]:
+    """``read(value, path)``, decoded once per distinct value and path: the object and the problems reported
+    are those of the first time (objects are immutable; a workload's pods repeat their containers, tolerations
+    and affinities). ``read`` must depend on nothing else."""
+
+    def remembering(value: Any, path: str) -> T:
+        sink = _sink.get()
+        if sink is None:
+            return read(value, path)  # raising at the first problem: nothing to replay
+        key = (read, path, _frozen(value))
+        known = _remembered.get(key)
+        if known is None:
+            with collecting() as problems:
+                result = read(value, path)
+            if len(_remembered) >= _REMEMBERED_SIZE:
+                _remembered.clear()
+            known = _remembered[key] = (result, tuple(problems))
+        for problem in known[1]:
+            sink.add(problem)
+        return known[0]
+
+    remembering.__doc__ = read.__doc__
+    return remembering
+
+
 def shared_map(value: Mapping[str, str]) -> Mapping[str, str]:
     """A read-only copy of a string map (labels, annotations, selectors), the one made before for equal maps."""
     if not value:

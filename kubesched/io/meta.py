@@ -53,6 +53,7 @@ def check_name(value: str, path: str, rule: NameRule) -> bool:
     return not problems
 
 
+@f.remembered
 def _owner_reference(obj: Obj, path: str) -> OwnerReference:
     return OwnerReference(
         api_version=f.string(obj.get("apiVersion"), f"{path}.apiVersion"),

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kubesched.api.pod import Pod
 from kubesched.api.quantity import Quantity
-from kubesched.io.load import load
+from kubesched.io.load import InputErrorList, load
 
 POD = """\
 ---
@@ -94,3 +96,29 @@ def test_sharing_keeps_each_quantity_as_written(tmp_path: Path) -> None:
     a, b = two_pods(tmp_path, memory=("1Gi", "1073741824"))
     assert a.spec.containers[0].requests["memory"].text == "1Gi"
     assert b.spec.containers[0].requests["memory"].text == "1073741824"
+
+
+BAD_POD = """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec:
+  containers:
+  - {{name: c, resources: {{requests: {{cpu: -1}}}}}}
+  - {{name: d, resources: {{requests: {{cpu: -1}}}}}}
+"""
+
+
+def test_a_problem_repeated_in_equal_objects_is_reported_for_each(tmp_path: Path) -> None:
+    """Decoding an object once for all its equal copies still reports its problems at every copy's place."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_POD.format(name="a") + BAD_POD.format(name="b"), encoding="utf-8")
+    with pytest.raises(InputErrorList) as caught:
+        load([path])
+    assert [(e.obj, e.field) for e in caught.value.errors] == [
+        ("pods/default/a", "spec.containers[0].resources.requests.cpu"),
+        ("pods/default/a", "spec.containers[1].resources.requests.cpu"),
+        ("pods/default/b", "spec.containers[0].resources.requests.cpu"),
+        ("pods/default/b", "spec.containers[1].resources.requests.cpu"),
+    ]
