@@ -9,7 +9,7 @@ pod's label values (``In`` / ``NotIn``), as the API server does when the pod is 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import ClassVar
 
 import attrs
@@ -35,9 +35,19 @@ class InterPodAffinityArgs:
     ignore_preferred_terms_of_existing_pods: bool = False
 
 
-@attrs.frozen(slots=True)
+def selector_key(selector: LabelSelector | None) -> Hashable:
+    """A hashable stand-in for a label selector (its label map is not hashable): equal selectors, equal keys."""
+    if selector is None:
+        return None
+    return tuple(sorted(selector.match_labels.items())), selector.match_expressions
+
+
+@attrs.frozen(slots=True, eq=False)
 class AffinityTerm:
-    """A pod (anti-)affinity term compiled against its owning pod: namespaces resolved, label keys merged."""
+    """A pod (anti-)affinity term compiled against its owning pod: namespaces resolved, label keys merged.
+
+    Equal and hashed by :attr:`key`, so equal terms of different pods group together (the batch forms count
+    each distinct term once)."""
 
     topology_key: str
     #: None matches no pod.
@@ -48,6 +58,19 @@ class AffinityTerm:
     #: The term had ``namespaceSelector: {}``: every namespace.
     all_namespaces: bool = False
     weight: int = 0
+    #: Every field above, hashable.
+    key: tuple[Hashable, ...] = attrs.field(init=False, repr=False)
+
+    @key.default
+    def _key(self) -> tuple[Hashable, ...]:
+        return (self.topology_key, selector_key(self.selector), self.namespaces,
+                selector_key(self.namespace_selector), self.all_namespaces, self.weight)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AffinityTerm) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
 
     @classmethod
     def of(cls, term: PodAffinityTerm, owner: Pod, weight: int = 0) -> AffinityTerm:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-import attrs
-
 from kubesched.api.pod import Pod
+from kubesched.framework.columns import NodeColumns
 from kubesched.framework.cycle_state import StateKey
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Status
@@ -19,6 +18,7 @@ from kubesched.plugins.inter_pod_affinity.common import (
     TermCache,
     matches_all,
 )
+from kubesched.plugins.inter_pod_affinity.domains import Domains, TopologyCounts, ValueCodes
 
 ERR_REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
 ERR_REASON_AFFINITY = "node(s) didn't match pod affinity rules"
@@ -28,31 +28,88 @@ _REJECT_AFFINITY = Status.unresolvable(ERR_REASON_AFFINITY).with_plugin(NAME)
 _REJECT_ANTI_AFFINITY = Status.unschedulable(ERR_REASON_ANTI_AFFINITY).with_plugin(NAME)
 _REJECT_EXISTING_ANTI_AFFINITY = Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY).with_plugin(NAME)
 
-#: (topology key, topology value) -> number of matching (pod, term) pairs in that domain.
-TopologyCounts = dict[tuple[str, str], int]
+#: Which of the three counts: existing pods' anti-affinity, the pod's affinity, the pod's anti-affinity.
+EXISTING_ANTI_AFFINITY, AFFINITY, ANTI_AFFINITY = 0, 1, 2
 
 
-@attrs.define(slots=True, eq=False)
 class PreFilterState:
     """What Filter needs: the incoming pod's terms and three topology-pair counts.
 
     ``existing_anti_affinity`` counts existing pods' required anti-affinity terms matching the incoming pod;
-    ``affinity`` / ``anti_affinity`` count existing pods matching the incoming pod's required terms.
+    ``affinity`` / ``anti_affinity`` count existing pods matching the incoming pod's required terms. The counts
+    are dictionaries, or arrays over the columns' label codes (:class:`Domains`, what the columnar PreFilter
+    builds and the batch Filter reads); the dictionaries are made from the arrays when first needed.
     """
 
-    pod: Pod
-    terms: PodTerms
-    namespace_labels: NamespaceLabels
-    #: The incoming pod matches all its own required affinity terms (it may start its group).
-    matches_own_affinity: bool
-    existing_anti_affinity: TopologyCounts = attrs.field(factory=dict)
-    affinity: TopologyCounts = attrs.field(factory=dict)
-    anti_affinity: TopologyCounts = attrs.field(factory=dict)
+    __slots__ = ("_counts", "_domains", "matches_own_affinity", "namespace_labels", "pod", "terms")
+
+    def __init__(self, pod: Pod, terms: PodTerms, namespace_labels: NamespaceLabels, matches_own_affinity: bool,
+                 existing_anti_affinity: TopologyCounts | None = None, affinity: TopologyCounts | None = None,
+                 anti_affinity: TopologyCounts | None = None) -> None:
+        self.pod = pod
+        self.terms = terms
+        self.namespace_labels = namespace_labels
+        #: The incoming pod matches all its own required affinity terms (it may start its group).
+        self.matches_own_affinity = matches_own_affinity
+        self._counts: list[TopologyCounts | None] = [
+            {} if existing_anti_affinity is None else existing_anti_affinity,
+            {} if affinity is None else affinity,
+            {} if anti_affinity is None else anti_affinity,
+        ]
+        self._domains: list[Domains | None] = [None, None, None]
+
+    @classmethod
+    def of_domains(cls, pod: Pod, terms: PodTerms, namespace_labels: NamespaceLabels, matches_own_affinity: bool,
+                   domains: tuple[Domains, Domains, Domains]) -> PreFilterState:
+        """A state whose counts are given as arrays (existing anti-affinity, affinity, anti-affinity)."""
+        state = cls(pod, terms, namespace_labels, matches_own_affinity)
+        state._counts = [None, None, None]
+        state._domains = list(domains)
+        return state
+
+    def counts(self, kind: int) -> TopologyCounts:
+        """The dictionary form of one of the counts, for reading only."""
+        counts = self._counts[kind]
+        if counts is None:
+            domains = self._domains[kind]
+            assert domains is not None
+            counts = self._counts[kind] = domains.to_counts()
+        return counts
+
+    def mutable_counts(self, kind: int) -> TopologyCounts:
+        """The dictionary form of one of the counts, to change (its array form is dropped)."""
+        counts = self.counts(kind)
+        self._domains[kind] = None
+        return counts
+
+    def domains(self, kind: int, columns: NodeColumns, value_codes: ValueCodes) -> Domains:
+        """The array form of one of the counts over ``columns``."""
+        domains = self._domains[kind]
+        if domains is None or domains.columns is not columns:
+            domains = self._domains[kind] = Domains.of_counts(self.counts(kind), columns, value_codes)
+        return domains
+
+    @property
+    def existing_anti_affinity(self) -> TopologyCounts:
+        """Existing pods' required anti-affinity terms matching the incoming pod, per topology pair."""
+        return self.mutable_counts(EXISTING_ANTI_AFFINITY)
+
+    @property
+    def affinity(self) -> TopologyCounts:
+        """Existing pods matching all the incoming pod's required affinity terms, per topology pair."""
+        return self.mutable_counts(AFFINITY)
+
+    @property
+    def anti_affinity(self) -> TopologyCounts:
+        """Existing pods matching each of the incoming pod's required anti-affinity terms, per topology pair."""
+        return self.mutable_counts(ANTI_AFFINITY)
 
     def clone(self) -> PreFilterState:
-        """A copy whose counts change independently (AddPod/RemovePod on a branch)."""
-        return PreFilterState(self.pod, self.terms, self.namespace_labels, self.matches_own_affinity,
-                              dict(self.existing_anti_affinity), dict(self.affinity), dict(self.anti_affinity))
+        """A copy whose counts change independently (AddPod/RemovePod on a branch); array forms are shared."""
+        state = PreFilterState(self.pod, self.terms, self.namespace_labels, self.matches_own_affinity)
+        state._counts = [None if counts is None else dict(counts) for counts in self._counts]
+        state._domains = list(self._domains)
+        return state
 
 
 PRE_FILTER_STATE_KEY = StateKey[PreFilterState]("PreFilter" + NAME)
@@ -120,10 +177,12 @@ def update_with_pod(state: PreFilterState, other: Pod, other_terms: PodTerms, no
     if node is None:
         return
     labels = node.metadata.labels
-    _count_each(state.existing_anti_affinity, other_terms.required_anti_affinity, state.pod, labels,
+    _count_each(state.mutable_counts(EXISTING_ANTI_AFFINITY), other_terms.required_anti_affinity, state.pod, labels,
                 state.namespace_labels, delta)
-    _count_all(state.affinity, state.terms.required_affinity, other, labels, state.namespace_labels, delta)
-    _count_each(state.anti_affinity, state.terms.required_anti_affinity, other, labels, state.namespace_labels, delta)
+    _count_all(state.mutable_counts(AFFINITY), state.terms.required_affinity, other, labels, state.namespace_labels,
+               delta)
+    _count_each(state.mutable_counts(ANTI_AFFINITY), state.terms.required_anti_affinity, other, labels,
+                state.namespace_labels, delta)
 
 
 def filter_node(state: PreFilterState, node_info: NodeInfo) -> Status | None:
@@ -134,13 +193,13 @@ def filter_node(state: PreFilterState, node_info: NodeInfo) -> Status | None:
     labels = node.metadata.labels
     if state.terms.required_affinity and not _satisfies_affinity(state, labels):
         return _REJECT_AFFINITY
-    counts = state.anti_affinity
+    counts = state.counts(ANTI_AFFINITY)
     if counts:
         for term in state.terms.required_anti_affinity:
             value = labels.get(term.topology_key)
             if value is not None and counts.get((term.topology_key, value), 0) > 0:
                 return _REJECT_ANTI_AFFINITY
-    counts = state.existing_anti_affinity
+    counts = state.counts(EXISTING_ANTI_AFFINITY)
     if counts:
         for pair in labels.items():
             if counts.get(pair, 0) > 0:
@@ -151,7 +210,7 @@ def filter_node(state: PreFilterState, node_info: NodeInfo) -> Status | None:
 def _satisfies_affinity(state: PreFilterState, labels: Mapping[str, str]) -> bool:
     """The node has every term's topology key, and each of its domains holds a matching pod; or no pod in
     the cluster matches and the pod matches its own terms (the first pod of a group)."""
-    counts = state.affinity
+    counts = state.counts(AFFINITY)
     pods_exist = True
     for term in state.terms.required_affinity:
         value = labels.get(term.topology_key)
