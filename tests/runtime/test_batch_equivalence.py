@@ -1,0 +1,184 @@
+"""The fast path decides exactly as the per-node path: random clusters scheduled twice, compared byte for byte.
+
+Each example is a random cluster (taints, cordons, zone and tier labels, running pods with priorities and host
+ports, PDBs, pods already nominated) and pending pods using node selectors, node affinity (required, preferred and
+by name), pod anti-affinity, topology spreading, host ports, priorities (so preemption happens) and the test
+plugins of :mod:`tests.runtime.batch_plugins` (batch and per-node forms, one per-node only, one placed between
+built-ins, one returning Pending). :class:`~kubesched.sim.simulate.Simulation` runs it with
+``SchedulerSettings(fast_path=True)`` and ``fast_path=False``: every pod's phase, node, nominated node and message,
+the preemptions, the events and the plugin errors must be identical.
+"""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from kubesched.api.node import Node
+from kubesched.api.pod import Pod
+from kubesched.api.policy import PodDisruptionBudget
+from kubesched.io.load import ClusterInput
+from kubesched.profiles.config import SchedulerConfiguration
+from kubesched.profiles.parse import parse_config
+from kubesched.runtime import PluginRegistry
+from kubesched.sim.simulate import Simulation, SimulationResult
+from kubesched.testing import make_node, make_pod
+from tests.framework.preemption_cluster import pdb
+from tests.runtime.batch_plugins import PLUGINS, TIER, WARMING, profile_document
+
+HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+APPS = ("a", "b", "c")
+ZONES = ("z1", "z2", "z3")
+
+
+@attrs.frozen
+class Example:
+    """A cluster input, whether its profile scores, and the seed of its runs."""
+
+    cluster: ClusterInput
+    scored: bool
+    seed: int
+
+
+@st.composite
+def nodes(draw: st.DrawFn, max_nodes: int) -> list[Node]:
+    """Two to ``max_nodes`` nodes with random capacity, zone, tier, warming label, taint and cordon."""
+    result = []
+    for i in range(draw(st.integers(2, max_nodes))):
+        builder = (make_node(f"n{i}").capacity(cpu=f"{draw(st.sampled_from([2000, 3000, 4000]))}m", memory="16Gi",
+                                               pods=draw(st.sampled_from([3, 110, 110])))
+                   .labels({ZONE: draw(st.sampled_from(ZONES))}))
+        tier = draw(st.sampled_from(["gold", "silver", "bronze", None]))
+        if tier is not None:
+            builder = builder.labels({TIER: tier})
+        if draw(st.integers(0, 3)) == 0:
+            builder = builder.labels({WARMING: "true"})
+        if draw(st.integers(0, 4)) == 0:
+            builder = builder.taint("dedicated", "infra")
+        if draw(st.integers(0, 9)) == 0:
+            builder = builder.unschedulable()
+        result.append(builder.obj())
+    return result
+
+
+@st.composite
+def running_pods(draw: st.DrawFn, cluster_nodes: list[Node]) -> list[Pod]:
+    """Zero to three pods per node, within its CPU, with random priority, app and host port."""
+    pods: list[Pod] = []
+    for node in cluster_nodes:
+        used = 0
+        capacity = node.status.allocatable["cpu"].milli_value()
+        for _ in range(draw(st.integers(0, 3))):
+            cpu = draw(st.sampled_from([250, 500, 1000]))
+            if used + cpu > capacity:
+                break
+            used += cpu
+            builder = (make_pod(f"{node.name}-r{len(pods)}").node(node.name).req(cpu=f"{cpu}m")
+                       .priority(draw(st.sampled_from([0, 10, 20]))).label(app=draw(st.sampled_from(APPS))))
+            if draw(st.integers(0, 5)) == 0:
+                builder = builder.host_port(8080)
+            pods.append(builder.obj())
+    return pods
+
+
+@st.composite
+def pending_pod(draw: st.DrawFn, index: int, cluster_nodes: list[Node]) -> Pod:
+    """A pending pod with a random mix of every feature the profile's plugins read."""
+    app = draw(st.sampled_from(APPS))
+    builder = (make_pod(f"p{index}").req(cpu=f"{draw(st.sampled_from([250, 500, 1000, 2000]))}m")
+               .priority(draw(st.sampled_from([0, 10, 20, 30, 100]))).label(app=app))
+    names = [node.name for node in cluster_nodes]
+    features = draw(st.sets(st.sampled_from(
+        ["selector", "toleration", "affinity", "preferred", "names", "anti", "spread", "port", "gate", "headroom",
+         "wait", "nominated"]), max_size=4))
+    if "selector" in features:
+        builder = builder.node_selector(**{ZONE: draw(st.sampled_from(ZONES))})
+    if "toleration" in features:
+        builder = builder.toleration("dedicated", "infra", "NoSchedule")
+    if "affinity" in features:
+        builder = builder.node_affinity_in(TIER, "gold", "silver")
+    if "preferred" in features:
+        builder = builder.preferred_node_affinity(draw(st.integers(1, 100)), TIER, "gold")
+    if "names" in features:  # NodeAffinity's PreFilter narrows the nodes: the batch is not every node
+        builder = builder.node_affinity_names(*draw(st.lists(st.sampled_from(names), min_size=1, unique=True)))
+    if "anti" in features:
+        builder = builder.pod_affinity(HOSTNAME, anti=True, app=app)
+    if "spread" in features:
+        builder = builder.spread(1, ZONE, draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])), app=app)
+    if "port" in features:
+        builder = builder.host_port(8080)
+    if "gate" in features:
+        builder = builder.label(gate=draw(st.sampled_from(["strict", "soft"])))
+    if "headroom" in features:
+        builder = builder.label(headroom="yes")
+    if "wait" in features:
+        builder = builder.label(wait="yes")
+    if "nominated" in features:
+        builder = builder.nominated(draw(st.sampled_from(names)))
+    return builder.obj()
+
+
+@st.composite
+def examples(draw: st.DrawFn, max_nodes: int, max_pending: int) -> Example:
+    """A random cluster, its PDBs and pending pods, a scored or filter-only profile, and a seed."""
+    cluster_nodes = draw(nodes(max_nodes))
+    running = draw(running_pods(cluster_nodes))
+    budgets: list[PodDisruptionBudget] = [
+        pdb(f"pdb{i}", draw(st.sampled_from([0, 1])), app=draw(st.sampled_from(APPS)))
+        for i in range(draw(st.integers(0, 2)))]
+    pending = [draw(pending_pod(i, cluster_nodes)) for i in range(draw(st.integers(1, max_pending)))]
+    cluster = ClusterInput(nodes=tuple(cluster_nodes), pods=(*running, *pending), pdbs=tuple(budgets))
+    return Example(cluster, draw(st.booleans()), draw(st.integers(0, 2**32 - 1)))
+
+
+@pytest.fixture(scope="module")
+def extended(registry: PluginRegistry) -> PluginRegistry:
+    """The installed plugins plus the test plugins."""
+    return registry.with_plugins(*PLUGINS)
+
+
+def configs(registry: PluginRegistry, *, scored: bool) -> tuple[SchedulerConfiguration, SchedulerConfiguration]:
+    """The test profile with the fast path on, then off."""
+    config = parse_config(profile_document(scored=scored), registry, "batch-equivalence")
+    return (attrs.evolve(config, settings=attrs.evolve(config.settings, fast_path=True)),
+            attrs.evolve(config, settings=attrs.evolve(config.settings, fast_path=False)))
+
+
+def digest(result: SimulationResult) -> str:
+    """Every decision of a run as text: pods, preemptions, events, node usage and plugin errors."""
+    errors = [(f.point, f.plugin, f.pod, f.node, f.message) for f in result.plugin_errors]
+    return json.dumps([result.to_json(), [attrs.astuple(n) for n in result.nodes], errors], sort_keys=True)
+
+
+def assert_same_decisions(example: Example, registry: PluginRegistry) -> None:
+    """Run ``example`` on both paths and compare the digests."""
+    fast, reference = configs(registry, scored=example.scored)
+    fast_result = Simulation(example.cluster, fast, registry, seed=example.seed).run()
+    reference_result = Simulation(example.cluster, reference, registry, seed=example.seed).run()
+    event(f"preemptions: {min(len(reference_result.preemptions), 2)}")
+    event(f"pending pods: {min(sum(p.phase == 'Pending' for p in reference_result.pods), 2)}")
+    assert fast_result.pods == reference_result.pods
+    assert fast_result.preemptions == reference_result.preemptions
+    assert fast_result.events == reference_result.events
+    assert digest(fast_result) == digest(reference_result)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(example=examples(max_nodes=6, max_pending=6))
+def test_fast_path_decides_as_the_per_node_path(extended: PluginRegistry, example: Example) -> None:
+    """Small random clusters: the fast path's pods, preemptions and events equal the per-node path's."""
+    assert_same_decisions(example, extended)
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(example=examples(max_nodes=12, max_pending=14))
+def test_fast_path_decides_as_the_per_node_path_on_larger_clusters(extended: PluginRegistry,
+                                                                   example: Example) -> None:
+    """Larger random clusters, more examples: the fast path's decisions equal the per-node path's."""
+    assert_same_decisions(example, extended)
