@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
+import numpy as np
+import numpy.typing as npt
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.framework.columns import IntArray
 from kubesched.framework.cycle_state import StateKey
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Status
@@ -30,29 +33,66 @@ _REJECT_MISSING_LABEL = Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH).wit
 # The minimum of a constraint with no domain at all (kube starts its critical paths at MaxInt32).
 _NO_DOMAIN_MIN = 2**31 - 1
 
+BoolArray = npt.NDArray[np.bool_]
+
 
 class DomainCounts:
-    """Matching pods per topology value of one constraint, plus the smallest count.
+    """Matching pods per topology value of one constraint, plus the smallest count and the number of domains.
 
-    A histogram of counts keeps the minimum exact under AddPod/RemovePod in O(1) for the usual +/-1 steps.
+    Built from a dict (value -> count) or, by the columnar PreFilter, from counts per code of a label index's
+    values; the dict is then materialised only when read (the per-node hooks, AddPod/RemovePod). A histogram of
+    counts, built on the first change, keeps the minimum exact under AddPod/RemovePod in O(1) for +/-1 steps.
     """
 
-    __slots__ = ("_histogram", "counts", "min_match")
+    __slots__ = ("_counts", "_histogram", "_per_code", "_present", "_values", "min_match", "size")
 
     def __init__(self, counts: dict[str, int]) -> None:
-        self.counts = counts
-        histogram: dict[int, int] = {}
-        for n in counts.values():
-            histogram[n] = histogram.get(n, 0) + 1
-        self._histogram = histogram
-        self.min_match = min(histogram) if histogram else _NO_DOMAIN_MIN
+        self._counts: dict[str, int] | None = counts
+        self._histogram: dict[int, int] | None = None
+        self._values: list[str] | None = None
+        self._per_code: IntArray | None = None
+        self._present: BoolArray | None = None
+        self.size = len(counts)
+        self.min_match = min(counts.values()) if counts else _NO_DOMAIN_MIN
+
+    @classmethod
+    def of_codes(cls, values: list[str], per_code: IntArray, present: BoolArray) -> DomainCounts:
+        """The domains are the codes (indexes into ``values``) where ``present``; ``per_code`` their counts (0 at
+        the other codes)."""
+        domains = cls({})
+        kept = per_code[present]
+        domains._counts = None
+        domains._values, domains._per_code, domains._present = values, per_code, present
+        domains.size = len(kept)
+        domains.min_match = int(kept.min()) if len(kept) else _NO_DOMAIN_MIN
+        return domains
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Matching pods per domain value."""
+        counts = self._counts
+        if counts is None:
+            values, per_code, present = self._values, self._per_code, self._present
+            assert values is not None
+            assert per_code is not None
+            assert present is not None
+            codes: list[int] = np.flatnonzero(present).tolist()
+            counts = self._counts = dict(zip([values[c] for c in codes], per_code[present].tolist(), strict=True))
+        return counts
 
     def add(self, value: str, delta: int) -> None:
         """Change the count of domain ``value`` by ``delta`` (a new domain starts at 0)."""
-        old = self.counts.get(value)
-        new = (old or 0) + delta
-        self.counts[value] = new
+        counts = self.counts
+        self._per_code = self._present = self._values = None  # stale now: per_node reads the dict
         histogram = self._histogram
+        if histogram is None:
+            histogram = self._histogram = {}
+            for n in counts.values():
+                histogram[n] = histogram.get(n, 0) + 1
+        old = counts.get(value)
+        new = (old or 0) + delta
+        counts[value] = new
+        self.size = len(counts)
         if old is not None:
             left = histogram[old] - 1
             if left:
@@ -67,13 +107,27 @@ class DomainCounts:
 
     def global_min(self, min_domains: int) -> int:
         """The skew baseline: the smallest count, or 0 while there are fewer domains than ``min_domains``."""
-        return 0 if len(self.counts) < min_domains else self.min_match
+        return 0 if self.size < min_domains else self.min_match
+
+    def per_node(self, codes: npt.NDArray[np.int32], values: list[str]) -> IntArray:
+        """The count of each node's domain, given the nodes' label codes over ``values`` (0 for code -1 and for
+        values that are no domain)."""
+        per_code = self._per_code
+        lookup: IntArray = np.zeros(len(values) + 1, dtype=np.int64)  # the extra last slot serves code -1
+        if per_code is not None and values is self._values:
+            lookup[:len(per_code)] = per_code  # values appended since PreFilter are no domain
+        else:
+            counts = self.counts
+            lookup[:-1] = np.fromiter((counts.get(v, 0) for v in values), dtype=np.int64, count=len(values))
+        return lookup[codes]
 
     def clone(self) -> DomainCounts:
-        """An independent copy."""
+        """An independent copy (the per-code arrays are shared: they are never changed in place)."""
         copy = DomainCounts.__new__(DomainCounts)
-        copy.counts = dict(self.counts)
-        copy._histogram = dict(self._histogram)
+        copy._counts = dict(self._counts) if self._counts is not None else None
+        copy._histogram = dict(self._histogram) if self._histogram is not None else None
+        copy._values, copy._per_code, copy._present = self._values, self._per_code, self._present
+        copy.size = self.size
         copy.min_match = self.min_match
         return copy
 

@@ -3,7 +3,12 @@ ScheduleAnyway constraints score them; pods without constraints get the configur
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy.typing as npt
+
 from kubesched.api.pod import Pod
+from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo, PodInfo
@@ -11,6 +16,7 @@ from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Status
 from kubesched.framework.types import NodeScore
 from kubesched.plugins.helpers import default_selector
+from kubesched.plugins.pod_topology_spread import columnar
 from kubesched.plugins.pod_topology_spread.common import (
     DO_NOT_SCHEDULE,
     NAME,
@@ -68,11 +74,17 @@ class PodTopologySpread(Plugin):
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        """Count matching pods per domain over every node; Skip when the pod has no DoNotSchedule constraint."""
+        """Count matching pods per domain over every node; Skip when the pod has no DoNotSchedule constraint.
+
+        Over the snapshot's own nodes the counts come from the columns' incremental per-node indexes."""
         constraints = self.constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
             return Status.skip()
-        state.write(PRE_FILTER_KEY, build_pre_filter_state(pod, constraints, nodes))
+        columns = self.handle.snapshot.columns
+        if columnar.is_every_node(nodes, columns):
+            state.write(PRE_FILTER_KEY, columnar.build_pre_filter_state(pod, constraints, columns))
+        else:
+            state.write(PRE_FILTER_KEY, build_pre_filter_state(pod, constraints, nodes))
         return None
 
     @hookimpl
@@ -95,6 +107,11 @@ class PodTopologySpread(Plugin):
         return filter_node(state.read(PRE_FILTER_KEY), node_info)
 
     @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any] | None:
+        """:meth:`filter`'s codes for every node of the batch at once, from the counts per label code."""
+        return columnar.filter_codes(state.read(PRE_FILTER_KEY), node_batch)
+
+    @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Count matching pods per domain of the feasible nodes; Skip without ScheduleAnyway constraints."""
         all_nodes = self.handle.snapshot.list()
@@ -105,8 +122,14 @@ class PodTopologySpread(Plugin):
             return Status.skip()
         # Only the system defaults tolerate nodes without every key, so zone-less nodes still spread by hostname.
         require_all = bool(pod.spec.topology_spread_constraints) or not self._system_defaulted
-        state.write(PRE_SCORE_KEY, build_pre_score_state(
-            constraints, pod.namespace, InclusionCheck(pod, constraints), nodes, all_nodes, require_all))
+        columns = self.handle.snapshot.columns
+        positions = columnar.positions_of(nodes, columns) if all_nodes is columns.infos else None
+        if positions is not None:
+            state.write(PRE_SCORE_KEY, columnar.build_pre_score_state(constraints, pod, nodes, positions, columns,
+                                                                      require_all))
+        else:
+            state.write(PRE_SCORE_KEY, build_pre_score_state(
+                constraints, pod.namespace, InclusionCheck(pod, constraints), nodes, all_nodes, require_all))
         return None
 
     @hookimpl
@@ -119,3 +142,14 @@ class PodTopologySpread(Plugin):
         """Map the lowest raw score to 100 and the highest towards 0; nodes missing a key score 0."""
         normalize(state.read(PRE_SCORE_KEY), scores)
         return None
+
+    @hookimpl
+    def score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any]:
+        """:meth:`score` of every node of the batch at once."""
+        return columnar.score_batch(state.read(PRE_SCORE_KEY), node_batch)
+
+    @hookimpl
+    def normalize_scores(self, state: CycleState, pod: Pod, node_batch: NodeBatch,
+                         batch_scores: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """:meth:`normalize_score` over the batch's raw scores."""
+        return columnar.normalize_batch(state.read(PRE_SCORE_KEY), node_batch, batch_scores)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from kubesched.framework.columns import IntArray
 from kubesched.framework.cycle_state import StateKey
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.types import MAX_NODE_SCORE, NodeScore
@@ -33,6 +34,11 @@ class PreScoreState:
     counts: list[dict[str, int]]
     weights: list[float]
     namespace: str
+    #: Set by the columnar PreScore: the columns' positions of the ignored nodes, and per constraint (None for
+    #: hostname) the counts per code of the topology label's values, whose last extra slot is for no code.
+    ignored_positions: IntArray | None = None
+    per_slot: list[IntArray | None] | None = None
+    slot_values: list[list[str] | None] | None = None
 
 
 PRE_SCORE_KEY = StateKey[PreScoreState]("PreScore" + NAME)
