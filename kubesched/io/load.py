@@ -91,6 +91,8 @@ class _Entry:
     order: tuple[int, ...]
     where: str
     value: Any
+    #: Whether kubesched derived the uid (the manifest has none).
+    derived: bool = False
 
 
 def _one_line(error: InputError) -> InputError:
@@ -299,6 +301,13 @@ class _Run:
             return
         name = _object_name(kind, obj)
         where = name or f"{_KINDS[kind][0]} ({position})"
+        meta = obj.get("metadata")
+        derived = name is not None and isinstance(meta, Mapping) and meta.get("uid") in (None, "")
+        if derived:
+            # Hand-written manifests have no uid; derive a stable one from the object's location (which quotes
+            # and escapes any name that is not plain, so it always encodes). Given here, not evolved in later.
+            uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"kubesched:{name}"))
+            obj = {**obj, "metadata": {**meta, "uid": uid}}  # type: ignore[dict-item]
         with collecting() as problems:
             value = _DECODERS[kind](obj)
         for problem in problems:
@@ -310,17 +319,19 @@ class _Run:
                                          obj=name))
             return
         self.seen[name] = file
-        self.entries.append(_Entry(file, order, name, value))
+        self.entries.append(_Entry(file, order, name, value, derived))
 
     def check_uids(self) -> None:
-        """Give objects without a uid one derived from their name; every uid, given or derived, must be unique."""
+        """Every uid, given or derived (for objects without one, from their name), must be unique; a derived one
+        that repeats a given one is reported at the object that gave it."""
         owners: dict[str, _Entry] = {}
         derived: list[tuple[_Entry, str]] = []
         for entry in self.entries:
             uid = entry.value.metadata.uid
-            if not uid:
-                # Hand-written manifests have no uid; derive a stable one from the object's location.
-                # The location quotes and escapes any name that is not plain, so it always encodes.
+            if entry.derived:
+                derived.append((entry, uid))
+                continue
+            if not uid:  # a uid that is not a string, already reported: checked as the uid derived for it
                 derived.append((entry, str(uuid.uuid5(uuid.NAMESPACE_URL, f"kubesched:{entry.where}"))))
                 continue
             other = owners.get(uid)
@@ -338,8 +349,6 @@ class _Run:
                     "which has none; give one of them another uid", file=other.file, obj=other.where,
                     field="metadata.uid"))
                 continue
-            meta = entry.value.metadata
-            entry.value = attrs.evolve(entry.value, metadata=attrs.evolve(meta, uid=uid))
             owners[uid] = entry
 
     def of_kind(self, *kinds: str) -> list[Any]:
