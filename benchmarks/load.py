@@ -2,7 +2,7 @@
 
 Writes a scheduler_perf-like manifest to a temporary directory (nodes of 4 CPU / 32Gi / 110 pods with hostname and
 zone labels; pods of 100m / 500Mi with app labels, some bound through spec.nodeName), as a multi-document YAML
-stream and as a ``kind: List``, then, each in a fresh process so peak RSS is that step's own:
+stream, as a YAML ``kind: List`` and as a JSON one, then, each in a fresh process so peak RSS is that step's own:
 
 - times :func:`kubesched.io.load.load` (the CLI's entry) on each file and reports seconds and peak RSS, for
   objects as ``kubectl get -o yaml`` prints them and as scheduler_perf's templates have them (``--style``);
@@ -10,7 +10,7 @@ stream and as a ``kind: List``, then, each in a fresh process so peak RSS is tha
   nothing to schedule) and reports its RSS, split into the loaded objects and the scheduler's cache/snapshot.
 
     python benchmarks/load.py [--nodes 5000] [--pods 50000] [--bound 0.5] [--sim-nodes 5000] [--sim-pods 50000]
-                              [--only load|sim] [--format stream|list] [--style kubectl|compact] [--profile]
+                              [--only load|sim] [--format stream|list|json] [--style kubectl|compact] [--profile]
 
 Timings are this machine's (CPU seconds beside wall-clock ones, as other work may share the cores); nothing here
 is asserted by tests.
@@ -32,6 +32,8 @@ import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 APPS = 50
@@ -244,9 +246,14 @@ def _objects(nodes: int, pods: int, bound: float, style: str = "kubectl") -> lis
 def write_manifest(directory: Path, nodes: int, pods: int, bound: float, fmt: str, style: str = "kubectl") -> Path:
     """Write the manifest as a multi-document stream (``stream``) or one ``kind: List`` (``list``)."""
     texts = _objects(nodes, pods, bound, style)
-    path = directory / f"cluster-{style}-{fmt}-{nodes}-{pods}.yaml"
+    path = directory / f"cluster-{style}-{fmt}-{nodes}-{pods}.{'json' if fmt == 'json' else 'yaml'}"
     with path.open("w", encoding="utf-8") as out:
-        if fmt == "stream":
+        if fmt == "json":  # kubectl get -o json: one List
+            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+            items = [yaml.load(text, Loader=loader) for text in texts]
+            json.dump({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}, out,
+                      indent=4)
+        elif fmt == "stream":
             for text in texts:
                 out.write("---\n")
                 out.write(text)
@@ -356,8 +363,8 @@ def main() -> None:
     parser.add_argument("--only", choices=("load", "sim"))
     parser.add_argument("--style", choices=("kubectl", "compact"), action="append",
                         help="objects as kubectl prints them, or as scheduler_perf's templates (default: both)")
-    parser.add_argument("--format", choices=("stream", "list"), action="append",
-                        help="manifest layout(s) to time (default: both)")
+    parser.add_argument("--format", choices=("stream", "list", "json"), action="append",
+                        help="manifest layout(s) to time: a YAML stream, a YAML List, a JSON List (default: all)")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions to stderr")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "PATH"), help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -370,12 +377,12 @@ def main() -> None:
         directory = Path(tmp)
         if options.only in (None, "load"):
             for style, fmt in ((s, f) for s in options.style or ("kubectl", "compact")
-                               for f in options.format or ("stream", "list")):
+                               for f in options.format or ("stream", "list", "json")):
                 path = write_manifest(directory, options.nodes, options.pods, options.bound, fmt, style)
                 size = path.stat().st_size
                 result = _child("load", str(path), options.profile)
                 print(f"load {style:7} {fmt:6} {result['nodes']} nodes + {result['pods']} pods "
-                      f"({size / 2**20:,.0f} MiB of YAML, parser {result['yamlParser']}): {result['seconds']:.2f} s "
+                      f"({size / 2**20:,.0f} MiB, YAML parser {result['yamlParser']}): {result['seconds']:.2f} s "
                       f"({result.get('cpuSeconds', 0):.2f} s CPU), "
                       f"peak RSS {_mib(result['peakRssBytes'])} (objects held: {_mib(result['heldRssBytes'])})")
                 path.unlink()
