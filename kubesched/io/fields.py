@@ -279,16 +279,21 @@ _remembered: dict[tuple[object, ...], tuple[Any, tuple[InputError, ...]]] = {}
 _REMEMBERED_SIZE = 4096
 
 
+_PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
+
+
 def _frozen(value: object) -> object:
     """A hashable form of a decoded YAML/JSON value, equal only for values of the same types and contents."""
     kind = value.__class__
     if kind is str:
         return value
     if kind is dict:
-        return (dict, *((k, _frozen(v)) for k, v in value.items()))  # type: ignore[attr-defined]
+        return (dict, *((_frozen(k), _frozen(v)) for k, v in value.items()))  # type: ignore[attr-defined]
     if kind is list:
         return (list, *(_frozen(v) for v in value))  # type: ignore[attr-defined]
-    return (kind, value)  # 1, 1.0 and true are equal in Python, but not as YAML
+    if kind in _PLAIN_SCALARS:
+        return (kind, value)  # 1, 1.0 and true are equal in Python, but not as YAML
+    return (kind, id(value), value)  # a HugeInteger or FloatText: equal only to itself (the key keeps it alive)
 
 
 def remembered(read: Callable[[Any, str], T]) -> Callable[[Any, str], T]:

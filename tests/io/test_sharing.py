@@ -122,3 +122,26 @@ def test_a_problem_repeated_in_equal_objects_is_reported_for_each(tmp_path: Path
         ("pods/default/b", "spec.containers[0].resources.requests.cpu"),
         ("pods/default/b", "spec.containers[1].resources.requests.cpu"),
     ]
+
+
+KEYED_POD = """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec:
+  containers:
+  - {{name: c, resources: {{requests: {{{key}: 1}}}}}}
+"""
+
+
+def test_objects_equal_in_python_but_not_in_yaml_are_decoded_apart(tmp_path: Path) -> None:
+    """Keys 1 and true are equal Python values but different resource names: each is decoded, and reported, as
+    written."""
+    path = tmp_path / "keys.yaml"
+    path.write_text(KEYED_POD.format(name="a", key="1") + KEYED_POD.format(name="b", key="true"), encoding="utf-8")
+    with pytest.raises(InputErrorList) as caught:
+        load([path])
+    fields = [e.field for e in caught.value.errors]
+    assert "spec.containers[0].resources.requests.1" in fields
+    assert "spec.containers[0].resources.requests.true" in fields
