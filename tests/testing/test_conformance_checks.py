@@ -18,6 +18,7 @@ from kubesched.testing.conformance import Outcome, PluginUnderTest, run_check, r
 from kubesched.testing.conformance.checks import CHECKS, CHECKS_BY_ID
 from kubesched.testing.conformance.checks.timing import MIN_SAMPLES
 from kubesched.testing.conformance.report import PASS_A_CLUSTER
+from tests.testing import batch_form_plugins as batch_forms
 from tests.testing import broken_plugins as broken
 from tests.testing import unusual_plugins as unusual
 
@@ -35,6 +36,7 @@ BROKEN: list[tuple[str, type[Any], Any, str]] = [
     ("score-in-range", broken.ScoresOutOfRange, None, "score 150 from score (no normalize_score)"),
     ("score-in-range", broken.DropsANode, None, "normalize_score changed the list of nodes"),
     ("score-in-range", broken.ScoresIntEnum, None, "is <Level.HIGH: 90>, not an integer"),
+    ("batch-forms", batch_forms.WrongFilterCode, None, "filter_nodes answered UnschedulableAndUnresolvable"),
     ("pre-filter-state-clone", broken.SharedClone, None, "clone() shares SharedClone.per_node"),
     ("add-remove-pod-restores", broken.ForgetfulRemovePod, None, "did not restore Filter's answer"),
     ("unreserve-idempotent", broken.UnreserveWithoutReserve, None,

@@ -1,12 +1,13 @@
 """The conformance checks, in the order they run. Each takes a :class:`PluginUnderTest`, raises
 :class:`CheckFailed` with what is wrong or :class:`CheckSkipped` when it does not apply, and returns warnings.
-The modules group them by concern: the class (contract, args), the inputs, the statuses, the CycleState, the
-reservation and the time budget."""
+The modules group them by concern: the class (contract, args), the inputs, the statuses, the batch forms, the
+CycleState, the reservation and the time budget."""
 
 from __future__ import annotations
 
 from kubesched.testing.conformance.base import Check, CheckFailed, CheckSkipped, explain
 from kubesched.testing.conformance.checks.args import args_accept_defaults, args_reject_ill_typed
+from kubesched.testing.conformance.checks.batch import BATCH_HOOKS, batch_forms
 from kubesched.testing.conformance.checks.contract import builds, hooks_match_hookspecs
 from kubesched.testing.conformance.checks.inputs import deterministic, edge_inputs, no_input_mutation
 from kubesched.testing.conformance.checks.reservation import unreserve_idempotent, unreserve_undoes_reserve
@@ -25,6 +26,7 @@ CHECKS: tuple[Check, ...] = (
     Check("filter-status-valid", "PreFilter and Filter return valid statuses with reasons", filter_status_valid,
           ("filter",)),
     Check("score-in-range", "scores end in [0, 100]", score_in_range, ("score",)),
+    Check("batch-forms", "batch forms answer as the per-node hooks", batch_forms, BATCH_HOOKS),
     Check("pre-filter-state-clone", "PreFilter state survives CycleState clone without aliasing",
           pre_filter_state_clone, ("pre_filter", "pre_filter_add_pod")),
     Check("add-remove-pod-restores", "AddPod then RemovePod restores Filter answers", add_remove_pod_restores,
