@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import attrs
+import numpy as np
+import numpy.typing as npt
 
 from kubesched.api.pod import Pod
 from kubesched.framework.args import ArgsError
+from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
@@ -14,6 +17,7 @@ from kubesched.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceAllocationScorer,
     ResourceSpec,
+    balanced_batch_scorer,
     balanced_scorer,
     default_if_empty,
     unique_names,
@@ -47,7 +51,8 @@ class NodeResourcesBalancedAllocation(Plugin):
 
     def __init__(self, handle: object, args: NodeResourcesBalancedAllocationArgs | None = None) -> None:
         super().__init__(handle, args or NodeResourcesBalancedAllocationArgs())  # type: ignore[arg-type]
-        self._scorer = ResourceAllocationScorer(self.args.resources, balanced_scorer, use_requested=True)
+        self._scorer = ResourceAllocationScorer(self.args.resources, balanced_scorer, balanced_batch_scorer,
+                                                use_requested=True)
 
     @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
@@ -62,3 +67,11 @@ class NodeResourcesBalancedAllocation(Plugin):
         if requests is None:
             requests = self._scorer.pod_requests(pod)
         return self._scorer.score(node_info, requests)
+
+    @hookimpl
+    def score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[np.int64]:
+        """Score of every node at once, from the snapshot's columns."""
+        requests = state.get(_PRE_SCORE_KEY)
+        if requests is None:
+            requests = self._scorer.pod_requests(pod)
+        return self._scorer.score_batch(node_batch, requests)

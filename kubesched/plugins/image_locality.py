@@ -7,7 +7,14 @@ nodes holding it, clamped to [23 MiB, 1000 MiB x containers] and mapped linearly
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
 from kubesched.api.pod import Pod
+from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import ImageStateSummary, NodeInfo
@@ -57,11 +64,13 @@ class ImageLocality(Plugin):
         # The last pod scored and its normalised image names: Score runs once per node for the same pod.
         self._pod: Pod | None = None
         self._images: tuple[str, ...] = ()
+        self._image_counts: Counter[str] = Counter()
 
     def _image_names(self, pod: Pod) -> tuple[str, ...]:
         if pod is not self._pod:
             spec = pod.spec
             self._images = tuple(normalized_image_name(c.image) for c in (*spec.init_containers, *spec.containers))
+            self._image_counts = Counter(self._images)
             self._pod = pod
         return self._images
 
@@ -79,3 +88,33 @@ class ImageLocality(Plugin):
             if image_state is not None:
                 total += scaled_image_score(image_state, total_num_nodes)
         return calculate_priority(total, len(images))
+
+    @hookimpl
+    def score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[np.int64]:
+        """Score of every node at once: per image of the pod, the nodes holding it from an index of the columns."""
+        images = self._image_names(pod)
+        size = len(node_batch)
+        if not images:
+            return np.zeros(size, dtype=np.int64)
+        total_num_nodes = self.handle.snapshot.num_nodes()
+        columns = node_batch.columns
+        total = np.zeros(size, dtype=np.int64)
+        for image, times in self._image_counts.items():
+            codes, states = columns.categories((NAME, image), _image_state_of(image))
+            if not states:
+                continue
+            # One score per distinct summary (they are shared by every node holding the image), 0 for code -1.
+            scores = [scaled_image_score(image_state, total_num_nodes) * times for image_state in states]
+            total += np.array([*scores, 0], dtype=np.int64)[node_batch.column(codes)]
+        max_threshold = MAX_CONTAINER_THRESHOLD * len(images)
+        clamped = np.clip(total, MIN_THRESHOLD, max_threshold)
+        return MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+
+
+def _image_state_of(image: str) -> Callable[[NodeInfo], ImageStateSummary | None]:
+    """The node's summary of ``image`` (None when the node does not hold it), for a categories index."""
+
+    def value_of(node_info: NodeInfo) -> ImageStateSummary | None:
+        return node_info.image_states.get(image)
+
+    return value_of

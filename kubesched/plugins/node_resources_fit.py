@@ -3,13 +3,17 @@ Score with LeastAllocated, MostAllocated or RequestedToCapacityRatio."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final, Literal
 
 import attrs
+import numpy as np
+import numpy.typing as npt
 
 from kubesched.api.pod import Pod
-from kubesched.api.resources import is_extended_resource_name, pod_requests
+from kubesched.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended_resource_name, pod_requests
 from kubesched.framework.args import ArgsError, in_range
+from kubesched.framework.columns import NodeBatch, NodeColumns
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
@@ -17,14 +21,19 @@ from kubesched.framework.resource import Resource
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
+    BatchScorer,
     ResourceAllocationScorer,
     ResourceSpec,
     Scorer,
     default_if_empty,
+    least_requested_batch,
     least_requested_score,
+    most_requested_batch,
     most_requested_score,
+    requested_to_capacity_ratio_batch_scorer,
     requested_to_capacity_ratio_scorer,
     unique_names,
+    weighted_batch_scorer,
     weighted_scorer,
 )
 
@@ -35,6 +44,9 @@ REQUESTED_TO_CAPACITY_RATIO: Final = "RequestedToCapacityRatio"
 
 _PRE_FILTER_KEY = StateKey[Resource]("PreFilterNodeResourcesFit")
 _PRE_SCORE_KEY = StateKey[list[int]]("PreScoreNodeResourcesFit")
+#: Pod requests are clamped to this in batch comparisons (far beyond any node amount, far from int64 overflow).
+_CLAMP = 2**60
+IntArray = npt.NDArray[np.int64]
 
 
 @attrs.frozen
@@ -147,14 +159,18 @@ def fits_request(request: Resource, node_info: NodeInfo, ignored: frozenset[str]
     return out
 
 
-def _strategy_scorer(strategy: ScoringStrategy) -> Scorer:
+def _strategy_scorers(strategy: ScoringStrategy) -> tuple[Scorer, BatchScorer]:
+    """The strategy's per-node scorer and its batch form."""
     if strategy.type == MOST_ALLOCATED:
-        return weighted_scorer(strategy.resources, most_requested_score)
+        return (weighted_scorer(strategy.resources, most_requested_score),
+                weighted_batch_scorer(strategy.resources, most_requested_batch))
     if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
         assert strategy.requested_to_capacity_ratio is not None
         shape = [(p.utilization, p.score) for p in strategy.requested_to_capacity_ratio.shape]
-        return requested_to_capacity_ratio_scorer(strategy.resources, shape)
-    return weighted_scorer(strategy.resources, least_requested_score)
+        return (requested_to_capacity_ratio_scorer(strategy.resources, shape),
+                requested_to_capacity_ratio_batch_scorer(strategy.resources, shape))
+    return (weighted_scorer(strategy.resources, least_requested_score),
+            weighted_batch_scorer(strategy.resources, least_requested_batch))
 
 
 class NodeResourcesFit(Plugin):
@@ -169,7 +185,7 @@ class NodeResourcesFit(Plugin):
         self._ignored = frozenset(config.ignored_resources)
         self._ignored_groups = frozenset(config.ignored_resource_groups)
         strategy = config.scoring_strategy
-        self._scorer = ResourceAllocationScorer(strategy.resources, _strategy_scorer(strategy))
+        self._scorer = ResourceAllocationScorer(strategy.resources, *_strategy_scorers(strategy))
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
@@ -196,6 +212,29 @@ class NodeResourcesFit(Plugin):
         return Status(Code.UNSCHEDULABLE, tuple(r.reason for r in insufficient), NAME)
 
     @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> IntArray | None:
+        """Filter's codes for every node at once: Unschedulable where some resource (or the pod count) is short."""
+        request = state.get(_PRE_FILTER_KEY)
+        if request is None:
+            request = Resource.from_amounts(pod_requests(pod))
+        columns = node_batch.columns
+        column = node_batch.column
+        short = column(columns.pod_count) >= column(columns.allocatable[PODS])
+        if not request.is_zero():
+            for name, amount in ((CPU, request.milli_cpu), (MEMORY, request.memory),
+                                 (EPHEMERAL_STORAGE, request.ephemeral_storage)):
+                if amount > 0:
+                    short |= _exceeds(amount, columns, column, name)
+            for name, quantity in request.scalar_resources.items():
+                if quantity == 0 or (is_extended_resource_name(name) and (
+                        name in self._ignored or name.split("/")[0] in self._ignored_groups)):
+                    continue
+                short |= _exceeds(quantity, columns, column, name)
+        if not short.any():
+            return None
+        return np.where(short, int(Code.UNSCHEDULABLE), 0)
+
+    @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Compute the pod's per-resource request for scoring (non-zero defaults for cpu and memory)."""
         state.write(_PRE_SCORE_KEY, self._scorer.pod_requests(pod))
@@ -208,3 +247,20 @@ class NodeResourcesFit(Plugin):
         if requests is None:
             requests = self._scorer.pod_requests(pod)
         return self._scorer.score(node_info, requests)
+
+    @hookimpl
+    def score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> IntArray:
+        """Score of every node at once, from the snapshot's columns."""
+        requests = state.get(_PRE_SCORE_KEY)
+        if requests is None:
+            requests = self._scorer.pod_requests(pod)
+        return self._scorer.score_batch(node_batch, requests)
+
+
+def _exceeds(amount: int, columns: NodeColumns, column: Callable[[IntArray], IntArray], name: str
+             ) -> npt.NDArray[np.bool_]:
+    """Per node of the batch, whether ``amount`` of resource ``name`` exceeds what the node has left."""
+    allocatable, requested = columns.resource(name)
+    # Node amounts are below 2**53 (or the batch path is off), so clamping keeps every comparison's outcome.
+    bounded = max(-_CLAMP, min(amount, _CLAMP))
+    return bounded > column(allocatable) - column(requested)

@@ -10,6 +10,8 @@ import math
 from collections.abc import Callable, Sequence
 
 import attrs
+import numpy as np
+import numpy.typing as npt
 
 from kubesched.api.pod import Pod
 from kubesched.api.resources import (
@@ -21,6 +23,7 @@ from kubesched.api.resources import (
     pod_requests,
 )
 from kubesched.framework.args import ArgsError
+from kubesched.framework.columns import NodeBatch
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.resource import Resource
 from kubesched.framework.types import MAX_NODE_SCORE
@@ -30,6 +33,13 @@ MAX_CUSTOM_PRIORITY_SCORE = 10
 MAX_UTILIZATION = 100
 
 Scorer = Callable[[Sequence[int], Sequence[int]], int]
+IntArray = npt.NDArray[np.int64]
+#: A Scorer over every node of a batch at once: per configured resource (requested with the pod, allocatable)
+#: arrays, where an allocatable of 0 leaves the resource out of that node's score as the per-node scorer does.
+BatchScorer = Callable[[Sequence[IntArray], Sequence[IntArray]], IntArray]
+#: Pod requests at or above this (or negative) are scored by the per-node scorer: the batch arithmetic must stay
+#: exact in int64 and float64 (node amounts are below 2**53, see kubesched.framework.columns).
+_BATCH_REQUEST_LIMIT = 2**53
 
 
 def _weight_or_default(weight: int) -> int:
@@ -88,6 +98,23 @@ def most_requested_score(requested: int, capacity: int) -> int:
     return min(requested, capacity) * MAX_NODE_SCORE // capacity
 
 
+def _nonzero(capacity: IntArray) -> IntArray:
+    """``capacity`` with zeros replaced by 1, to divide by where the zero entries are masked out anyway."""
+    return np.where(capacity == 0, 1, capacity)
+
+
+def least_requested_batch(requested: IntArray, capacity: IntArray) -> IntArray:
+    """:func:`least_requested_score` per node."""
+    free = (capacity - requested) * MAX_NODE_SCORE // _nonzero(capacity)
+    return np.where((capacity == 0) | (requested > capacity), 0, free)
+
+
+def most_requested_batch(requested: IntArray, capacity: IntArray) -> IntArray:
+    """:func:`most_requested_score` per node."""
+    used = np.minimum(requested, capacity) * MAX_NODE_SCORE // _nonzero(capacity)
+    return np.where(capacity == 0, 0, used)
+
+
 def weighted_scorer(resources: Sequence[ResourceSpec], per_resource: Callable[[int, int], int]) -> Scorer:
     """The weighted average of a per-resource score over resources the node has."""
     weights = [r.weight for r in resources]
@@ -100,6 +127,27 @@ def weighted_scorer(resources: Sequence[ResourceSpec], per_resource: Callable[[i
             total += per_resource(req, alloc) * weight
             weight_sum += weight
         return total // weight_sum if weight_sum else 0
+
+    return score
+
+
+def weighted_batch_scorer(resources: Sequence[ResourceSpec],
+                          per_resource: Callable[[IntArray, IntArray], IntArray]) -> BatchScorer:
+    """:func:`weighted_scorer` per node, with ``per_resource`` the batch form of its per-resource score."""
+    weights = [r.weight for r in resources]
+
+    def score(requested: Sequence[IntArray], allocatable: Sequence[IntArray]) -> IntArray:
+        total: IntArray | None = None
+        weight_sum: IntArray | None = None
+        for req, alloc, weight in zip(requested, allocatable, weights, strict=True):
+            has = alloc != 0
+            part = np.where(has, per_resource(req, alloc) * weight, 0)
+            share = has * weight
+            total = part if total is None else total + part
+            weight_sum = share if weight_sum is None else weight_sum + share
+        if total is None or weight_sum is None:
+            return np.zeros(0, dtype=np.int64)
+        return np.where(weight_sum == 0, 0, total // np.maximum(weight_sum, 1))
 
     return score
 
@@ -145,21 +193,88 @@ def requested_to_capacity_ratio_scorer(resources: Sequence[ResourceSpec],
     return score
 
 
+def requested_to_capacity_ratio_batch_scorer(resources: Sequence[ResourceSpec],
+                                             shape: Sequence[tuple[int, int]]) -> BatchScorer:
+    """:func:`requested_to_capacity_ratio_scorer` per node: the shape is tabulated at every utilisation 0..100."""
+    scaled = [(u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in shape]
+    raw = broken_linear(scaled)
+    # Utilisations below 0 cannot occur (requests are non-negative) and the shape is flat above its last point.
+    table = np.array([raw(p) for p in range(MAX_UTILIZATION + 1)], dtype=np.int64)
+    weights = [r.weight for r in resources]
+
+    def score(requested: Sequence[IntArray], allocatable: Sequence[IntArray]) -> IntArray:
+        total: IntArray | None = None
+        weight_sum: IntArray | None = None
+        for req, alloc, weight in zip(requested, allocatable, weights, strict=True):
+            utilization = np.clip(req * MAX_UTILIZATION // _nonzero(alloc), 0, MAX_UTILIZATION)
+            value = np.where(req > alloc, table[MAX_UTILIZATION], table[utilization])
+            counted = (alloc != 0) & (value > 0)
+            part = np.where(counted, value * weight, 0)
+            share = counted * weight
+            total = part if total is None else total + part
+            weight_sum = share if weight_sum is None else weight_sum + share
+        if total is None or weight_sum is None:
+            return np.zeros(0, dtype=np.int64)
+        divisor = 2 * np.maximum(weight_sum, 1)
+        return np.where(weight_sum == 0, 0, (2 * total + weight_sum) // divisor)
+
+    return score
+
+
 def _round_half_away(numerator: int, denominator: int) -> int:
     """math.Round(n/d) for non-negative integers, exactly."""
     return (2 * numerator + denominator) // (2 * denominator)
 
 
 def balanced_scorer(requested: Sequence[int], allocatable: Sequence[int]) -> int:
-    """100 * (1 - standard deviation of the requested fractions): higher when resources are even."""
+    """100 * (1 - standard deviation of the requested fractions): higher when resources are even.
+
+    The float operations are Go's, in Go's order (a running sum, ``d * d`` rather than ``d ** 2``, which C's pow
+    may round differently), so the batch form can match them bit for bit on every Python version.
+    """
     fractions = [min(req / alloc, 1.0) for req, alloc in zip(requested, allocatable, strict=True) if alloc]
     std = 0.0
     if len(fractions) == 2:
         std = abs((fractions[0] - fractions[1]) / 2)
     elif len(fractions) > 2:
-        mean = sum(fractions) / len(fractions)
-        std = math.sqrt(sum((f - mean) ** 2 for f in fractions) / len(fractions))
+        total = 0.0
+        for fraction in fractions:
+            total += fraction
+        mean = total / len(fractions)
+        squares = 0.0
+        for fraction in fractions:
+            squares += (fraction - mean) * (fraction - mean)
+        std = math.sqrt(squares / len(fractions))
     return int((1 - std) * MAX_NODE_SCORE)
+
+
+def balanced_batch_scorer(requested: Sequence[IntArray], allocatable: Sequence[IntArray]) -> IntArray:
+    """:func:`balanced_scorer` per node, with the same float operations in the same order."""
+    if not requested:
+        return np.zeros(0, dtype=np.int64)
+    fractions = [np.minimum(req / _nonzero(alloc), 1.0) for req, alloc in zip(requested, allocatable, strict=True)]
+    present = [alloc != 0 for alloc in allocatable]
+    if len(fractions) == 2 and present[0].all() and present[1].all():  # the default: cpu and memory everywhere
+        std = np.abs((fractions[0] - fractions[1]) / 2)
+    else:
+        size = len(requested[0])
+        count = np.zeros(size, dtype=np.int64)
+        first = np.zeros(size)
+        second = np.zeros(size)
+        total = np.zeros(size)
+        for fraction, has in zip(fractions, present, strict=True):
+            first = np.where(has & (count == 0), fraction, first)
+            second = np.where(has & (count == 1), fraction, second)
+            total = np.where(has, total + fraction, total)
+            count += has
+        mean = total / np.maximum(count, 1)
+        squares = np.zeros(size)
+        for fraction, has in zip(fractions, present, strict=True):
+            deviation = fraction - mean
+            squares = np.where(has, squares + deviation * deviation, squares)
+        std = np.where(count == 2, np.abs((first - second) / 2),
+                       np.where(count > 2, np.sqrt(squares / np.maximum(count, 1)), 0.0))
+    return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
 
 
 _CPU, _MEMORY, _EPHEMERAL, _SCALAR, _UNKNOWN = range(5)
@@ -181,6 +296,8 @@ class ResourceAllocationScorer:
 
     resources: tuple[ResourceSpec, ...]
     scorer: Scorer
+    #: The same scorer over a batch of nodes (for :meth:`score_batch`).
+    batch_scorer: BatchScorer
     #: Use real requests (BalancedAllocation) instead of the non-zero defaults (Fit's strategies).
     use_requested: bool = False
     _kinds: tuple[int, ...] = attrs.field(init=False)
@@ -222,3 +339,23 @@ class ResourceAllocationScorer:
             req_list.append(req if alloc else 0)
             alloc_list.append(alloc)
         return self.scorer(req_list, alloc_list)
+
+    def score_batch(self, node_batch: NodeBatch, pod_requests: Sequence[int]) -> IntArray:
+        """:meth:`score` of every node of ``node_batch``, from the snapshot's columns."""
+        if not all(0 <= request < _BATCH_REQUEST_LIMIT for request in pod_requests):
+            return np.array([self.score(info, pod_requests) for info in node_batch], dtype=np.int64)
+        columns = node_batch.columns
+        column = node_batch.column
+        sums = columns.requested if self.use_requested else columns.non_zero_requested
+        requested: list[IntArray] = []
+        allocatable: list[IntArray] = []
+        for kind, spec, pod_request in zip(self._kinds, self.resources, pod_requests, strict=True):
+            if kind in (_CPU, _MEMORY):
+                alloc, used = columns.allocatable[spec.name], sums[spec.name]
+            elif kind == _EPHEMERAL or (kind == _SCALAR and pod_request):
+                alloc, used = columns.resource(spec.name)
+            else:  # as in score: not scored on any node (an allocatable of 0 leaves it out)
+                alloc = used = np.zeros(len(columns), dtype=np.int64)
+            requested.append(column(used) + pod_request)
+            allocatable.append(column(alloc))
+        return self.batch_scorer(requested, allocatable)
