@@ -1,6 +1,6 @@
-"""Both example plugins pass kubesched's conformance suite on cluster files that reach their interesting paths
-(required labels and preferences; gang members that wait on Permit): the suite's default examples never reach
-NodeLabelPlacement's Filter and Score, and hold no gang for Coscheduling."""
+"""The example plugins pass kubesched's conformance suite on cluster files that reach their interesting paths
+(required labels and preferences; gang members that wait on Permit; budgets and prices): the suite's default
+examples never reach NodeLabelPlacement's Filter and Score, hold no gang for Coscheduling and no priced node."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from kubesched.testing import PluginConformance
 
 from kubesched_examples.coscheduling import Coscheduling
+from kubesched_examples.node_cost import NodeCost
 from kubesched_examples.node_label_placement import NodeLabelPlacement
 
 HERE = Path(__file__).parent
@@ -32,6 +33,14 @@ class TestCoscheduling(PluginConformance):
     cluster = "conformance/coscheduling.yaml"
     large_cluster = 500
 
+
+
+class TestNodeCost(PluginConformance):
+    """The budget keeps the budgeted pod off the dear node; prices score the rest; the batch forms agree."""
+
+    plugin_class = NodeCost
+    cluster = "conformance/node-cost.yaml"
+    large_cluster = 500
 
 def test_the_default_examples_never_reach_node_label_placement() -> None:
     """Why the cluster file: with its default args on the suite's own examples, the plugin skips every pod, so

@@ -46,7 +46,7 @@ def scores(args: NodeLabelPlacementArgs, zones: list[str | None], pod: Pod | Non
     assert framework.run_pre_score_plugins(state, pod, nodes) is None
     table, status = framework.run_score_plugins(state, pod, nodes)
     assert status is None
-    return table.columns[0] if table.plugins else None
+    return list(table.columns[0]) if table.plugins else None
 
 
 def test_node_with_every_required_label_passes() -> None:

@@ -17,6 +17,7 @@ SOURCE = "kubesched-example-plugins 0.1.0"
 @pytest.mark.parametrize(("plugin", "points"), [
     pytest.param("NodeLabelPlacement", ["PreFilter", "Filter", "PreScore", "Score"], id="NodeLabelPlacement"),
     pytest.param("Coscheduling", ["PreFilter", "Reserve", "Permit"], id="Coscheduling"),
+    pytest.param("NodeCost", ["PreFilter", "Filter", "Score"], id="NodeCost"),
 ])
 def test_plugin_is_discovered_from_this_distribution(registry: PluginRegistry, plugin: str,
                                                      points: list[str]) -> None:
