@@ -275,6 +275,12 @@ def _rss_now() -> int:
 
 
 def _rss_peak() -> int:
+    """This process's peak resident set, in bytes: VmHWM, which starts afresh at exec (getrusage's ru_maxrss
+    would carry the parent's peak over, and the parent held the whole manifest's text)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
