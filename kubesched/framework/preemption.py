@@ -10,17 +10,21 @@ returns the nomination. Third-party preemption plugins subclass :class:`Evaluato
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 import attrs
+import numpy as np
 
 from kubesched.api.pod import PREEMPT_NEVER, Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.api.resources import pod_requests
+from kubesched.framework.columns import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, IntArray, NodeColumns
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.pdb import disruptions_allowed, filter_pods_with_pdb_violation
+from kubesched.framework.resource import Resource
 from kubesched.framework.status import Code, Status, is_success
 from kubesched.framework.types import Diagnosis, FitError, NodeToStatus, PostFilterResult
 
@@ -40,6 +44,26 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 #: A node score for picking among candidates: the highest wins, ties go to the next function.
 ScoreFunc = Callable[[str], int]
+# The PreFilter extensions a dry run calls; the resource shortcut needs every one of them skipped or absent.
+_EXTENSION_HOOKS = ("pre_filter_add_pod", "pre_filter_remove_pod")
+# Prefix of the NodeColumns pod-count indexes the shortcut keeps (per preemptor priority and resource).
+_LOWER_KEY = "kubesched.preemption.lower"
+
+
+@attrs.frozen
+class ResourceShortcut:
+    """What lets the dry run decide by resource arithmetic instead of Filter runs on node copies.
+
+    ``pod_independent`` maps Filter plugin names to the class the profile must run under that name: plugins whose
+    verdict on a node ignores the node's pods and which reject only as UnschedulableAndUnresolvable.
+    ``fit_name``/``fit_class`` name NodeResourcesFit. The shortcut applies to a pod only when its cycle's Filter
+    plugins are exactly such plugins, all before NodeResourcesFit, with no PreFilter extension left to run
+    (see :meth:`Evaluator.shortcut_request`).
+    """
+
+    fit_name: str
+    fit_class: type
+    pod_independent: Mapping[str, type] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -85,6 +109,19 @@ def unix_nanos(when: datetime) -> int:
     return ((aware - _EPOCH) // timedelta(microseconds=1)) * 1000
 
 
+_NANOS: dict[datetime, int] = {}
+
+
+def _nanos(when: datetime) -> int:
+    """:func:`unix_nanos`, remembered per instant (start times repeat across many comparisons)."""
+    value = _NANOS.get(when)
+    if value is None:
+        if len(_NANOS) >= 1 << 16:
+            _NANOS.clear()
+        value = _NANOS[when] = unix_nanos(when)
+    return value
+
+
 def _aggregate(errors: Sequence[Status]) -> Status | None:
     """One Error for several, worded as Go's utilerrors aggregate: one message, or "[a, b]" without repeats."""
     if not errors:
@@ -97,6 +134,12 @@ def _aggregate(errors: Sequence[Status]) -> Status | None:
 
 class Evaluator:
     """Runs preemption for one plugin: candidates by dry run, the best candidate, then its victims' deletion."""
+
+    #: Whether the dry run may use :attr:`resource_shortcut`; False runs every node through
+    #: :meth:`select_victims_on_node` (the reference path, also taken when the handle's ``fast_path`` is False).
+    fast_dry_run: bool = True
+    #: Set by DefaultPreemption for the built-in Filter plugins; None: never take the shortcut.
+    resource_shortcut: ResourceShortcut | None = None
 
     def __init__(self, plugin_name: str, handle: Handle, *, min_candidate_nodes_percentage: int = 10,
                  min_candidate_nodes_absolute: int = 100) -> None:
@@ -190,16 +233,33 @@ class Evaluator:
         potential = node_to_status.nodes_for_status_code(all_nodes, Code.UNSCHEDULABLE)
         if not potential:
             return [], NodeToStatus(), None
-        running = [pod_info.pod for node_info in all_nodes for pod_info in node_info.pods]
-        budgets = DisruptionBudgets.of(self.handle.client.list_pdbs(), running)
+        pdbs = list(self.handle.client.list_pdbs())
+        # The running pods matter only to a PDB whose status lacks disruptionsAllowed.
+        running = [pod_info.pod for node_info in all_nodes for pod_info in node_info.pods] \
+            if any(pdb.status.disruptions_allowed is None for pdb in pdbs) else []
+        budgets = DisruptionBudgets.of(pdbs, running)
         offset, num_candidates = self.get_offset_and_num_candidates(len(potential))
+        if type(self).dry_run_preemption is Evaluator.dry_run_preemption:
+            return self.dry_run_preemption(state, pod, potential, budgets, offset, num_candidates,
+                                           node_to_status=node_to_status)
         return self.dry_run_preemption(state, pod, potential, budgets, offset, num_candidates)
 
     def dry_run_preemption(self, state: CycleState, pod: Pod, potential_nodes: Sequence[NodeInfo],
-                           budgets: DisruptionBudgets, offset: int,
-                           num_candidates: int) -> tuple[list[Candidate], NodeToStatus, Status | None]:
+                           budgets: DisruptionBudgets, offset: int, num_candidates: int, *,
+                           node_to_status: NodeToStatus | None = None,
+                           ) -> tuple[list[Candidate], NodeToStatus, Status | None]:
         """Select victims on copies of each node from ``offset`` on (wrapping); stop at ``num_candidates`` with one
-        violating no PDB. Non-violating candidates first, each kind capped and in the order tried."""
+        violating no PDB. Non-violating candidates first, each kind capped and in the order tried.
+
+        Given the Filter statuses the nodes got (``node_to_status``) and a pod :meth:`shortcut_request` accepts, the
+        same answer is worked out by resource arithmetic (:meth:`_dry_run_by_resources`)."""
+        if node_to_status is not None and potential_nodes:
+            request = self.shortcut_request(state, pod)
+            if request is not None:
+                outcome = self._dry_run_by_resources(state, pod, request, potential_nodes, budgets, offset,
+                                                     num_candidates, node_to_status)
+                if outcome is not None:
+                    return outcome
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         statuses = NodeToStatus()
@@ -221,6 +281,228 @@ class Evaluator:
                 errors.append(status)
             statuses.set(node_info.name, status)
         return non_violating + violating, statuses, _aggregate(errors)
+
+    # -- the resource shortcut of the dry run ---------------------------------------------------------
+    def shortcut_request(self, state: CycleState, pod: Pod) -> Resource | None:
+        """The pod's request when only NodeResourcesFit can change its verdict as pods leave or join a node, so
+        the dry run may decide by arithmetic; None when it must run Filter on node copies.
+
+        Conservative: the switches are on, the hooks the shortcut replaces are not overridden, this cycle's Filter
+        plugins are :attr:`resource_shortcut`'s pod-independent ones (exact classes) followed by NodeResourcesFit,
+        no PreFilter AddPod/RemovePod extension runs, and the pod requests no extended or scalar resource."""
+        shortcut = self.resource_shortcut
+        handle = self.handle
+        if shortcut is None or not self.fast_dry_run or getattr(handle, "fast_path", True) is False:
+            return None
+        cls = type(self)
+        if (cls.select_victims_on_node is not Evaluator.select_victims_on_node
+                or cls.is_eligible_pod is not Evaluator.is_eligible_pod
+                or cls.is_preemption_allowed is not Evaluator.is_preemption_allowed):
+            return None
+        cycle_filters = getattr(handle, "cycle_filters", None)
+        plugins_at = getattr(handle, "plugins_at", None)
+        plugins = getattr(handle, "plugins", None)
+        if not callable(cycle_filters) or not callable(plugins_at) or not isinstance(plugins, Mapping):
+            return None
+        names = [name for name, _hook in cycle_filters(state)]
+        if names.count(shortcut.fit_name) != 1 or names[-1] != shortcut.fit_name:
+            return None
+        for name in names:
+            expected = shortcut.fit_class if name == shortcut.fit_name else shortcut.pod_independent.get(name)
+            if expected is None or type(plugins.get(name)) is not expected:
+                return None
+        skipped = state.skip_filter_plugins
+        if any(name not in skipped for hook in _EXTENSION_HOOKS for name in plugins_at(hook)):
+            return None
+        request = Resource.from_amounts(pod_requests(pod))
+        if any(request.scalar_resources.values()):
+            return None
+        return request
+
+    def _dry_run_by_resources(self, state: CycleState, pod: Pod, request: Resource,
+                              potential_nodes: Sequence[NodeInfo], budgets: DisruptionBudgets, offset: int,
+                              num_candidates: int, node_to_status: NodeToStatus,
+                              ) -> tuple[list[Candidate], NodeToStatus, Status | None] | None:
+        """:meth:`dry_run_preemption` for a pod :meth:`shortcut_request` accepted, or None when the snapshot's
+        columns cannot serve it. Nodes where the pod cannot fit even without every lower-priority pod are found in
+        bulk and their statuses built only when read; the others are reprieved by arithmetic. A node whose Filter
+        rejection did not come from NodeResourcesFit takes :meth:`select_victims_on_node`."""
+        columns = self.handle.snapshot.columns
+        count = len(potential_nodes)
+        if not columns.exact:
+            return None
+        window = list(potential_nodes[offset:]) + list(potential_nodes[:offset]) if offset else list(potential_nodes)
+        position = columns.position
+        try:
+            positions = np.fromiter((position[ni.name] for ni in window), dtype=np.int64, count=count)
+        except KeyError:
+            return None
+        priority = pod.priority
+        lower = self._lower_priority_sums(columns, priority, positions)
+        # Pods nominated to a node with at least the pod's priority count on it in both Filter passes.
+        nominated: dict[int, list[PodInfo]] = {}
+        nominator = self.handle.nominator
+        if nominator.has_nominations():
+            uid = pod.uid
+            for i, ni in enumerate(window):
+                on_node = nominator.nominated_pods_for_node(ni.name)
+                if on_node:
+                    relevant = [pi for pi in on_node if pi.pod.uid != uid and pi.pod.priority >= priority]
+                    if relevant:
+                        nominated[i] = relevant
+        extra = np.zeros((4, count), dtype=np.int64)
+        for i, pod_infos in nominated.items():
+            extra[0, i] = len(pod_infos)
+            for pi in pod_infos:
+                used = pi.requests
+                extra[1, i] += used.milli_cpu
+                extra[2, i] += used.memory
+                extra[3, i] += used.ephemeral_storage
+        cpu, memory, storage = request.milli_cpu, request.memory, request.ephemeral_storage
+        fits = columns.pod_count[positions] - lower[0] + extra[0] + 1 <= columns.allocatable[PODS][positions]
+        if not request.is_zero():
+            for k, amount, name in ((1, cpu, CPU), (2, memory, MEMORY), (3, storage, EPHEMERAL_STORAGE)):
+                if amount > 0:
+                    used_after = columns.requested[name][positions] - lower[k] + extra[k]
+                    fits &= amount <= columns.allocatable[name][positions] - used_after
+        statuses = node_to_status.statuses
+        fit_name = self.resource_shortcut.fit_name if self.resource_shortcut is not None else ""
+        by_fit = np.fromiter(((s := statuses.get(ni.name)) is not None and s.plugin == fit_name
+                              and s.code is Code.UNSCHEDULABLE for ni in window), dtype=bool, count=count)
+        # Nodes the loop must visit: those where removing the lower-priority pods makes room, and those whose
+        # rejection the shortcut does not cover. The others fail as they are: their statuses are built lazily.
+        visit = np.flatnonzero((fits & (lower[0] > 0)) | ~by_fit).tolist()
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        known: dict[int, Status] = {}
+        candidates: set[int] = set()
+        errors: list[Status] = []
+        stop = count
+        for i in visit:
+            node_info = window[i]
+            if by_fit[i]:
+                found = self._reprieve_by_resources(pod, request, node_info, nominated.get(i, []), budgets)
+                if found is None:
+                    continue  # no room even without the lower-priority pods: a lazily built status
+                victims, num_violations = found
+                status = Status.success()
+            else:
+                victims, num_violations, status = self.select_victims_on_node(state.clone(), pod, node_info.clone(),
+                                                                              budgets)
+            if status.is_success() and victims:
+                candidates.add(i)
+                kind = non_violating if num_violations == 0 else violating
+                if len(kind) < num_candidates:
+                    kind.append(Candidate(node_info.name, tuple(victims), num_violations))
+                if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                    stop = i + 1
+                    break
+                continue
+            if status.is_success():
+                status = Status.as_error(f'expected at least one victim pod on node "{node_info.name}"')
+            if status.code is Code.ERROR:
+                errors.append(status)
+            known[i] = status
+        out = NodeToStatus()
+        if stop > len(candidates):
+            saved = state.clone()
+
+            def fill() -> Iterator[tuple[str, Status]]:
+                for j in range(stop):
+                    if j in candidates:
+                        continue
+                    status = known.get(j)
+                    if status is None:
+                        _victims, _violations, status = self.select_victims_on_node(
+                            saved.clone(), pod, window[j].clone(), budgets)
+                    yield window[j].name, status
+
+            out.defer(fill)
+        return non_violating + violating, out, _aggregate(errors)
+
+    @staticmethod
+    def _lower_priority_sums(columns: NodeColumns, priority: int, positions: IntArray) -> list[IntArray]:
+        """Per node of ``positions``: how many pods of lower priority than ``priority`` it holds and the cpu,
+        memory and ephemeral storage they request (incrementally kept indexes of ``columns``)."""
+
+        def below(amount: Callable[[PodInfo], int]) -> Callable[[PodInfo], int]:
+            return lambda pi: amount(pi) if pi.pod.priority < priority else 0
+
+        counts = (("pods", below(lambda pi: 1)), (CPU, below(lambda pi: pi.requests.milli_cpu)),
+                  (MEMORY, below(lambda pi: pi.requests.memory)),
+                  (EPHEMERAL_STORAGE, below(lambda pi: pi.requests.ephemeral_storage)))
+        return [columns.pod_counts((_LOWER_KEY, priority, name), count)[positions] for name, count in counts]
+
+    def _reprieve_by_resources(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: list[PodInfo],
+                               budgets: DisruptionBudgets) -> tuple[list[Pod], int] | None:
+        """:meth:`select_victims_on_node` by arithmetic on NodeResourcesFit's checks, ``nominated`` (the
+        higher-or-equal-priority pods nominated to the node) counted on it: (victims, PDB violations), or None
+        when the pod does not fit even with every lower-priority pod gone."""
+        priority = pod.priority
+        potential = [pi for pi in node_info.pods if pi.pod.priority < priority]
+        allocatable, requested = node_info.allocatable, node_info.requested
+        pods = len(node_info.pods) - len(potential) + len(nominated)
+        cpu, memory, storage = requested.milli_cpu, requested.memory, requested.ephemeral_storage
+        for pi in nominated:
+            cpu, memory, storage = cpu + pi.requests.milli_cpu, memory + pi.requests.memory, \
+                storage + pi.requests.ephemeral_storage
+        for pi in potential:
+            cpu, memory, storage = cpu - pi.requests.milli_cpu, memory - pi.requests.memory, \
+                storage - pi.requests.ephemeral_storage
+        max_pods = allocatable.allowed_pod_number
+        # NodeResourcesFit checks only the amounts the pod asks for (none but the pod count when it asks nothing);
+        # an amount not asked for is checked against an unbounded capacity here.
+        zero = request.is_zero()
+        want_cpu, want_memory, want_storage = request.milli_cpu, request.memory, request.ephemeral_storage
+        unbounded = 1 << 200
+        cap_cpu = allocatable.milli_cpu - want_cpu if want_cpu > 0 and not zero else unbounded
+        cap_memory = allocatable.memory - want_memory if want_memory > 0 and not zero else unbounded
+        cap_storage = allocatable.ephemeral_storage - want_storage if want_storage > 0 and not zero else unbounded
+        if not potential or pods >= max_pods or cpu > cap_cpu or memory > cap_memory or storage > cap_storage:
+            return None
+        self._order_by_importance(potential)
+        victims: list[PodInfo] = []
+        num_violations = 0
+        if budgets.pdbs:
+            by_uid = {pi.pod.uid: pi for pi in potential}
+            violating, non_violating = budgets.split([pi.pod for pi in potential])
+            groups = (([by_uid[p.uid] for p in violating], 1), ([by_uid[p.uid] for p in non_violating], 0))
+        else:
+            violating, non_violating = [], [pi.pod for pi in potential]
+            groups = (([], 1), (potential, 0))
+        for group, violates in groups:
+            for pod_info in group:
+                used = pod_info.requests
+                if (pods + 1 < max_pods and cpu + used.milli_cpu <= cap_cpu and memory + used.memory <= cap_memory
+                        and storage + used.ephemeral_storage <= cap_storage):
+                    pods, cpu, memory, storage = (pods + 1, cpu + used.milli_cpu, memory + used.memory,
+                                                  storage + used.ephemeral_storage)
+                    continue
+                victims.append(pod_info)
+                num_violations += violates
+        if violating and non_violating:
+            self._order_by_importance(victims)
+        return [pi.pod for pi in victims], num_violations
+
+    def _order_by_importance(self, pod_infos: list[PodInfo]) -> None:
+        """:meth:`_importance_order`, by a sort key when :meth:`more_important_pod` is the default one (the same
+        order: priority, then start time with none counting as now)."""
+        if type(self).more_important_pod is not Evaluator.more_important_pod:
+            self._importance_order(pod_infos)
+            return
+        if len(pod_infos) < 2:
+            return
+        now: list[int] = []
+
+        def key(pi: PodInfo) -> tuple[int, int]:
+            start = pi.pod.status.start_time
+            if start is None:
+                if not now:
+                    now.append(unix_nanos(self.now()))
+                return -pi.pod.priority, now[0]
+            return -pi.pod.priority, _nanos(start)
+
+        pod_infos.sort(key=key)
 
     def is_preemption_allowed(self, node_info: NodeInfo, victim: PodInfo, preemptor: Pod) -> bool:
         """A victim must have lower priority than the preemptor and pass :meth:`is_eligible_pod`."""
@@ -305,7 +587,7 @@ class Evaluator:
             return -len(victims_map[node].victims)
 
         def latest_start(node: str) -> int:
-            return unix_nanos(earliest_start_of_top_priority(victims_map[node].victims, now))
+            return _nanos(earliest_start_of_top_priority(victims_map[node].victims, now))
 
         return [fewest_violations, lowest_top_priority, smallest_priority_sum, fewest_victims, latest_start]
 
@@ -359,7 +641,7 @@ class Evaluator:
 def earliest_start_of_top_priority(victims: Sequence[Pod], now: datetime) -> datetime:
     """The earliest start time among the highest-priority victims (no start time counts as ``now``)."""
     top = max(v.priority for v in victims)
-    return min((v.status.start_time or now for v in victims if v.priority == top), key=unix_nanos)
+    return min((v.status.start_time or now for v in victims if v.priority == top), key=_nanos)
 
 
 def pick_one_node_for_preemption(nodes: Sequence[str], score_funcs: Sequence[ScoreFunc]) -> str:

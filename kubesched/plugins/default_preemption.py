@@ -17,12 +17,22 @@ from kubesched.framework.args import ArgsError, in_range
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.preemption import Evaluator
+from kubesched.framework.preemption import Evaluator, ResourceShortcut
 from kubesched.framework.status import Status
 from kubesched.framework.types import NodeToStatus, PostFilterResult
+from kubesched.plugins.node_affinity import NodeAffinity
+from kubesched.plugins.node_name import NodeName
+from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.plugins.node_unschedulable import NodeUnschedulable
+from kubesched.plugins.taint_toleration import TaintToleration
 
 NAME = "DefaultPreemption"
 MESSAGE_PREFIX = "preemption: "
+#: The built-in Filter plugins whose verdict ignores the node's pods, and NodeResourcesFit: with only these in a
+#: cycle, the dry run decides by resource arithmetic (see ResourceShortcut).
+RESOURCE_SHORTCUT = ResourceShortcut(
+    NodeResourcesFit.name, NodeResourcesFit,
+    {plugin.name: plugin for plugin in (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity)})
 
 
 @attrs.frozen
@@ -54,6 +64,7 @@ class DefaultPreemption(Plugin):
         self.evaluator = self.evaluator_class(
             self.name, handle, min_candidate_nodes_percentage=args.min_candidate_nodes_percentage,
             min_candidate_nodes_absolute=args.min_candidate_nodes_absolute)
+        self.evaluator.resource_shortcut = RESOURCE_SHORTCUT
 
     @hookimpl
     def post_filter(self, state: CycleState, pod: Pod,

@@ -1,0 +1,231 @@
+"""The dry run's resource shortcut: when only NodeResourcesFit can change as pods leave a node, the Evaluator
+decides by arithmetic, and must give exactly what running Filter on node copies gives (candidates, victims in
+order, PDB violations, every status and error), which stays callable with ``Evaluator.fast_dry_run = False``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+
+from kubesched.api.node import Node
+from kubesched.api.pod import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator
+from kubesched.framework.status import Code, Status, is_success
+from kubesched.framework.types import NodeToStatus
+from kubesched.plugins.inter_pod_affinity import InterPodAffinity
+from kubesched.plugins.node_ports import NodePorts
+from kubesched.plugins.node_unschedulable import NodeUnschedulable
+from kubesched.plugins.taint_toleration import TaintToleration
+from kubesched.profiles import load_config
+from kubesched.runtime import PluginRegistry
+from kubesched.sim.simulate import Simulation
+from kubesched.testing import make_node, make_pod
+from tests.framework.preemption_cluster import T0, PreemptionCluster, preemption_cluster
+from tests.framework.test_preemption_property import APPS, PRIORITIES, Workload, budgets, workloads
+
+EXAMPLES = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FILTERS = {"pre-filter": ["NodeResourcesFit"], "filter": ["NodeUnschedulable", "TaintToleration", "NodeResourcesFit"]}
+EXTRA = (NodeUnschedulable, TaintToleration)
+MEMORY = ["0", "512Mi", "1Gi"]
+
+
+@st.composite
+def nodes_and_pods(draw: st.DrawFn) -> tuple[list[Node], list[Pod]]:
+    """One to six nodes (cpu, memory, pod count and storage limits; some tainted or cordoned) and up to five pods
+    on each, of random priority, requests and start time; nodes may be overcommitted."""
+    nodes: list[Node] = []
+    pods: list[Pod] = []
+    for i in range(draw(st.integers(1, 6))):
+        builder = make_node(f"n{i}").capacity(cpu=f"{draw(st.sampled_from([2000, 3000, 4000]))}m",
+                                              memory=draw(st.sampled_from(["2Gi", "3Gi"])),
+                                              pods=str(draw(st.sampled_from([2, 3, 4, 110]))),
+                                              **{"ephemeral-storage": "2Gi"})
+        if draw(st.integers(0, 7)) == 0:
+            builder = builder.taint("dedicated", "x")
+        if draw(st.integers(0, 7)) == 0:
+            builder = builder.unschedulable()
+        node = builder.obj()
+        nodes.append(node)
+        for _ in range(draw(st.integers(0, 5))):
+            requests = {"cpu": f"{draw(st.sampled_from([0, 500, 1000, 1500]))}m",
+                        "memory": draw(st.sampled_from(MEMORY))}
+            if draw(st.integers(0, 5)) == 0:
+                requests["ephemeral-storage"] = "1Gi"
+            pod = (make_pod(f"{node.name}-p{len(pods)}").node(node.name).req(**requests)
+                   .priority(draw(st.sampled_from(PRIORITIES))).label(app=draw(st.sampled_from(APPS))))
+            start = draw(st.one_of(st.none(), st.integers(0, 3)))
+            if start is not None:  # few distinct hours, so equal start times (ties) are common
+                pod = pod.start_time(T0 + timedelta(hours=start))
+            pods.append(pod.obj())
+    return nodes, pods
+
+
+@st.composite
+def preemptors(draw: st.DrawFn) -> Pod:
+    """A pending pod asking for cpu, memory and storage (each possibly zero), of a priority among the running."""
+    requests: dict[str, str] = {"cpu": f"{draw(st.sampled_from([0, 500, 1000, 2000, 3000]))}m",
+                                "memory": draw(st.sampled_from(MEMORY))}
+    if draw(st.booleans()):
+        requests["ephemeral-storage"] = draw(st.sampled_from(["0", "1Gi", "2Gi"]))
+    return make_pod("preemptor").req(**requests).priority(draw(st.sampled_from([0, 10, 15, 20, 30]))).obj()
+
+
+@st.composite
+def nominated_pods(draw: st.DrawFn, nodes: Sequence[Node]) -> list[Pod]:
+    """Zero to two pods nominated to nodes, more or less important than the preemptor."""
+    return [make_pod(f"nominee{i}").nominated(draw(st.sampled_from(nodes)).name)
+            .req(cpu=f"{draw(st.sampled_from([500, 1000, 2000]))}m", memory=draw(st.sampled_from(MEMORY)))
+            .priority(draw(st.sampled_from([0, 10, 20, 50]))).obj()
+            for i in range(draw(st.integers(0, 2)))]
+
+
+def both_dry_runs(pc: PreemptionCluster, state: CycleState, pod: Pod, statuses: NodeToStatus,
+                  offset: int, num_candidates: int,
+                  budget: DisruptionBudgets) -> list[tuple[list[Candidate], dict[str, Status], Status | None]]:
+    """The dry run with the shortcut and without it, on the same nodes, offset and budgets."""
+    potential = statuses.nodes_for_status_code(pc.framework.snapshot.list(), Code.UNSCHEDULABLE)
+    outcomes = []
+    for fast in (True, False):
+        pc.evaluator.fast_dry_run = fast
+        candidates, found, error = pc.evaluator.dry_run_preemption(
+            state.clone(), pod, potential, budget, offset % max(len(potential), 1), num_candidates,
+            node_to_status=statuses)
+        outcomes.append((candidates, dict(found.statuses), error))
+    return outcomes
+
+
+@EXAMPLES
+@given(st.data())
+def test_shortcut_dry_run_gives_what_filter_on_node_copies_gives(data: st.DataObject) -> None:
+    """Same candidates (victims in order, PDB violations), same statuses in the same order, same error."""
+    nodes, running = data.draw(nodes_and_pods())
+    nominated = data.draw(nominated_pods(nodes))
+    pdbs = [b.obj(i) for i, b in enumerate(data.draw(budgets(running)))]
+    pod = data.draw(preemptors())
+    pc = preemption_cluster(nodes, [*running, *nominated], pdbs=pdbs, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    assert pc.evaluator.shortcut_request(state, pod) is not None
+    statuses = pc.filter_statuses(pod, state)
+    assume(statuses.nodes_for_status_code(pc.framework.snapshot.list(), Code.UNSCHEDULABLE))
+    budget = DisruptionBudgets.of(pdbs, running)
+    fast, slow = both_dry_runs(pc, state, pod, statuses, data.draw(st.integers(0, 5)),
+                               data.draw(st.integers(1, 4)), budget)
+    event(f"{len(slow[0])} candidate(s)")
+    assert fast[0] == slow[0]
+    assert list(fast[1].items()) == list(slow[1].items())
+    assert fast[2] == slow[2]
+
+
+@EXAMPLES
+@given(st.data())
+def test_shortcut_preemption_nominates_the_same_node_and_evicts_the_same_pods(data: st.DataObject) -> None:
+    """A whole PostFilter (offset from the seeded RNG, candidate choice, evictions) is the same either way."""
+    nodes, running = data.draw(nodes_and_pods())
+    nominated = data.draw(nominated_pods(nodes))
+    pdbs = [b.obj(i) for i, b in enumerate(data.draw(budgets(running)))]
+    pod = data.draw(preemptors())
+    seed = data.draw(st.integers(0, 2**16))
+    outcomes = []
+    for fast in (True, False):
+        pc = preemption_cluster(nodes, [*running, *nominated, pod], pdbs=pdbs, points=FILTERS, extra=EXTRA,
+                                seed=seed)
+        pc.evaluator.fast_dry_run = fast
+        result, status = pc.post_filter(pod)
+        left = sorted((p.name, p.metadata.deletion_timestamp is not None) for p in pc.cluster.list_pods())
+        outcomes.append((result, status, left, pc.framework.rng.random()))
+    event("preempted" if is_success(outcomes[1][1]) else "no preemption")
+    assert outcomes[0] == outcomes[1]
+
+
+class OwnVictims(Evaluator):
+    """An Evaluator choosing victims its own way: the shortcut must not replace that."""
+
+    def select_victims_on_node(self, state: CycleState, pod: Pod, node_info: NodeInfo,
+                               budgets: DisruptionBudgets) -> tuple[list[Pod], int, Status]:
+        return super().select_victims_on_node(state, pod, node_info, budgets)
+
+
+def _tweak(pc: PreemptionCluster, how: str) -> None:
+    if how == "off":
+        pc.evaluator.fast_dry_run = False
+    elif how == "handle fast_path off":
+        pc.framework.fast_path = False  # type: ignore[attr-defined]
+    elif how == "own victims":
+        own = OwnVictims("DefaultPreemption", pc.framework)
+        own.resource_shortcut = pc.evaluator.resource_shortcut
+        pc.plugin.evaluator = own
+
+
+DECLINED: list[tuple[str, dict[str, Any], Any, str]] = [
+    ("pod with host ports (NodePorts runs)", {"filter": ["NodePorts", "NodeResourcesFit"],
+                                              "pre-filter": ["NodePorts", "NodeResourcesFit"]},
+     make_pod("p").req(cpu="1").host_port(80).priority(10).obj(), ""),
+    ("pod with anti-affinity (InterPodAffinity runs)",
+     {"filter": ["NodeResourcesFit", "InterPodAffinity"], "pre-filter": ["NodeResourcesFit", "InterPodAffinity"]},
+     make_pod("p").req(cpu="1").pod_affinity("kubernetes.io/hostname", anti=True, app="a").priority(10).obj(), ""),
+    ("a pod-independent filter after NodeResourcesFit", {"filter": ["NodeResourcesFit", "TaintToleration"]},
+     make_pod("p").req(cpu="1").priority(10).obj(), ""),
+    ("an extended resource request", {}, make_pod("p").req(cpu="1", **{"example.com/gpu": "1"}).priority(10).obj(),
+     ""),
+    ("the Evaluator's switch off", {}, make_pod("p").req(cpu="1").priority(10).obj(), "off"),
+    ("the handle's fast_path off", {}, make_pod("p").req(cpu="1").priority(10).obj(), "handle fast_path off"),
+    ("an Evaluator with its own victim selection", {}, make_pod("p").req(cpu="1").priority(10).obj(), "own victims"),
+]
+
+
+@pytest.mark.parametrize(("case", "points", "pod", "how"), DECLINED, ids=[c[0] for c in DECLINED])
+def test_shortcut_is_declined_when_more_than_resources_can_change(case: str, points: dict[str, Any], pod: Pod,
+                                                                    how: str) -> None:
+    """Host ports, inter-pod terms, filter order, extended resources, the switches, overridden hooks."""
+    pc = preemption_cluster([make_node("n0").capacity(cpu="2", memory="1Gi", pods="10").obj()],
+                            [make_pod("low").node("n0").req(cpu="2").obj()], points=points,
+                            extra=(NodePorts, InterPodAffinity, TaintToleration))
+    _tweak(pc, how)
+    assert pc.evaluator.shortcut_request(pc.pre_filter(pod), pod) is None
+
+
+def test_shortcut_is_taken_for_a_plain_pod_under_the_built_in_filters() -> None:
+    """NodeUnschedulable, TaintToleration, then NodeResourcesFit, and a pod asking for cpu and memory only."""
+    pc = preemption_cluster([make_node("n0").capacity(cpu="2", memory="1Gi", pods="10").obj()], points=FILTERS,
+                            extra=EXTRA)
+    pod = make_pod("p").req(cpu="1", memory="100Mi").priority(10).obj()
+    request = pc.evaluator.shortcut_request(pc.pre_filter(pod), pod)
+    assert request is not None
+    assert (request.milli_cpu, request.memory) == (1000, 100 * 2**20)
+
+
+def test_statuses_of_nodes_without_room_are_built_when_read() -> None:
+    """A node too small even without its lower-priority pods gets Filter's status, from the copy, on first read."""
+    nodes = [make_node("small").capacity(cpu="1", memory="1Gi", pods="10").obj()]
+    running = [make_pod("low").node("small").req(cpu="500m").obj()]
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    pod = make_pod("p").req(cpu="2").priority(10).obj()
+    state = pc.pre_filter(pod)
+    statuses = pc.filter_statuses(pod, state)
+    candidates, found, error = pc.evaluator.dry_run_preemption(
+        state, pod, [pc.node("small")], DisruptionBudgets(), 0, 1, node_to_status=statuses)
+    assert (candidates, error) == ([], None)
+    assert found.recorded_names() == []
+    assert found.get("small") == Status(Code.UNSCHEDULABLE, ("Insufficient cpu",), "NodeResourcesFit")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads(), st.integers(0, 2**16))
+def test_simulations_are_identical_with_and_without_the_shortcut(registry: PluginRegistry, workload: Workload,
+                                                                seed: int) -> None:
+    """Whole runs of the default profile (bindings, nominations, preemptions, events) do not depend on it."""
+    config = load_config("default", registry)
+    fast = Simulation(workload.cluster_input(), config, registry, seed=seed).run()
+    Evaluator.fast_dry_run = False
+    try:
+        slow = Simulation(workload.cluster_input(), config, registry, seed=seed).run()
+    finally:
+        Evaluator.fast_dry_run = True
+    assert fast.to_json() == slow.to_json()
