@@ -139,7 +139,9 @@ def string_map(value: object, path: str) -> dict[str, str]:
     """A map of strings to strings (labels, annotations, nodeSelector)."""
     result: dict[str, str] = {}
     for key, item in mapping(value, path).items():
-        result[key_text(key)] = string(item, key_path(path, key))
+        # The usual case (a string key and value) builds no field path: one is needed only for a problem.
+        text = key if key.__class__ is str else key_text(key)
+        result[text] = item if item.__class__ is str else string(item, key_path(path, key))
     return result
 
 
@@ -163,12 +165,26 @@ def quantity(value: object, path: str) -> Quantity:
     if parsed.amount < 0:
         report(path, f"Invalid value: {quote(parsed.text)}: must be greater than or equal to 0")
         return _ZERO
+    if value.__class__ is str:
+        if len(_QUANTITIES) >= _SHARED_SIZE:
+            _QUANTITIES.clear()
+        _QUANTITIES[(str, value)] = parsed
     return parsed
 
 
 def resource_list(value: object, path: str) -> dict[str, Quantity]:
     """A ResourceList: resource name to quantity."""
-    return {key_text(name): quantity(item, key_path(path, name)) for name, item in mapping(value, path).items()}
+    result: dict[str, Quantity] = {}
+    for name, item in mapping(value, path).items():
+        text = name if name.__class__ is str else key_text(name)
+        known = _QUANTITIES.get((item.__class__, item)) if item.__class__ is str else None
+        # A quantity read before (and so valid) needs no field path: one is built only to report a problem.
+        result[text] = known if known is not None else quantity(item, key_path(path, name))
+    return result
+
+
+#: Valid quantities by (type, text) of the last resource lists read; cleared when full.
+_QUANTITIES: dict[tuple[type, object], Quantity] = {}
 
 
 # RFC 3339 as Go's time.Parse(time.RFC3339, ...) reads it: a 4-digit year, "T", an optional fraction, "Z" or an offset.
