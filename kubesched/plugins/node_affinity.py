@@ -1,7 +1,8 @@
 """NodeAffinity: spec.nodeSelector and required node affinity as a Filter; preferred terms as a Score.
 
 Args ``added-affinity`` is ANDed with every pod's required affinity (rejections then read "scheduler-
-enforced") and its preferred terms add to every pod's score.
+enforced") and its preferred terms add to every pod's score. The batch forms evaluate each requirement once per
+distinct value of its label key (``NodeColumns.label_values``) and index the answers by node.
 """
 
 from __future__ import annotations
@@ -10,17 +11,26 @@ import re
 from typing import Any, Literal
 
 import attrs
+import numpy as np
+import numpy.typing as npt
 
 from kubesched.api.node_selector import OBJECT_NAME_FIELD, RequiredNodeAffinity, node_selector_matches, preferred_score
 from kubesched.api.pod import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm
 from kubesched.api.validation import label_value, qualified_name
 from kubesched.framework.args import ArgsError, in_range, kebab, show_value
+from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore, PreFilterResult
-from kubesched.plugins.helpers import default_normalize_score
+from kubesched.plugins.helpers import (
+    default_normalize_score,
+    default_normalize_scores,
+    node_selector_mask,
+    preferred_scores,
+    required_affinity_mask,
+)
 
 NAME = "NodeAffinity"
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
@@ -218,6 +228,16 @@ class NodeAffinity(Plugin):
         return None
 
     @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any] | None:
+        """Filter's code for every node of the batch (every node in the snapshot has its Node object)."""
+        passed = required_affinity_mask(node_batch, state.get(_PRE_FILTER_KEY) or RequiredNodeAffinity.of(pod))
+        if self._added_required is not None:
+            passed &= node_selector_mask(node_batch, self._added_required)
+        if passed.all():
+            return None
+        return np.where(passed, np.int8(Code.SUCCESS), np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+
+    @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Skip when neither the pod nor the args have preferred terms."""
         preferred = _pod_preferred(pod)
@@ -236,6 +256,23 @@ class NodeAffinity(Plugin):
         if preferred is None:
             preferred = _pod_preferred(pod)
         return preferred_score(self._added_preferred, node) + preferred_score(preferred, node)
+
+    @hookimpl
+    def score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any]:
+        """Score of every node of the batch: the summed weights of the preferred terms each matches."""
+        preferred = state.get(_PRE_SCORE_KEY)
+        if preferred is None:
+            preferred = _pod_preferred(pod)
+        scores = preferred_scores(node_batch, self._added_preferred)
+        if preferred:
+            scores += preferred_scores(node_batch, preferred)
+        return scores
+
+    @hookimpl
+    def normalize_scores(self, state: CycleState, pod: Pod, node_batch: NodeBatch,
+                         batch_scores: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """NormalizeScore over the batch's scores at once."""
+        return default_normalize_scores(batch_scores)
 
     @hookimpl
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:

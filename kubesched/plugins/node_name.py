@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
 from kubesched.api.pod import Pod
+from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.framework.status import Code, Status
 
 ERR_REASON = "node(s) didn't match the requested node name"
 _REJECTED = Status.unresolvable(ERR_REASON).with_plugin("NodeName")
@@ -24,3 +30,13 @@ class NodeName(Plugin):
         if not wanted or node_info.node is None or wanted == node_info.node.name:
             return None
         return _REJECTED
+
+    @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any] | None:
+        """Filter's code for every node of the batch: every node but the named one is rejected."""
+        wanted = pod.spec.node_name
+        if not wanted:
+            return None
+        position = node_batch.columns.position.get(wanted, -1)
+        return np.where(node_batch.positions == position, np.int8(Code.SUCCESS),
+                        np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))

@@ -4,15 +4,23 @@ PreFilter collects the pod's wanted host ports (sidecar init containers' and con
 Filter checks them against ``NodeInfo.used_ports``, a set per node as in kube-scheduler v1.32 (removing one of
 two pods holding a port frees it). There are no PreFilter extensions: the answer depends only on the NodeInfo,
 which the framework updates itself when it adds or removes pods on a clone (nominated pods, preemption dry runs).
+The batch form checks the wanted ports once per distinct set of used ports among the nodes (kept by the columns
+as categories; nodes without used ports always pass).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
 from kubesched.api.pod import Pod
+from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.node_info import HostPort, HostPortInfo, NodeInfo, pod_host_ports
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.framework.status import Code, Status
 
 NAME = "NodePorts"
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
@@ -20,6 +28,14 @@ ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 _REJECT = Status.unschedulable(ERR_REASON).with_plugin(NAME)
 # The wanted ports are immutable, so a cloned CycleState may share them.
 _PRE_FILTER_KEY = StateKey[tuple[HostPort, ...]]("PreFilterNodePorts")
+#: The columns' categories of the nodes' used ports, frozen (None for a node using none).
+_USED_PORTS_INDEX = (NAME, "used")
+UsedPorts = frozenset[tuple[str, frozenset[tuple[str, int]]]]
+
+
+def _used_ports(node_info: NodeInfo) -> UsedPorts | None:
+    ports = node_info.used_ports.ports
+    return frozenset((ip, frozenset(used)) for ip, used in ports.items() if used) if ports else None
 
 
 def fits_ports(wanted: tuple[HostPort, ...], used: HostPortInfo) -> bool:
@@ -50,3 +66,24 @@ class NodePorts(Plugin):
         if not wanted or fits_ports(wanted, node_info.used_ports):
             return None
         return _REJECT
+
+    @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any] | None:
+        """Filter's code for every node of the batch, decided once per distinct set of used ports."""
+        wanted = state.get(_PRE_FILTER_KEY)
+        if wanted is None:
+            wanted = pod_host_ports(pod)
+        if not wanted:
+            return None
+        codes, used_sets = node_batch.columns.categories(_USED_PORTS_INDEX, _used_ports)
+        if not used_sets:
+            return None
+        rejected = [not fits_ports(wanted, HostPortInfo({ip: set(used) for ip, used in ports}))
+                    for ports in used_sets]
+        if not any(rejected):
+            return None
+        # table[code] answers for a node with that set of used ports; table[-1] for a node using none.
+        table = np.zeros(len(used_sets) + 1, dtype=np.int8)
+        table[:-1][rejected] = Code.UNSCHEDULABLE
+        out: npt.NDArray[np.int8] = table[node_batch.column(codes)]
+        return out

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
 from kubesched.api.node import NO_SCHEDULE, TAINT_NODE_UNSCHEDULABLE
 from kubesched.api.pod import Pod
+from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.framework.status import Code, Status
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 _REJECTED = Status.unresolvable(ERR_REASON_UNSCHEDULABLE).with_plugin("NodeUnschedulable")
+#: The columns' categories marking cordoned nodes (True; None for the others).
+_CORDONED_INDEX = ("NodeUnschedulable", "cordoned")
+
+
+def _cordoned(node_info: NodeInfo) -> bool | None:
+    node = node_info.node
+    return True if node is not None and node.spec.unschedulable else None
 
 
 class NodeUnschedulable(Plugin):
@@ -22,9 +35,20 @@ class NodeUnschedulable(Plugin):
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """UnschedulableAndUnresolvable on a cordoned node the pod does not tolerate."""
         node = node_info.node
-        if node is None or not node.spec.unschedulable:
+        if node is None or not node.spec.unschedulable or _tolerates_cordon(pod):
             return None
-        for toleration in pod.spec.tolerations:
-            if toleration.tolerates(TAINT_NODE_UNSCHEDULABLE, "", NO_SCHEDULE):
-                return None
         return _REJECTED
+
+    @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any] | None:
+        """Filter's code for every node of the batch: cordoned ones are rejected unless the pod tolerates it."""
+        codes, marks = node_batch.columns.categories(_CORDONED_INDEX, _cordoned)
+        if not marks or _tolerates_cordon(pod):
+            return None
+        return np.where(node_batch.column(codes) >= 0, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
+                        np.int8(Code.SUCCESS))
+
+
+def _tolerates_cordon(pod: Pod) -> bool:
+    """Whether the pod tolerates the node.kubernetes.io/unschedulable:NoSchedule taint."""
+    return any(t.tolerates(TAINT_NODE_UNSCHEDULABLE, "", NO_SCHEDULE) for t in pod.spec.tolerations)

@@ -1,18 +1,45 @@
-"""TaintToleration: Filter on NoSchedule/NoExecute taints; Score against PreferNoSchedule taints."""
+"""TaintToleration: Filter on NoSchedule/NoExecute taints; Score against PreferNoSchedule taints.
+
+The batch forms evaluate the pod's tolerations once per distinct taint list among the nodes (kept by the columns
+as categories) and index the answers by node.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
 from kubesched.api.node import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Taint
 from kubesched.api.pod import Pod, Toleration
+from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore
-from kubesched.plugins.helpers import default_normalize_score
+from kubesched.plugins.helpers import default_normalize_score, default_normalize_scores
 
 NAME = "TaintToleration"
 _PREFER_TOLERATIONS = StateKey[tuple[Toleration, ...]]("PreScoreTaintToleration")
+#: The columns' categories of the nodes' taint lists (None for a node without taints).
+_TAINTS_INDEX = (NAME, "taints")
+
+
+def _node_taints(node_info: NodeInfo) -> tuple[Taint, ...] | None:
+    node = node_info.node
+    return node.spec.taints if node is not None and node.spec.taints else None
+
+
+def _prefer_tolerations(pod: Pod) -> tuple[Toleration, ...]:
+    """The tolerations that can tolerate PreferNoSchedule taints (effect empty or PreferNoSchedule)."""
+    return tuple(t for t in pod.spec.tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
+
+
+def _prefer_untolerated(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> int:
+    """How many PreferNoSchedule taints none of ``tolerations`` tolerates."""
+    return sum(1 for taint in taints if taint.effect == PREFER_NO_SCHEDULE and not tolerated(taint, tolerations))
 
 
 def tolerated(taint: Taint, tolerations: tuple[Toleration, ...]) -> bool:
@@ -46,10 +73,25 @@ class TaintToleration(Plugin):
                       (f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",), NAME)
 
     @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any] | None:
+        """Filter's code for every node of the batch, decided once per distinct taint list."""
+        codes, taint_lists = node_batch.columns.categories(_TAINTS_INDEX, _node_taints)
+        if not taint_lists:
+            return None
+        tolerations = pod.spec.tolerations
+        rejected = [find_untolerated_taint(taints, tolerations) is not None for taints in taint_lists]
+        if not any(rejected):
+            return None
+        # table[code] answers for a node with that taint list; table[-1] for a node without taints.
+        table = np.zeros(len(taint_lists) + 1, dtype=np.int8)
+        table[:-1][rejected] = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        out: npt.NDArray[np.int8] = table[node_batch.column(codes)]
+        return out
+
+    @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Keep the tolerations that can tolerate PreferNoSchedule taints (effect empty or PreferNoSchedule)."""
-        prefer = tuple(t for t in pod.spec.tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
-        state.write(_PREFER_TOLERATIONS, prefer)
+        state.write(_PREFER_TOLERATIONS, _prefer_tolerations(pod))
         return None
 
     @hookimpl
@@ -60,9 +102,28 @@ class TaintToleration(Plugin):
             return 0
         tolerations = state.get(_PREFER_TOLERATIONS)
         if tolerations is None:
-            tolerations = tuple(t for t in pod.spec.tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
-        return sum(1 for taint in node.spec.taints
-                   if taint.effect == PREFER_NO_SCHEDULE and not tolerated(taint, tolerations))
+            tolerations = _prefer_tolerations(pod)
+        return _prefer_untolerated(node.spec.taints, tolerations)
+
+    @hookimpl
+    def score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any]:
+        """Score of every node of the batch, counted once per distinct taint list."""
+        codes, taint_lists = node_batch.columns.categories(_TAINTS_INDEX, _node_taints)
+        if not taint_lists:
+            return np.zeros(len(node_batch), dtype=np.int64)
+        tolerations = state.get(_PREFER_TOLERATIONS)
+        if tolerations is None:
+            tolerations = _prefer_tolerations(pod)
+        table = np.zeros(len(taint_lists) + 1, dtype=np.int64)
+        table[:-1] = [_prefer_untolerated(taints, tolerations) for taints in taint_lists]
+        scores: npt.NDArray[np.int64] = table[node_batch.column(codes)]
+        return scores
+
+    @hookimpl
+    def normalize_scores(self, state: CycleState, pod: Pod, node_batch: NodeBatch,
+                         batch_scores: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """Reverse normalisation over the batch's scores at once."""
+        return default_normalize_scores(batch_scores, reverse=True)
 
     @hookimpl
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
