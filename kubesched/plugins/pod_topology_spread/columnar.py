@@ -43,6 +43,7 @@ _HAS_NODE_INDEX = (NAME, "has-node")
 _TAINTS_INDEX = (NAME, "taints")
 _UNRESOLVABLE = int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 _UNSCHEDULABLE = int(Code.UNSCHEDULABLE)
+_NAME_OF = operator.attrgetter("name")
 
 
 def _has_node(info: NodeInfo) -> bool | None:
@@ -64,13 +65,12 @@ def positions_of(nodes: Sequence[NodeInfo], columns: NodeColumns) -> IntArray | 
     """The positions of ``nodes`` in the columns, or None when one of them is not a NodeInfo of the columns."""
     if nodes is columns.infos:
         return columns.all_positions()
-    position, infos = columns.position, columns.infos
-    found: list[int] = []
-    for info in nodes:
-        p = position.get(info.name)
-        if p is None or infos[p] is not info:
-            return None
-        found.append(p)
+    try:
+        found = list(map(columns.position.__getitem__, map(_NAME_OF, nodes)))
+    except KeyError:
+        return None
+    if not all(map(operator.is_, nodes, map(columns.infos.__getitem__, found))):
+        return None
     return np.array(found, dtype=np.int64)
 
 
