@@ -1,10 +1,10 @@
 """The fast path decides exactly as the per-node path: random clusters scheduled twice, compared byte for byte.
 
-Each example is a random cluster (taints, cordons, zone and tier labels, running pods with priorities and host
-ports, PDBs, pods already nominated) and pending pods using node selectors, node affinity (required, preferred and
-by name), pod anti-affinity, topology spreading, host ports, priorities (so preemption happens) and the test
-plugins of :mod:`tests.runtime.batch_plugins` (batch and per-node forms, one per-node only, one placed between
-built-ins, one returning Pending). :class:`~kubesched.sim.simulate.Simulation` runs it with
+Each example is a random cluster (taints, cordons, zone and tier labels, images, running pods with priorities,
+memory and host ports, PDBs, pods already nominated) and pending pods using node selectors, node affinity
+(required, preferred and by name), pod anti-affinity, topology spreading, host ports, images, priorities (so
+preemption happens) and the test plugins of :mod:`tests.runtime.batch_plugins` (batch and per-node forms, one
+per-node only, one placed between built-ins, one returning Pending). :class:`~kubesched.sim.simulate.Simulation` runs it with
 ``SchedulerSettings(fast_path=True)`` and ``fast_path=False``: every pod's phase, node, nominated node and message,
 the preemptions, the events and the plugin errors must be identical.
 """
@@ -34,6 +34,8 @@ HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
 APPS = ("a", "b", "c")
 ZONES = ("z1", "z2", "z3")
+IMAGES = ("registry.example/web:1", "registry.example/db:2", "registry.example/ml:3")
+MEMORY = ("0", "256Mi", "1Gi", "4Gi")
 
 
 @attrs.frozen
@@ -62,6 +64,8 @@ def nodes(draw: st.DrawFn, max_nodes: int) -> list[Node]:
             builder = builder.taint("dedicated", "infra")
         if draw(st.integers(0, 9)) == 0:
             builder = builder.unschedulable()
+        for image in draw(st.sets(st.sampled_from(IMAGES), max_size=2)):
+            builder = builder.image(draw(st.sampled_from([50, 400, 900])) * 1024 * 1024, image)
         result.append(builder.obj())
     return result
 
@@ -78,7 +82,8 @@ def running_pods(draw: st.DrawFn, cluster_nodes: list[Node]) -> list[Pod]:
             if used + cpu > capacity:
                 break
             used += cpu
-            builder = (make_pod(f"{node.name}-r{len(pods)}").node(node.name).req(cpu=f"{cpu}m")
+            builder = (make_pod(f"{node.name}-r{len(pods)}").node(node.name)
+                       .req(cpu=f"{cpu}m", memory=draw(st.sampled_from(MEMORY)))
                        .priority(draw(st.sampled_from([0, 10, 20]))).label(app=draw(st.sampled_from(APPS))))
             if draw(st.integers(0, 5)) == 0:
                 builder = builder.host_port(8080)
@@ -90,12 +95,13 @@ def running_pods(draw: st.DrawFn, cluster_nodes: list[Node]) -> list[Pod]:
 def pending_pod(draw: st.DrawFn, index: int, cluster_nodes: list[Node]) -> Pod:
     """A pending pod with a random mix of every feature the profile's plugins read."""
     app = draw(st.sampled_from(APPS))
-    builder = (make_pod(f"p{index}").req(cpu=f"{draw(st.sampled_from([250, 500, 1000, 2000]))}m")
+    builder = (make_pod(f"p{index}").req(cpu=f"{draw(st.sampled_from([250, 500, 1000, 2000]))}m",
+                                          memory=draw(st.sampled_from(MEMORY)))
                .priority(draw(st.sampled_from([0, 10, 20, 30, 100]))).label(app=app))
     names = [node.name for node in cluster_nodes]
     features = draw(st.sets(st.sampled_from(
         ["selector", "toleration", "affinity", "preferred", "names", "anti", "spread", "port", "gate", "headroom",
-         "wait", "nominated"]), max_size=4))
+         "wait", "nominated", "image"]), max_size=4))
     if "selector" in features:
         builder = builder.node_selector(**{ZONE: draw(st.sampled_from(ZONES))})
     if "toleration" in features:
@@ -120,6 +126,8 @@ def pending_pod(draw: st.DrawFn, index: int, cluster_nodes: list[Node]) -> Pod:
         builder = builder.label(wait="yes")
     if "nominated" in features:
         builder = builder.nominated(draw(st.sampled_from(names)))
+    if "image" in features:
+        builder = builder.container({"cpu": "100m"}, image=draw(st.sampled_from(IMAGES)))
     return builder.obj()
 
 
