@@ -4,9 +4,10 @@ Each example is a random cluster (taints, cordons, zone and tier labels, images,
 memory and host ports, PDBs, pods already nominated) and pending pods using node selectors, node affinity
 (required, preferred and by name), pod anti-affinity, topology spreading, host ports, images, priorities (so
 preemption happens) and the test plugins of :mod:`tests.runtime.batch_plugins` (batch and per-node forms, one
-per-node only, one placed between built-ins, one returning Pending). :class:`~kubesched.sim.simulate.Simulation` runs it with
-``SchedulerSettings(fast_path=True)`` and ``fast_path=False``: every pod's phase, node, nominated node and message,
-the preemptions, the events and the plugin errors must be identical.
+per-node only, one placed between built-ins, one returning Pending). :class:`~kubesched.sim.simulate.Simulation`
+runs it with ``SchedulerSettings(fast_path=True)`` and ``fast_path=False``: every pod's phase, node, nominated
+node and message, the preemptions, the events and the plugin errors must be identical, and so must what each
+attempt saw (per-node statuses, feasible nodes in try order, scores, the chosen host), which explain shows.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.profiles.parse import parse_config
 from kubesched.runtime import PluginRegistry
+from kubesched.runtime._scheduler import CycleRecord
 from kubesched.sim.simulate import Simulation, SimulationResult
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import pdb
@@ -163,17 +165,39 @@ def digest(result: SimulationResult) -> str:
     return json.dumps([result.to_json(), [attrs.astuple(n) for n in result.nodes], errors], sort_keys=True)
 
 
+def cycle_summary(record: CycleRecord) -> tuple[object, ...]:
+    """What an attempt saw, as the explain output and ``run_plugin`` read it: per-node statuses (code, reasons,
+    plugin), the rejecting and pending plugins, the feasible nodes in try order, per-node scores, the host."""
+    diagnosis = record.diagnosis
+    statuses = {name: (status.code, status.reasons, status.plugin)
+                for name, status in diagnosis.node_to_status.statuses.items()}
+    scores = record.scores.node_scores() if record.scores is not None else None
+    message = record.status.message() if record.status is not None else ""
+    return (record.pod.key, statuses, sorted(diagnosis.unschedulable_plugins), sorted(diagnosis.pending_plugins),
+            record.feasible_nodes, scores, record.suggested_host, message)
+
+
+def simulate(example: Example, config: SchedulerConfiguration,
+             registry: PluginRegistry) -> tuple[SimulationResult, list[tuple[object, ...]]]:
+    """Run ``example`` with ``config``: the result and a summary of every attempt."""
+    simulation = Simulation(example.cluster, config, registry, seed=example.seed)
+    cycles: list[tuple[object, ...]] = []
+    simulation.scheduler.cycle_observer = lambda record: cycles.append(cycle_summary(record))
+    return simulation.run(), cycles
+
+
 def assert_same_decisions(example: Example, registry: PluginRegistry) -> None:
-    """Run ``example`` on both paths and compare the digests."""
+    """Run ``example`` on both paths and compare the results, the digests and every attempt."""
     fast, reference = configs(registry, scored=example.scored)
-    fast_result = Simulation(example.cluster, fast, registry, seed=example.seed).run()
-    reference_result = Simulation(example.cluster, reference, registry, seed=example.seed).run()
+    fast_result, fast_cycles = simulate(example, fast, registry)
+    reference_result, reference_cycles = simulate(example, reference, registry)
     event(f"preemptions: {min(len(reference_result.preemptions), 2)}")
     event(f"pending pods: {min(sum(p.phase == 'Pending' for p in reference_result.pods), 2)}")
     assert fast_result.pods == reference_result.pods
     assert fast_result.preemptions == reference_result.preemptions
     assert fast_result.events == reference_result.events
     assert digest(fast_result) == digest(reference_result)
+    assert fast_cycles == reference_cycles
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
