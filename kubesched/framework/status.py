@@ -47,8 +47,8 @@ class Status:
 
     @classmethod
     def success(cls) -> Status:
-        """A success status."""
-        return cls(Code.SUCCESS)
+        """A success status (one shared instance: statuses are immutable)."""
+        return _SUCCESS_STATUS if cls is Status else cls(Code.SUCCESS)
 
     @classmethod
     def unschedulable(cls, *reasons: str) -> Status:
@@ -62,8 +62,8 @@ class Status:
 
     @classmethod
     def skip(cls) -> Status:
-        """Skip the paired extension point (or, from Bind, let the next binder try)."""
-        return cls(Code.SKIP)
+        """Skip the paired extension point (or, from Bind, let the next binder try); one shared instance."""
+        return _SKIP_STATUS if cls is Status else cls(Code.SKIP)
 
     @classmethod
     def wait(cls, *reasons: str) -> Status:
@@ -111,6 +111,10 @@ class Status:
         if self.reasons:
             text += f": {self.message()}"
         return text
+
+
+_SUCCESS_STATUS = Status(Code.SUCCESS)
+_SKIP_STATUS = Status(Code.SKIP)
 
 
 def _describe(error: BaseException) -> str:
