@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 
 from kubesched.api.pod import PREEMPT_NEVER, Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
@@ -147,6 +148,10 @@ class Evaluator:
         self.handle = handle
         self.min_candidate_nodes_percentage = min_candidate_nodes_percentage
         self.min_candidate_nodes_absolute = min_candidate_nodes_absolute
+        # The shortcut's reprieves by node: (what they depend on, the answer); see _cached_reprieve.
+        # Default candidate scores (violations aside) of victim tuples, by identity; see _best_by_default_scores.
+        self._victim_scores: dict[int, tuple[tuple[Pod, ...], tuple[int, int, int, int]]] = {}
+        self._reprieves: dict[str, tuple[tuple[int, ...], tuple[tuple[Pod, ...], int] | None]] = {}
 
     # -- hooks ---------------------------------------------------------------------------------------
     def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status) -> tuple[bool, str]:
@@ -324,85 +329,79 @@ class Evaluator:
                               num_candidates: int, node_to_status: NodeToStatus,
                               ) -> tuple[list[Candidate], NodeToStatus, Status | None] | None:
         """:meth:`dry_run_preemption` for a pod :meth:`shortcut_request` accepted, or None when the snapshot's
-        columns cannot serve it. Nodes where the pod cannot fit even without every lower-priority pod are found in
-        bulk and their statuses built only when read; the others are reprieved by arithmetic. A node whose Filter
-        rejection did not come from NodeResourcesFit takes :meth:`select_victims_on_node`."""
+        columns cannot serve it. The nodes are taken in chunks, in the dry run's order: nodes where the pod cannot
+        fit even without every lower-priority pod are found in bulk and their statuses built only when read; the
+        others are reprieved by arithmetic. A node whose Filter rejection did not come from NodeResourcesFit
+        takes :meth:`select_victims_on_node`."""
         columns = self.handle.snapshot.columns
         count = len(potential_nodes)
         if not columns.exact:
             return None
         window = list(potential_nodes[offset:]) + list(potential_nodes[:offset]) if offset else list(potential_nodes)
         position = columns.position
-        try:
-            positions = np.fromiter((position[ni.name] for ni in window), dtype=np.int64, count=count)
-        except KeyError:
-            return None
-        priority = pod.priority
-        lower = self._lower_priority_sums(columns, priority, positions)
-        # Pods nominated to a node with at least the pod's priority count on it in both Filter passes.
-        nominated: dict[int, list[PodInfo]] = {}
-        nominator = self.handle.nominator
-        if nominator.has_nominations():
-            uid = pod.uid
-            for i, ni in enumerate(window):
-                on_node = nominator.nominated_pods_for_node(ni.name)
-                if on_node:
-                    relevant = [pi for pi in on_node if pi.pod.uid != uid and pi.pod.priority >= priority]
-                    if relevant:
-                        nominated[i] = relevant
-        extra = np.zeros((4, count), dtype=np.int64)
-        for i, pod_infos in nominated.items():
-            extra[0, i] = len(pod_infos)
-            for pi in pod_infos:
-                used = pi.requests
-                extra[1, i] += used.milli_cpu
-                extra[2, i] += used.memory
-                extra[3, i] += used.ephemeral_storage
-        cpu, memory, storage = request.milli_cpu, request.memory, request.ephemeral_storage
-        fits = columns.pod_count[positions] - lower[0] + extra[0] + 1 <= columns.allocatable[PODS][positions]
-        if not request.is_zero():
-            for k, amount, name in ((1, cpu, CPU), (2, memory, MEMORY), (3, storage, EPHEMERAL_STORAGE)):
-                if amount > 0:
-                    used_after = columns.requested[name][positions] - lower[k] + extra[k]
-                    fits &= amount <= columns.allocatable[name][positions] - used_after
+        lower = self._lower_priority_sums(columns, pod.priority)
+        # NodeResourcesFit checks only the amounts the pod asks for (none but the pod count when it asks nothing).
+        checks = [(k, amount, columns.allocatable[name], columns.requested[name], lower[k])
+                  for k, amount, name in ((1, request.milli_cpu, CPU), (2, request.memory, MEMORY),
+                                          (3, request.ephemeral_storage, EPHEMERAL_STORAGE))
+                  if amount > 0 and not request.is_zero()]
         statuses = node_to_status.statuses
         fit_name = self.resource_shortcut.fit_name if self.resource_shortcut is not None else ""
-        by_fit = np.fromiter(((s := statuses.get(ni.name)) is not None and s.plugin == fit_name
-                              and s.code is Code.UNSCHEDULABLE for ni in window), dtype=bool, count=count)
-        # Nodes the loop must visit: those where removing the lower-priority pods makes room, and those whose
-        # rejection the shortcut does not cover. The others fail as they are: their statuses are built lazily.
-        visit = np.flatnonzero((fits & (lower[0] > 0)) | ~by_fit).tolist()
+        # Pods nominated to a node with at least the pod's priority count on it in both Filter passes.
+        nominated, extra = self._relevant_nominations(pod, columns)
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         known: dict[int, Status] = {}
         candidates: set[int] = set()
         errors: list[Status] = []
         stop = count
-        for i in visit:
-            node_info = window[i]
-            if by_fit[i]:
-                found = self._reprieve_by_resources(pod, request, node_info, nominated.get(i, []), budgets)
-                if found is None:
-                    continue  # no room even without the lower-priority pods: a lazily built status
-                victims, num_violations = found
-                status = Status.success()
-            else:
-                victims, num_violations, status = self.select_victims_on_node(state.clone(), pod, node_info.clone(),
-                                                                              budgets)
-            if status.is_success() and victims:
-                candidates.add(i)
-                kind = non_violating if num_violations == 0 else violating
-                if len(kind) < num_candidates:
-                    kind.append(Candidate(node_info.name, tuple(victims), num_violations))
-                if non_violating and len(non_violating) + len(violating) >= num_candidates:
-                    stop = i + 1
-                    break
-                continue
-            if status.is_success():
-                status = Status.as_error(f'expected at least one victim pod on node "{node_info.name}"')
-            if status.code is Code.ERROR:
-                errors.append(status)
-            known[i] = status
+        victims: Sequence[Pod]
+        chunk = max(2 * num_candidates, 64)
+        for start in range(0, count, chunk):
+            part = window[start:start + chunk]
+            try:
+                positions = np.fromiter((position[ni.name] for ni in part), dtype=np.int64, count=len(part))
+            except KeyError:
+                return None
+            removable = lower[0][positions]
+            fits = columns.pod_count[positions] - removable + extra[0][positions] + 1 <= \
+                columns.allocatable[PODS][positions]
+            for k, amount, allocatable, requested, freed in checks:
+                used = requested[positions] - freed[positions] + extra[k][positions]
+                fits &= amount <= allocatable[positions] - used
+            by_fit = np.fromiter(((s := statuses.get(ni.name)) is not None and s.plugin == fit_name
+                                  and s.code is Code.UNSCHEDULABLE for ni in part), dtype=bool, count=len(part))
+            # Visit the nodes where removing the lower-priority pods may make room (nominated pods aside), and
+            # those whose rejection the shortcut does not cover; the others fail as they are.
+            for j in np.flatnonzero((fits & (removable > 0)) | ~by_fit).tolist():
+                i = start + j
+                node_info = window[i]
+                if by_fit[j]:
+                    found = self._cached_reprieve(pod, request, node_info, nominated.get(node_info.name, []),
+                                                  budgets)
+                    if found is None:
+                        continue  # no room with the nominated pods counted: a lazily built status
+                    victims, num_violations = found
+                    status = Status.success()
+                else:
+                    victims, num_violations, status = self.select_victims_on_node(state.clone(), pod,
+                                                                                  node_info.clone(), budgets)
+                if status.is_success() and victims:
+                    candidates.add(i)
+                    kind = non_violating if num_violations == 0 else violating
+                    if len(kind) < num_candidates:
+                        kind.append(Candidate(node_info.name, tuple(victims), num_violations))
+                    if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                        stop = i + 1
+                        break
+                    continue
+                if status.is_success():
+                    status = Status.as_error(f'expected at least one victim pod on node "{node_info.name}"')
+                if status.code is Code.ERROR:
+                    errors.append(status)
+                known[i] = status
+            if stop < count:
+                break
         out = NodeToStatus()
         if stop > len(candidates):
             saved = state.clone()
@@ -420,10 +419,38 @@ class Evaluator:
             out.defer(fill)
         return non_violating + violating, out, _aggregate(errors)
 
+    def _relevant_nominations(self, pod: Pod, columns: NodeColumns
+                              ) -> tuple[dict[str, list[PodInfo]], npt.NDArray[np.int64]]:
+        """The pods nominated to each node that count for ``pod`` (other pods of at least its priority), and per
+        node of ``columns`` their number, cpu, memory and ephemeral storage (rows 0-3)."""
+        nominator = self.handle.nominator
+        extra = np.zeros((4, len(columns)), dtype=np.int64)
+        found: dict[str, list[PodInfo]] = {}
+        if not nominator.has_nominations():
+            return found, extra
+        listed = getattr(nominator, "nominated_node_names", None)
+        names = listed() if callable(listed) else columns.names
+        priority, uid, position = pod.priority, pod.uid, columns.position
+        for name in names:
+            at = position.get(name)
+            if at is None:
+                continue
+            relevant = [pi for pi in nominator.nominated_pods_for_node(name)
+                        if pi.pod.uid != uid and pi.pod.priority >= priority]
+            if relevant:
+                found[name] = relevant
+                extra[0, at] = len(relevant)
+                for pi in relevant:
+                    used = pi.requests
+                    extra[1, at] += used.milli_cpu
+                    extra[2, at] += used.memory
+                    extra[3, at] += used.ephemeral_storage
+        return found, extra
+
     @staticmethod
-    def _lower_priority_sums(columns: NodeColumns, priority: int, positions: IntArray) -> list[IntArray]:
-        """Per node of ``positions``: how many pods of lower priority than ``priority`` it holds and the cpu,
-        memory and ephemeral storage they request (incrementally kept indexes of ``columns``)."""
+    def _lower_priority_sums(columns: NodeColumns, priority: int) -> list[IntArray]:
+        """Per node of ``columns``: how many pods of lower priority than ``priority`` it holds and the cpu, memory
+        and ephemeral storage they request (indexes of ``columns``, kept up to date incrementally)."""
 
         def below(amount: Callable[[PodInfo], int]) -> Callable[[PodInfo], int]:
             return lambda pi: amount(pi) if pi.pod.priority < priority else 0
@@ -431,10 +458,35 @@ class Evaluator:
         counts = (("pods", below(lambda pi: 1)), (CPU, below(lambda pi: pi.requests.milli_cpu)),
                   (MEMORY, below(lambda pi: pi.requests.memory)),
                   (EPHEMERAL_STORAGE, below(lambda pi: pi.requests.ephemeral_storage)))
-        return [columns.pod_counts((_LOWER_KEY, priority, name), count)[positions] for name, count in counts]
+        return [columns.pod_counts((_LOWER_KEY, priority, name), count) for name, count in counts]
+
+    def _cached_reprieve(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: list[PodInfo],
+                         budgets: DisruptionBudgets) -> tuple[tuple[Pod, ...], int] | None:
+        """:meth:`_reprieve_by_resources`, remembered per node while the node's pods (its generation), the pod's
+        priority and request and the nominated pods' sums stay the same. Only answers that depend on nothing else
+        are kept: no PDB, the default :meth:`more_important_pod`, every lower-priority pod with a start time."""
+        if budgets.pdbs or type(self).more_important_pod is not Evaluator.more_important_pod:
+            return self._reprieve_by_resources(pod, request, node_info, nominated, budgets)
+        key: tuple[int, ...] = (node_info.generation, pod.priority, request.milli_cpu, request.memory,
+                                request.ephemeral_storage, len(nominated),
+                                sum(pi.requests.milli_cpu for pi in nominated),
+                                sum(pi.requests.memory for pi in nominated),
+                                sum(pi.requests.ephemeral_storage for pi in nominated)) if nominated else \
+            (node_info.generation, pod.priority, request.milli_cpu, request.memory, request.ephemeral_storage)
+        cache = self._reprieves
+        hit = cache.get(node_info.name)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        found = self._reprieve_by_resources(pod, request, node_info, nominated, budgets)
+        priority = pod.priority
+        if all(pi.pod.status.start_time is not None for pi in node_info.pods if pi.pod.priority < priority):
+            if len(cache) > 2 * len(self.handle.snapshot.columns) + 64:
+                cache.clear()
+            cache[node_info.name] = (key, found)
+        return found
 
     def _reprieve_by_resources(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: list[PodInfo],
-                               budgets: DisruptionBudgets) -> tuple[list[Pod], int] | None:
+                               budgets: DisruptionBudgets) -> tuple[tuple[Pod, ...], int] | None:
         """:meth:`select_victims_on_node` by arithmetic on NodeResourcesFit's checks, ``nominated`` (the
         higher-or-equal-priority pods nominated to the node) counted on it: (victims, PDB violations), or None
         when the pod does not fit even with every lower-priority pod gone."""
@@ -482,7 +534,7 @@ class Evaluator:
                 num_violations += violates
         if violating and non_violating:
             self._order_by_importance(victims)
-        return [pi.pod for pi in victims], num_violations
+        return tuple(pi.pod for pi in victims), num_violations
 
     def _order_by_importance(self, pod_infos: list[PodInfo]) -> None:
         """:meth:`_importance_order`, by a sort key when :meth:`more_important_pod` is the default one (the same
@@ -566,8 +618,38 @@ class Evaluator:
         if len(candidates) == 1:
             return candidates[0]
         victims_map = {c.name: c for c in candidates}
+        cls = type(self)
+        if (self.fast_dry_run and getattr(self.handle, "fast_path", True) is not False
+                and cls.ordered_score_funcs is Evaluator.ordered_score_funcs
+                and cls.default_score_funcs is Evaluator.default_score_funcs
+                and all(c.victims for c in victims_map.values())):
+            return self._best_by_default_scores(victims_map)
         score_funcs = self.ordered_score_funcs(victims_map) or self.default_score_funcs(victims_map)
         return victims_map.get(pick_one_node_for_preemption(list(victims_map), score_funcs), candidates[0])
+
+    def _best_by_default_scores(self, victims_map: Mapping[str, Candidate]) -> Candidate:
+        """What :func:`pick_one_node_for_preemption` picks with :meth:`default_score_funcs`: narrowing by each
+        score in turn keeps the candidates whose scores are the largest tuple, and the first of them wins."""
+        now = self.now()
+        best: Candidate | None = None
+        best_score = (0, 0, 0, 0, 0)
+        memo = self._victim_scores
+        if len(memo) > 4 * len(self.handle.snapshot.columns) + 256:
+            memo.clear()
+        for candidate in victims_map.values():
+            victims = candidate.victims
+            known = memo.get(id(victims))
+            if known is not None and known[0] is victims:
+                rest = known[1]
+            else:
+                rest = (-victims[0].priority, -sum(v.priority + PRIORITY_OFFSET for v in victims), -len(victims),
+                        _nanos(earliest_start_of_top_priority(victims, now)))
+                if all(v.status.start_time is not None for v in victims):  # else it depends on now
+                    memo[id(victims)] = (victims, rest)
+            score = (-candidate.num_pdb_violations, *rest)
+            if best is None or score > best_score:
+                best, best_score = candidate, score
+        return best if best is not None else next(iter(victims_map.values()))
 
     def default_score_funcs(self, victims_map: Mapping[str, Candidate]) -> list[ScoreFunc]:
         """Fewest PDB violations, lowest top victim priority, smallest priority sum (each + 2^31), fewest victims,
