@@ -356,6 +356,7 @@ class Evaluator:
         errors: list[Status] = []
         stop = count
         victims: Sequence[Pod]
+        success = Status.success()
         chunk = max(2 * num_candidates, 64)
         for start in range(0, count, chunk):
             part = window[start:start + chunk]
@@ -382,7 +383,7 @@ class Evaluator:
                     if found is None:
                         continue  # no room with the nominated pods counted: a lazily built status
                     victims, num_violations = found
-                    status = Status.success()
+                    status = success
                 else:
                     victims, num_violations, status = self.select_victims_on_node(state.clone(), pod,
                                                                                   node_info.clone(), budgets)
@@ -431,20 +432,26 @@ class Evaluator:
         listed = getattr(nominator, "nominated_node_names", None)
         names = listed() if callable(listed) else columns.names
         priority, uid, position = pod.priority, pod.uid, columns.position
+        rows: list[tuple[int, int, int, int, int]] = []
         for name in names:
             at = position.get(name)
             if at is None:
                 continue
             relevant = [pi for pi in nominator.nominated_pods_for_node(name)
                         if pi.pod.uid != uid and pi.pod.priority >= priority]
-            if relevant:
-                found[name] = relevant
-                extra[0, at] = len(relevant)
-                for pi in relevant:
-                    used = pi.requests
-                    extra[1, at] += used.milli_cpu
-                    extra[2, at] += used.memory
-                    extra[3, at] += used.ephemeral_storage
+            if not relevant:
+                continue
+            found[name] = relevant
+            if len(relevant) == 1:
+                used = relevant[0].requests
+                rows.append((at, 1, used.milli_cpu, used.memory, used.ephemeral_storage))
+            else:
+                rows.append((at, len(relevant), sum(pi.requests.milli_cpu for pi in relevant),
+                             sum(pi.requests.memory for pi in relevant),
+                             sum(pi.requests.ephemeral_storage for pi in relevant)))
+        if rows:
+            table = np.array(rows, dtype=np.int64)
+            extra[:, table[:, 0]] = table[:, 1:].T
         return found, extra
 
     @staticmethod
