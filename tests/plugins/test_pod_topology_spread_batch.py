@@ -108,13 +108,16 @@ def constraints(draw: st.DrawFn) -> TopologySpreadConstraint:
 
 @st.composite
 def incoming_pods(draw: st.DrawFn) -> Pod:
-    """The pod to place: random labels, zero to three constraints, maybe a nodeSelector, affinity, toleration."""
+    """The pod to place: random labels, zero to three constraints, maybe a nodeSelector, required node affinity (on
+    labels, on names), a toleration."""
     labels = draw(st.dictionaries(st.sampled_from(["foo", "bar", "app"]), st.sampled_from(["", "a"]), max_size=3))
     builder = make_pod("incoming").label(**labels)
     if draw(st.integers(0, 3)) == 0:
         builder = builder.node_selector(disk="ssd")
     if draw(st.integers(0, 3)) == 0:
         builder = builder.node_affinity_in(RACK, "r1")
+    if draw(st.integers(0, 5)) == 0:  # matchFields on metadata.name
+        builder = builder.node_affinity_names(*draw(st.sets(st.sampled_from(["n0", "n1", "n2"]), min_size=1)))
     if draw(st.booleans()):
         builder = builder.toleration("dedicated", "infra", "NoSchedule")
     return with_spread(builder.obj(), *draw(st.lists(constraints(), max_size=3)))

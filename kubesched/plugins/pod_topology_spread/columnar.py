@@ -131,11 +131,17 @@ def _affinity_mask(columns: NodeColumns, affinity: RequiredNodeAffinity) -> Bool
         node = info.node
         return matches(node) if node is not None else None
 
-    try:
-        hash(key)
-    except TypeError:  # an affinity that cannot key an index: evaluated on every node
-        return np.fromiter((value_of(info) is True for info in columns.infos), dtype=np.bool_,
-                           count=len(columns))
+    required = affinity.required
+    # Terms on node names (a DaemonSet pod's, one per node) would each fill the columns with an index of their
+    # own, pushing out the indexes that are read every cycle: such an affinity is evaluated on every node.
+    per_pod = required is not None and any(term.match_fields for term in required.node_selector_terms)
+    if not per_pod:
+        try:
+            hash(key)
+        except TypeError:
+            per_pod = True
+    if per_pod:
+        return np.fromiter((value_of(info) is True for info in columns.infos), dtype=np.bool_, count=len(columns))
     codes, values = columns.categories(key, value_of)
     return np.array([*values, False], dtype=np.bool_)[codes]
 
