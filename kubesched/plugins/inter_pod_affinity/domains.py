@@ -3,7 +3,7 @@ a node's domain sum with one indexing operation instead of a dictionary look-up 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +38,10 @@ class ValueCodes:
 class Domains:
     """Counts per topology domain: per topology key, an int array over the codes of the key's label values
     (``values`` is the list the codes index). Immutable once built; CycleState clones share it."""
+
+    #: Never changed after it is built (AddPod/RemovePod change the dictionary form instead), so clones of a
+    #: PreFilter state may share it (conformance checks honour this marker).
+    shared_across_clones: ClassVar[bool] = True
 
     __slots__ = ("by_key", "columns", "nonempty")
 
