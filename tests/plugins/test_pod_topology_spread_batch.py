@@ -41,12 +41,14 @@ from tests.plugins.test_pod_topology_spread import (
     Verdict,
     Workloads,
     cluster,
+    foo_pods,
     make_plugin,
+    node,
     service,
     spread,
     with_spread,
 )
-from tests.plugins.test_pod_topology_spread_filter import MULTIPLE_CONSTRAINTS, SINGLE_CONSTRAINT
+from tests.plugins.test_pod_topology_spread_filter import CONSTRAINT_ORDER, MULTIPLE_CONSTRAINTS, SINGLE_CONSTRAINT
 from tests.plugins.test_pod_topology_spread_score import SCORE_CASES
 
 ZONE = "zone"
@@ -83,12 +85,12 @@ def cluster_nodes(draw: st.DrawFn) -> list[Node]:
 def existing_pods(draw: st.DrawFn, nodes: Sequence[Node]) -> list[Pod]:
     """Zero to three pods per node with random labels and namespace, some terminating."""
     pods = []
-    for node in nodes:
+    for host in nodes:
         for j in range(draw(st.integers(0, 3))):
             labels = draw(st.dictionaries(st.sampled_from(["foo", "bar", "app"]), st.sampled_from(["", "a", "b"]),
                                           max_size=3))
-            builder = (make_pod(f"{node.name}-p{j}", draw(st.sampled_from(["default", "default", "other"])))
-                       .node(node.name).label(**labels))
+            builder = (make_pod(f"{host.name}-p{j}", draw(st.sampled_from(["default", "default", "other"])))
+                       .node(host.name).label(**labels))
             if draw(st.integers(0, 5)) == 0:
                 builder = builder.terminating(DELETED_AT)
             pods.append(builder.obj())
@@ -319,6 +321,19 @@ def test_filter_table_cases_through_filter_nodes(pod: Pod, pods: list[Pod], expe
     assert batch_codes(plugin, state, pod, infos) == [int(expected[ni.name][0]) for ni in infos]
 
 
+@pytest.mark.parametrize(("constraints", "expected"), CONSTRAINT_ORDER)
+def test_filter_nodes_reports_the_first_failing_constraint(constraints: tuple[TopologySpreadConstraint, ...],
+                                                           expected: Verdict) -> None:
+    """node-b lacks ``rack`` and its zone is 2 pods ahead: through filter_nodes too, the first failure wins."""
+    nodes = [node(n.name, {**n.labels, "rack": "r1"}) if n.name != "node-b" else n for n in FOUR_NODES]
+    infos = cluster(nodes, foo_pods("node-a", 2))
+    plugin = make_plugin(infos)
+    pod = with_spread(make_pod("p").label(foo="").obj(), *constraints)
+    state = CycleState()
+    assert plugin.pre_filter(state, pod, list(infos)) is None
+    assert batch_codes(plugin, state, pod, infos)[1] == int(expected[0])
+
+
 @pytest.mark.parametrize(("pod", "pods", "feasible", "failed", "expected"), SCORE_CASES)
 def test_score_table_cases_through_score_nodes(pod: Pod, pods: list[Pod], feasible: list[Node], failed: list[Node],
                                                expected: list[int]) -> None:
@@ -338,8 +353,8 @@ def test_batch_forms_stay_exact_as_the_cache_adds_and_removes_pods(example: Exam
     """A cache-maintained snapshot whose pods come and go: after each update the columnar PreFilter/PreScore and
     the batch forms still equal the node walk and the per-node hooks."""
     cache = Cache()
-    for node in example.nodes:
-        cache.add_node(node)
+    for each in example.nodes:
+        cache.add_node(each)
     plugin = plugin_for(example, [])
     snapshot = plugin.handle.snapshot
     pod, data = example.pod, example.data

@@ -192,21 +192,17 @@ def filter_codes(state: PreFilterState, node_batch: NodeBatch) -> IntArray | Non
     has_node, _ = columns.categories(_HAS_NODE_INDEX, _has_node)
     if (node_batch.column(has_node) < 0).any():
         raise LookupError("node not found")
-    size = len(node_batch)
-    out: IntArray = np.zeros(size, dtype=np.int64)
-    decided: BoolArray = np.zeros(size, dtype=np.bool_)
+    out: IntArray | None = None
     for i, constraint in enumerate(state.constraints):
         codes_all, values = columns.label_values(constraint.topology_key)
-        codes = node_batch.column(codes_all)
-        missing = codes < 0
-        out[missing & ~decided] = _UNRESOLVABLE
-        decided |= missing
         domains = state.domains[i]
-        skew = domains.per_node(codes, values) + (state.self_match[i] - domains.global_min(constraint.min_domains))
-        over = (skew > constraint.max_skew) & ~decided
-        out[over] = _UNSCHEDULABLE
-        decided |= over
-    return out if decided.any() else None
+        # Per label code (the last slot for code -1, a missing label), the code Filter gives a node holding it.
+        skew = domains.per_code(values) + (state.self_match[i] - domains.global_min(constraint.min_domains))
+        by_code: IntArray = np.where(skew > constraint.max_skew, _UNSCHEDULABLE, 0)
+        by_code[-1] = _UNRESOLVABLE
+        verdicts = by_code[node_batch.column(codes_all)]
+        out = verdicts if out is None else np.where(out != 0, out, verdicts)  # the first rejection decides
+    return out if out is not None and out.any() else None
 
 
 # -- PreScore / Score / NormalizeScore ----------------------------------------------------------------------

@@ -109,17 +109,16 @@ class DomainCounts:
         """The skew baseline: the smallest count, or 0 while there are fewer domains than ``min_domains``."""
         return 0 if self.size < min_domains else self.min_match
 
-    def per_node(self, codes: npt.NDArray[np.int32], values: list[str]) -> IntArray:
-        """The count of each node's domain, given the nodes' label codes over ``values`` (0 for code -1 and for
-        values that are no domain)."""
+    def per_code(self, values: list[str]) -> IntArray:
+        """The count of each value's domain (0 for values that are no domain), plus a last 0 for code -1."""
         per_code = self._per_code
-        lookup: IntArray = np.zeros(len(values) + 1, dtype=np.int64)  # the extra last slot serves code -1
+        lookup: IntArray = np.zeros(len(values) + 1, dtype=np.int64)
         if per_code is not None and values is self._values:
             lookup[:len(per_code)] = per_code  # values appended since PreFilter are no domain
         else:
             counts = self.counts
             lookup[:-1] = np.fromiter((counts.get(v, 0) for v in values), dtype=np.int64, count=len(values))
-        return lookup[codes]
+        return lookup
 
     def clone(self) -> DomainCounts:
         """An independent copy (the per-code arrays are shared: they are never changed in place)."""
