@@ -98,14 +98,17 @@ class ImageLocality(Plugin):
             return np.zeros(size, dtype=np.int64)
         total_num_nodes = self.handle.snapshot.num_nodes()
         columns = node_batch.columns
-        total = np.zeros(size, dtype=np.int64)
+        total: npt.NDArray[np.int64] | None = None
         for image, times in self._image_counts.items():
             codes, states = columns.categories((NAME, image), _image_state_of(image))
-            if not states:
+            if not states:  # no node holds the image
                 continue
             # One score per distinct summary (they are shared by every node holding the image), 0 for code -1.
             scores = [scaled_image_score(image_state, total_num_nodes) * times for image_state in states]
-            total += np.array([*scores, 0], dtype=np.int64)[node_batch.column(codes)]
+            part = np.array([*scores, 0], dtype=np.int64)[node_batch.column(codes)]
+            total = part if total is None else total + part
+        if total is None:  # a sum of 0 is under the minimum threshold everywhere
+            return np.zeros(size, dtype=np.int64)
         max_threshold = MAX_CONTAINER_THRESHOLD * len(images)
         clamped = np.clip(total, MIN_THRESHOLD, max_threshold)
         return MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kubesched.api.pod import Pod
-from kubesched.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended_resource_name, pod_requests
+from kubesched.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended_resource_name
 from kubesched.framework.args import ArgsError, in_range
 from kubesched.framework.columns import NodeBatch, NodeColumns
 from kubesched.framework.cycle_state import CycleState, StateKey
@@ -30,6 +30,7 @@ from kubesched.plugins.resource_allocation import (
     least_requested_score,
     most_requested_batch,
     most_requested_score,
+    pod_resource,
     requested_to_capacity_ratio_batch_scorer,
     requested_to_capacity_ratio_scorer,
     unique_names,
@@ -190,7 +191,7 @@ class NodeResourcesFit(Plugin):
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Compute the pod's effective request once per cycle."""
-        state.write(_PRE_FILTER_KEY, Resource.from_amounts(pod_requests(pod)))
+        state.write(_PRE_FILTER_KEY, pod_resource(pod))
         return None
 
     @hookimpl
@@ -198,7 +199,7 @@ class NodeResourcesFit(Plugin):
         """Unschedulable with one reason per insufficient resource."""
         request = state.get(_PRE_FILTER_KEY)
         if request is None:
-            request = Resource.from_amounts(pod_requests(pod))
+            request = pod_resource(pod)
         # Fast path for the common case: room for everything and no extended resources to check.
         allocatable, used = node_info.allocatable, node_info.requested
         if (not request.scalar_resources and len(node_info.pods) < allocatable.allowed_pod_number
@@ -216,7 +217,7 @@ class NodeResourcesFit(Plugin):
         """Filter's codes for every node at once: Unschedulable where some resource (or the pod count) is short."""
         request = state.get(_PRE_FILTER_KEY)
         if request is None:
-            request = Resource.from_amounts(pod_requests(pod))
+            request = pod_resource(pod)
         columns = node_batch.columns
         column = node_batch.column
         short = column(columns.pod_count) >= column(columns.allocatable[PODS])

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import attrs
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.pod import Pod
+from kubesched.api.pod import Pod, PodSpec
 from kubesched.api.resources import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -104,15 +105,14 @@ def _nonzero(capacity: IntArray) -> IntArray:
 
 
 def least_requested_batch(requested: IntArray, capacity: IntArray) -> IntArray:
-    """:func:`least_requested_score` per node."""
-    free = (capacity - requested) * MAX_NODE_SCORE // _nonzero(capacity)
-    return np.where((capacity == 0) | (requested > capacity), 0, free)
+    """:func:`least_requested_score` per node, for capacities that are all non-zero (0 where a node is over)."""
+    free: IntArray = np.maximum(capacity - requested, 0)
+    return free * MAX_NODE_SCORE // capacity
 
 
 def most_requested_batch(requested: IntArray, capacity: IntArray) -> IntArray:
-    """:func:`most_requested_score` per node."""
-    used = np.minimum(requested, capacity) * MAX_NODE_SCORE // _nonzero(capacity)
-    return np.where(capacity == 0, 0, used)
+    """:func:`most_requested_score` per node, for capacities that are all non-zero."""
+    return np.minimum(requested, capacity) * MAX_NODE_SCORE // capacity
 
 
 def weighted_scorer(resources: Sequence[ResourceSpec], per_resource: Callable[[int, int], int]) -> Scorer:
@@ -133,20 +133,27 @@ def weighted_scorer(resources: Sequence[ResourceSpec], per_resource: Callable[[i
 
 def weighted_batch_scorer(resources: Sequence[ResourceSpec],
                           per_resource: Callable[[IntArray, IntArray], IntArray]) -> BatchScorer:
-    """:func:`weighted_scorer` per node, with ``per_resource`` the batch form of its per-resource score."""
+    """:func:`weighted_scorer` per node, with ``per_resource`` the batch form of its per-resource score (called
+    with non-zero capacities only: a node without the resource leaves it out of its average)."""
     weights = [r.weight for r in resources]
 
     def score(requested: Sequence[IntArray], allocatable: Sequence[IntArray]) -> IntArray:
-        total: IntArray | None = None
-        weight_sum: IntArray | None = None
+        total: IntArray | int = 0
+        weight_sum: IntArray | int = 0
         for req, alloc, weight in zip(requested, allocatable, weights, strict=True):
-            has = alloc != 0
-            part = np.where(has, per_resource(req, alloc) * weight, 0)
-            share = has * weight
-            total = part if total is None else total + part
-            weight_sum = share if weight_sum is None else weight_sum + share
-        if total is None or weight_sum is None:
-            return np.zeros(0, dtype=np.int64)
+            if alloc.all():  # every node has the resource (the common case): no masking
+                part = per_resource(req, alloc)
+                weight_sum = weight_sum + weight
+            else:
+                has = alloc != 0
+                part = np.where(has, per_resource(req, np.where(has, alloc, 1)), 0)
+                weight_sum = weight_sum + has * weight
+            total = total + (part if weight == 1 else part * weight)
+        size = len(requested[0]) if requested else 0
+        if isinstance(weight_sum, int):
+            if weight_sum == 0 or isinstance(total, int):
+                return np.zeros(size, dtype=np.int64)
+            return total // weight_sum
         return np.where(weight_sum == 0, 0, total // np.maximum(weight_sum, 1))
 
     return score
@@ -252,11 +259,13 @@ def balanced_batch_scorer(requested: Sequence[IntArray], allocatable: Sequence[I
     """:func:`balanced_scorer` per node, with the same float operations in the same order."""
     if not requested:
         return np.zeros(0, dtype=np.int64)
-    fractions = [np.minimum(req / _nonzero(alloc), 1.0) for req, alloc in zip(requested, allocatable, strict=True)]
-    present = [alloc != 0 for alloc in allocatable]
-    if len(fractions) == 2 and present[0].all() and present[1].all():  # the default: cpu and memory everywhere
-        std = np.abs((fractions[0] - fractions[1]) / 2)
+    if len(requested) == 2 and allocatable[0].all() and allocatable[1].all():  # cpu and memory on every node
+        std = np.abs((np.minimum(requested[0] / allocatable[0], 1.0) - np.minimum(requested[1] / allocatable[1], 1.0))
+                     / 2)
     else:
+        fractions = [np.minimum(req / _nonzero(alloc), 1.0)
+                     for req, alloc in zip(requested, allocatable, strict=True)]
+        present = [alloc != 0 for alloc in allocatable]
         size = len(requested[0])
         count = np.zeros(size, dtype=np.int64)
         first = np.zeros(size)
@@ -275,6 +284,39 @@ def balanced_batch_scorer(requested: Sequence[IntArray], allocatable: Sequence[I
         std = np.where(count == 2, np.abs((first - second) / 2),
                        np.where(count > 2, np.sqrt(squares / np.maximum(count, 1)), 0.0))
     return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
+
+
+#: Memoised effective requests: (non-zero defaults?, the identities of the pod's request quantities) -> (the pod
+#: spec, which keeps those quantities alive so their identities stay theirs, and the request).
+_REQUESTS: dict[tuple[bool, tuple[Any, ...]], tuple[PodSpec, Resource]] = {}
+_REQUESTS_SIZE = 4096
+
+
+def _requests_key(spec: PodSpec) -> tuple[Any, ...]:
+    """What a pod's effective request depends on, by identity: Quantity.parse hands out one object per text, so
+    pods written alike share keys. A single container without init containers or overhead gets a flat key."""
+    containers = spec.containers
+    if len(containers) == 1 and not spec.init_containers and not spec.overhead:
+        requests = containers[0].requests
+        return (*requests, *map(id, requests.values()))
+    return (tuple((*c.requests, *map(id, c.requests.values())) for c in containers),
+            tuple((c.restart_policy, *c.requests, *map(id, c.requests.values())) for c in spec.init_containers),
+            (*spec.overhead, *map(id, spec.overhead.values())))
+
+
+def pod_resource(pod: Pod, *, non_zero: bool = False) -> Resource:
+    """The pod's effective request (with kube's non-zero cpu and memory defaults when ``non_zero``), computed once
+    per distinct set of requests: PreFilter and PreScore of the resource plugins run for every pod. Read-only."""
+    spec = pod.spec
+    key = (non_zero, _requests_key(spec))
+    known = _REQUESTS.get(key)
+    if known is not None:
+        return known[1]
+    request = Resource.from_amounts(pod_requests(pod, non_missing=NON_ZERO_DEFAULTS if non_zero else None))
+    if len(_REQUESTS) >= _REQUESTS_SIZE:
+        _REQUESTS.clear()
+    _REQUESTS[key] = (spec, request)
+    return request
 
 
 _CPU, _MEMORY, _EPHEMERAL, _SCALAR, _UNKNOWN = range(5)
@@ -310,8 +352,7 @@ class ResourceAllocationScorer:
 
     def pod_requests(self, pod: Pod) -> list[int]:
         """The pod's request per configured resource (millicores for cpu)."""
-        amounts = pod_requests(pod, non_missing=None if self.use_requested else NON_ZERO_DEFAULTS)
-        requests = Resource.from_amounts(amounts)
+        requests = pod_resource(pod, non_zero=not self.use_requested)
         return [requests.get(spec.name) for spec in self.resources]
 
     def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> int:

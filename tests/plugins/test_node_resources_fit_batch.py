@@ -10,9 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubesched.api.pod import Pod
+from kubesched.api.resources import NON_ZERO_DEFAULTS, pod_requests
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.resource import Resource
 from kubesched.framework.status import Code
 from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.plugins.resource_allocation import pod_resource
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.helpers import node_info
@@ -24,6 +27,7 @@ from tests.plugins.resources_batch import (
     batches,
     clusters,
     filter_codes,
+    pods,
     score_values,
 )
 from tests.plugins.test_node_resources_fit import (
@@ -141,3 +145,12 @@ def test_requested_to_capacity_ratio_table_through_the_batch_form(
     plugin = fit({"scoring-strategy": {"type": "RequestedToCapacityRatio", "resources": resources,
                                        "requested-to-capacity-ratio": param}})
     assert score_values(plugin, pod, batches(nodes)[0])[1] == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(pod_list=st.lists(pods("p"), min_size=1, max_size=6), non_zero=st.booleans())
+def test_memoised_pod_request_equals_the_computed_one(pod_list: list[Pod], non_zero: bool) -> None:
+    """pod_resource, shared by pods written alike, gives every pod exactly its own effective request."""
+    for pod in pod_list:
+        expected = Resource.from_amounts(pod_requests(pod, non_missing=NON_ZERO_DEFAULTS if non_zero else None))
+        assert pod_resource(pod, non_zero=non_zero) == expected
