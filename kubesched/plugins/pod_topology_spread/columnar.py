@@ -165,13 +165,15 @@ def build_pre_filter_state(pod: Pod, constraints: tuple[SpreadConstraint, ...],
     """
     namespace = pod.namespace
     labels = [columns.label_values(c.topology_key) for c in constraints]
-    has_all = _has_all_keys(labels, len(columns))
+    has_all: BoolArray | None = _has_all_keys(labels, len(columns))
+    if has_all is not None and has_all.all():
+        has_all = None  # every node counts: no masking
     inclusion = ColumnarInclusion(columns, pod, constraints)
     domains: list[DomainCounts] = []
     for constraint, (codes, values) in zip(constraints, labels, strict=True):
         eligible = inclusion.mask(constraint)
-        counting = has_all if eligible is None else has_all & eligible
-        domain_codes = codes[counting]
+        counting = eligible if has_all is None else has_all if eligible is None else has_all & eligible
+        domain_codes = codes if counting is None else codes[counting]
         size = len(values)
         present = np.bincount(domain_codes, minlength=size) > 0
         matching = matching_counts(columns, constraint, namespace)
@@ -179,7 +181,8 @@ def build_pre_filter_state(pod: Pod, constraints: tuple[SpreadConstraint, ...],
         if matching is None:
             per_code = np.zeros(size, dtype=np.int64)
         else:
-            per_code = np.bincount(domain_codes, weights=matching[counting], minlength=size).astype(np.int64)
+            weights = matching if counting is None else matching[counting]
+            per_code = np.bincount(domain_codes, weights=weights, minlength=size).astype(np.int64)
         domains.append(DomainCounts.of_codes(values, per_code, present))
     self_match = tuple(int(c.selects(pod.labels)) for c in constraints)
     return PreFilterState(constraints, domains, self_match, namespace, InclusionCheck(pod, constraints))
