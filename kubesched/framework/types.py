@@ -226,7 +226,8 @@ class ScoreTable:
     Kept column-wise so scoring allocates nothing per node; :meth:`node_scores` gives the per-node view.
     """
 
-    nodes: list[str]
+    #: The scored nodes' names in node order (a list, or a read-only view on the batch path).
+    nodes: Sequence[str]
     plugins: list[str] = attrs.field(factory=list)
     #: Per plugin, the weighted scores in node order (lists, or int64 arrays on the batch path).
     columns: list[Sequence[int] | IntArray] = attrs.field(factory=list)
@@ -241,6 +242,7 @@ class ScoreTable:
 
     def as_lists(self) -> None:
         """Turn array columns into plain lists of ints (for readers that keep the table past the cycle)."""
+        self.nodes = list(self.nodes)
         self.columns = [list(map(int, column)) for column in self.columns]
         self.totals = list(map(int, self.totals))
 

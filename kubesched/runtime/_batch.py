@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -100,24 +100,36 @@ class BatchFilter:
                                                         f'running "{name}" filter plugin: {detail}', detail, cause))
 
     def find(self, start: int, to_find: int, diagnosis: Diagnosis,
-             special: dict[int, Callable[[NodeInfo], Status | None]]) -> tuple[list[int], IntArray]:
+             special: dict[int, Callable[[NodeInfo], Status | None]]) -> tuple[IntArray, IntArray]:
         """Try nodes from ``start`` until ``to_find`` pass; returns (feasible batch indexes in try order, batch
         indexes of the rejections deferred to the diagnosis). ``special`` maps batch indexes to a full per-node
         filter (nodes with nominated pods), whose statuses are recorded right away."""
         size = len(self.batch)
-        order = np.roll(np.arange(size, dtype=np.int64), -start) if start else np.arange(size, dtype=np.int64)
-        if not self.per_node and not special:
-            passed = (self.first == _NONE)[order]
-            counts = np.cumsum(passed)
-            tried = size if counts[-1] < to_find else int(np.searchsorted(counts, to_find)) + 1
-            tried_order = order[:tried]
-            rejected = tried_order[~passed[:tried]]
-            self._defer(diagnosis, rejected)
-            return tried_order[passed[:tried]].tolist(), rejected
-        return self._find_mixed(order, to_find, diagnosis, special)
+        start %= size
+        if self.per_node or special:
+            order = np.arange(start, start + size, dtype=np.int64)
+            order[size - start:] -= size
+            return self._find_mixed(order, to_find, diagnosis, special)
+        passed = self.first == _NONE
+        if start:
+            passed = np.concatenate((passed[start:], passed[:start]))
+        feasible = np.flatnonzero(passed)  # positions in try order
+        if len(feasible) >= to_find:
+            feasible = feasible[:to_find]
+            tried = int(feasible[-1]) + 1
+        else:
+            tried = size
+        rejected = np.flatnonzero(~passed[:tried])
+        if start:  # back from try order to batch indexes
+            feasible += start
+            feasible[feasible >= size] -= size
+            rejected += start
+            rejected[rejected >= size] -= size
+        self._defer(diagnosis, rejected)
+        return feasible, rejected
 
     def _find_mixed(self, order: IntArray, to_find: int, diagnosis: Diagnosis,
-                    special: dict[int, Callable[[NodeInfo], Status | None]]) -> tuple[list[int], IntArray]:
+                    special: dict[int, Callable[[NodeInfo], Status | None]]) -> tuple[IntArray, IntArray]:
         framework, state, pod, infos = self.framework, self.state, self.pod, self.batch.infos
         filters = self.filters
         # For a first batch rejection at index k, the per-node plugins configured before k (all of them for none).
@@ -151,7 +163,7 @@ class BatchFilter:
                 diagnosis.add_plugin_status(status)
         deferred = np.asarray(rejected, dtype=np.int64)
         self._defer(diagnosis, deferred)
-        return feasible, deferred
+        return np.asarray(feasible, dtype=np.int64), deferred
 
     def _defer(self, diagnosis: Diagnosis, rejected: IntArray) -> None:
         """Record the batch rejections at batch indexes ``rejected``: plugins now, statuses when read."""
@@ -188,7 +200,7 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
     range and apply weights, as :meth:`Framework.run_score_plugins`; raise BatchError on a plugin failure."""
     size = len(batch)
     infos = batch.infos
-    table = ScoreTable([ni.name for ni in infos], totals=np.zeros(size, dtype=np.int64))
+    table = ScoreTable(_Names(batch), totals=np.zeros(size, dtype=np.int64))
     skip = state.skip_score_plugins
     batch_scores = framework.batch_score_hooks
     batch_normalizers = framework.batch_normalize_hooks
@@ -234,6 +246,29 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
         totals += column
     table.totals = totals
     return table
+
+
+class _Names(Sequence[str]):
+    """The names of a batch's nodes, looked up only when read (select_host reads one)."""
+
+    __slots__ = ("_batch",)
+
+    def __init__(self, batch: NodeBatch) -> None:
+        self._batch = batch
+
+    def __len__(self) -> int:
+        return len(self._batch)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [info.name for info in self._batch.infos[index]]
+        return self._batch.infos[index].name
 
 
 def _as_column(scores: list[Any]) -> npt.NDArray[Any]:

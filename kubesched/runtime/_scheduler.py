@@ -425,9 +425,8 @@ class Scheduler:
         except BatchError as error:
             raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
         lazy = len(rejected) - sum(1 for j in already if bool((rejected == j).any()))
-        positions = batch.positions[found] if found else batch.positions[:0]
-        self._feasible_positions = positions
-        return [nodes[j] for j in found], lazy
+        self._feasible_positions = batch.positions[found]
+        return list(map(nodes.__getitem__, found.tolist())), lazy
 
     def _find_nodes_that_pass_filters(self, framework: Framework, state: CycleState, pod: Pod,
                                       diagnosis: Diagnosis, nodes: list[NodeInfo]) -> list[NodeInfo]:
