@@ -121,11 +121,11 @@ class DomainCounts:
         return lookup
 
     def clone(self) -> DomainCounts:
-        """An independent copy (the per-code arrays are shared: they are never changed in place)."""
+        """An independent copy, holding its counts as a dict (it shares nothing with the columns' indexes)."""
         copy = DomainCounts.__new__(DomainCounts)
-        copy._counts = dict(self._counts) if self._counts is not None else None
+        copy._counts = dict(self.counts)
         copy._histogram = dict(self._histogram) if self._histogram is not None else None
-        copy._values, copy._per_code, copy._present = self._values, self._per_code, self._present
+        copy._values = copy._per_code = copy._present = None
         copy.size = self.size
         copy.min_match = self.min_match
         return copy
