@@ -105,6 +105,7 @@ HOOK_LABELS: dict[str, str] = {
     **{point.hook: point.name for point in EXTENSION_POINTS},
     "pre_filter_add_pod": "PreFilter AddPod", "pre_filter_remove_pod": "PreFilter RemovePod",
     "normalize_score": "NormalizeScore", "unreserve": "Unreserve",
+    "filter_nodes": "Filter", "score_nodes": "Score", "normalize_scores": "NormalizeScore",
 }
 
 

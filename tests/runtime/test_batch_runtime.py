@@ -429,3 +429,22 @@ def test_amounts_beyond_exact_int64_arithmetic_take_the_per_node_path() -> None:
     assert placed[0] in {"n1", "n2"}
     assert calls["Batch.filter_nodes"] == 0
     assert score.calls["score_nodes"] == 0
+
+
+# -- the plugin call budget ----------------------------------------------------------------------------------
+def test_a_call_budget_times_the_batch_forms_under_their_extension_point() -> None:
+    """With a plugin call budget, batch forms are timed like the per-node hooks and reported under their
+    extension point (Filter, Score, NormalizeScore), and the pod is still scheduled."""
+    batch = gate("Batch", lambda _ni: None, Counter(), batch=True)
+    score = even_score()
+    cluster = InMemoryCluster(VirtualClock())
+    registry = PluginRegistry.of(PrioritySort, DefaultBinder, batch, score)
+    sched = Scheduler([profile_of({"filter": ["Batch"], "score": ["EvenScore"]})], registry, client=cluster,
+                      clock=cluster.clock, rng=random.Random(7),
+                      settings=SchedulerSettings(plugin_call_budget_seconds=0.0))
+    cluster.subscribe(sched)
+    for node in nodes(3):
+        cluster.add_node(node)
+    assert schedule(cluster, sched, make_pod("p").obj())[0] in {"n0", "n1", "n2"}
+    assert {(record.point, record.plugin) for record in sched.slow_calls()} >= {
+        ("Filter", "Batch"), ("Score", "EvenScore"), ("NormalizeScore", "EvenScore")}
