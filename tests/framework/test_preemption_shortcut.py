@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator
 from kubesched.framework.status import Code, Status, is_success
 from kubesched.framework.types import NodeToStatus
@@ -229,3 +229,22 @@ def test_simulations_are_identical_with_and_without_the_shortcut(registry: Plugi
     finally:
         Evaluator.fast_dry_run = True
     assert fast.to_json() == slow.to_json()
+
+
+def test_a_node_whose_pods_changed_is_reprieved_again() -> None:
+    """The remembered reprieve of a node is dropped once its pods change (a new generation)."""
+    pc = preemption_cluster([make_node("n0").capacity(cpu="4", memory="1Gi", pods="10").obj()],
+                            [make_pod("low1").node("n0").req(cpu="2").obj(),
+                             make_pod("low2").node("n0").req(cpu="1").obj()], points=FILTERS, extra=EXTRA)
+    pod = make_pod("p").req(cpu="3").priority(10).obj()
+    dry_runs = []
+    for step in ("before", "after"):
+        if step == "after":
+            info = pc.node("n0")
+            info.add_pod(PodInfo.of(make_pod("low3").node("n0").req(cpu="1").obj()))
+            pc.framework.snapshot.columns.update(info)
+        state = pc.pre_filter(pod)
+        fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+        assert fast == slow
+        dry_runs.append([[v.name for v in c.victims] for c in fast[0]])
+    assert dry_runs == [[["low1"]], [["low1", "low3"]]]
