@@ -234,14 +234,15 @@ def test_simulations_are_identical_with_and_without_the_shortcut(registry: Plugi
 def test_a_node_whose_pods_changed_is_reprieved_again() -> None:
     """The remembered reprieve of a node is dropped once its pods change (a new generation)."""
     pc = preemption_cluster([make_node("n0").capacity(cpu="4", memory="1Gi", pods="10").obj()],
-                            [make_pod("low1").node("n0").req(cpu="2").obj(),
-                             make_pod("low2").node("n0").req(cpu="1").obj()], points=FILTERS, extra=EXTRA)
+                            [make_pod("low1").node("n0").req(cpu="2").start_time(T0).obj(),
+                             make_pod("low2").node("n0").req(cpu="1").start_time(T0).obj()], points=FILTERS,
+                            extra=EXTRA)
     pod = make_pod("p").req(cpu="3").priority(10).obj()
     dry_runs = []
     for step in ("before", "after"):
         if step == "after":
             info = pc.node("n0")
-            info.add_pod(PodInfo.of(make_pod("low3").node("n0").req(cpu="1").obj()))
+            info.add_pod(PodInfo.of(make_pod("low3").node("n0").req(cpu="1").start_time(T0).obj()))
             pc.framework.snapshot.columns.update(info)
         state = pc.pre_filter(pod)
         fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
