@@ -33,6 +33,8 @@ class NodeTree:
 
     zones: list[str] = attrs.field(factory=list)
     tree: dict[str, list[str]] = attrs.field(factory=dict)
+    # Every node name in the tree, so adding a node is O(1) rather than a scan of its zone's list.
+    members: set[str] = attrs.field(factory=set)
 
     def add(self, node: Node) -> None:
         """Add a node (no-op when already present)."""
@@ -41,16 +43,19 @@ class NodeTree:
         if names is None:
             self.zones.append(zone)
             self.tree[zone] = [node.name]
-        elif node.name not in names:
+            self.members.add(node.name)
+        elif node.name not in self.members:
             names.append(node.name)
+            self.members.add(node.name)
 
     def remove(self, node: Node) -> None:
         """Remove a node; an emptied zone disappears."""
         zone = zone_key(node)
         names = self.tree.get(zone)
-        if names is None or node.name not in names:
+        if names is None or node.name not in self.members or node.name not in names:
             return
         names.remove(node.name)
+        self.members.discard(node.name)
         if not names:
             del self.tree[zone]
             self.zones.remove(zone)
