@@ -56,10 +56,10 @@ class ResourceShortcut:
     """What lets the dry run decide by resource arithmetic instead of Filter runs on node copies.
 
     ``pod_independent`` maps Filter plugin names to the class the profile must run under that name: plugins whose
-    verdict on a node ignores the node's pods and which reject only as UnschedulableAndUnresolvable.
-    ``fit_name``/``fit_class`` name NodeResourcesFit. The shortcut applies to a pod only when its cycle's Filter
-    plugins are exactly such plugins, all before NodeResourcesFit, with no PreFilter extension left to run
-    (see :meth:`Evaluator.shortcut_request`).
+    verdict on a node ignores the node's pods. ``fit_name``/``fit_class`` name NodeResourcesFit. The shortcut
+    applies to a pod only when its cycle's Filter plugins are exactly such plugins, all before NodeResourcesFit,
+    with no PreFilter extension left to run (see :meth:`Evaluator.shortcut_request`), and only on nodes that
+    NodeResourcesFit rejected (so every plugin before it passed there).
     """
 
     fit_name: str
@@ -148,9 +148,9 @@ class Evaluator:
         self.handle = handle
         self.min_candidate_nodes_percentage = min_candidate_nodes_percentage
         self.min_candidate_nodes_absolute = min_candidate_nodes_absolute
-        # The shortcut's reprieves by node: (what they depend on, the answer); see _cached_reprieve.
         # Default candidate scores (violations aside) of victim tuples, by identity; see _best_by_default_scores.
         self._victim_scores: dict[int, tuple[tuple[Pod, ...], tuple[int, int, int, int]]] = {}
+        # The shortcut's reprieves by node: (what they depend on, the answer); see _cached_reprieve.
         self._reprieves: dict[str, tuple[tuple[int, ...], tuple[tuple[Pod, ...], int] | None]] = {}
 
     # -- hooks ---------------------------------------------------------------------------------------
