@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from typing import TypeVar
 
 import attrs
 
@@ -291,8 +292,33 @@ class Pod:
 
     def with_node_name(self, node_name: str) -> Pod:
         """A copy assigned to ``node_name``."""
-        return attrs.evolve(self, spec=attrs.evolve(self.spec, node_name=node_name))
+        return _replaced(self, spec=_replaced(self.spec, node_name=str(node_name)))
 
     def with_status(self, **changes: object) -> Pod:
         """A copy with status fields replaced."""
-        return attrs.evolve(self, status=attrs.evolve(self.status, **changes))  # type: ignore[arg-type]
+        if "conditions" in changes:
+            changes["conditions"] = _conditions(changes["conditions"])  # type: ignore[arg-type]
+        return _replaced(self, status=_replaced(self.status, **changes))
+
+
+_FIELD_NAMES: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
+_T = TypeVar("_T")
+
+
+def _replaced(obj: _T, **changes: object) -> _T:
+    """``attrs.evolve`` for this module's frozen classes, without re-running the converters of the fields kept
+    (they hold converted values already): binding replaces a pod twice per placement, so this is on the hot path.
+    Changed fields must be given in converted form (the callers above convert)."""
+    kind = type(obj)
+    known = _FIELD_NAMES.get(kind)
+    if known is None:
+        fields = tuple(field.name for field in attrs.fields(kind))  # type: ignore[arg-type]
+        known = _FIELD_NAMES[kind] = (fields, frozenset(fields))
+    names, name_set = known
+    if not name_set.issuperset(changes):
+        unknown = changes.keys() - name_set
+        raise TypeError(f"{kind.__name__} has no field(s) {sorted(unknown)}")
+    copy = object.__new__(kind)
+    for name in names:
+        object.__setattr__(copy, name, changes[name] if name in changes else getattr(obj, name))
+    return copy
