@@ -70,7 +70,10 @@ _SAFE_SCORE = 2**52
 
 def default_normalize_scores(scores: npt.NDArray[Any], *, reverse: bool = False,
                              max_priority: int = MAX_NODE_SCORE) -> npt.NDArray[np.int64]:
-    """:func:`default_normalize_score` over an array of raw scores: the same integers, as a new int64 array."""
+    """:func:`default_normalize_score` over an array of raw scores: the same integers, as a new int64 array.
+
+    A result beyond int64 (only from hugely negative raw scores) is clipped to int64's range: still out of
+    [0, 100], so the framework rejects it as it rejects the per-node result."""
     scores = np.asarray(scores, dtype=np.int64)
     if not len(scores):
         return scores.copy()
@@ -79,7 +82,8 @@ def default_normalize_scores(scores: npt.NDArray[Any], *, reverse: bool = False,
         return np.full(len(scores), max_priority, dtype=np.int64) if reverse else scores.copy()
     if max(abs(highest), abs(int(scores.min()))) >= _SAFE_SCORE or abs(max_priority) >= 2**10:
         plain = [max_priority * s // highest for s in scores.tolist()]
-        return np.array([max_priority - s for s in plain] if reverse else plain, dtype=np.int64)
+        low, high = -(2**63), 2**63 - 1
+        return np.array([min(max(max_priority - s if reverse else s, low), high) for s in plain], dtype=np.int64)
     normalized = max_priority * scores // highest  # floor division, as Python's //
     return max_priority - normalized if reverse else normalized
 

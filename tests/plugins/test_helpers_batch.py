@@ -23,9 +23,10 @@ def per_node(raw: list[int], reverse: bool, max_priority: int) -> list[int]:
 @given(raw=SCORES, reverse=st.booleans(), max_priority=st.sampled_from([100, 10, 1, 0, 5000]))
 def test_default_normalize_scores_equals_the_per_node_normalisation(raw: list[int], reverse: bool,
                                                                     max_priority: int) -> None:
-    """Same integers as default_normalize_score (floor division, negatives and huge raw scores included)."""
+    """Same integers as default_normalize_score (floor division, negatives and huge raw scores included), clipped
+    to int64's range."""
     out = default_normalize_scores(np.array(raw, dtype=np.int64), reverse=reverse, max_priority=max_priority)
-    assert out.tolist() == per_node(raw, reverse, max_priority)
+    assert out.tolist() == [min(max(s, -(2**63)), 2**63 - 1) for s in per_node(raw, reverse, max_priority)]
 
 
 @pytest.mark.parametrize(("raw", "reverse", "expected"), [
@@ -34,6 +35,7 @@ def test_default_normalize_scores_equals_the_per_node_normalisation(raw: list[in
     pytest.param([0, 1, 3], True, [100, 67, 0], id="reversed-proportionally"),
     pytest.param([1, 3], False, [33, 100], id="best-becomes-100"),
     pytest.param([], True, [], id="no-nodes"),
+    pytest.param([1, -(2**62)], False, [100, -(2**63)], id="beyond-int64-clipped"),
 ])
 def test_default_normalize_scores_table(raw: list[int], reverse: bool, expected: list[int]) -> None:
     """DefaultNormalizeScore(100, reverse) over an array."""
