@@ -23,7 +23,7 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_option_adds_one_test_per_check(pytester: pytest.Pytester) -> None:
     """``--kubesched-conformance NAME`` runs the suite on the installed plugin, one test per check."""
     result = pytester.runpytest_subprocess("--kubesched-conformance", "NodeResourcesFit", "-v")
-    result.assert_outcomes(passed=11, skipped=4)
+    result.assert_outcomes(passed=12, skipped=4)
     result.stdout.fnmatch_lines(["*conformance?NodeResourcesFit?::hooks-match-hookspecs PASSED*"])
 
 
