@@ -77,7 +77,7 @@ def pods(draw: st.DrawFn, name: str, infos: Sequence[NodeInfo] = ()) -> Pod:
     """A pod with one to two containers, maybe an init container or sidecar, maybe overhead; given ``infos``,
     often one more container asking for exactly (or one unit off) what one of them has left of a resource."""
     builder: PodBuilder = make_pod(name)
-    if infos and draw(st.booleans()):
+    if draw(st.booleans()) and infos:
         info = draw(st.sampled_from(list(infos)))
         resource = draw(st.sampled_from(RESOURCES))
         free = _amount(info.allocatable, resource) - _amount(info.requested, resource) + draw(st.integers(-1, 1))
