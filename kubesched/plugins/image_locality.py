@@ -96,8 +96,10 @@ class ImageLocality(Plugin):
         size = len(node_batch)
         if not images:
             return np.zeros(size, dtype=np.int64)
-        total_num_nodes = self.handle.snapshot.num_nodes()
         columns = node_batch.columns
+        if not columns.categories((NAME,), _holds_images)[1]:  # no node holds any image: skip the per-image indexes
+            return np.zeros(size, dtype=np.int64)
+        total_num_nodes = self.handle.snapshot.num_nodes()
         total: npt.NDArray[np.int64] | None = None
         for image, times in self._image_counts.items():
             codes, states = columns.categories((NAME, image), _image_state_of(image))
@@ -121,3 +123,8 @@ def _image_state_of(image: str) -> Callable[[NodeInfo], ImageStateSummary | None
         return node_info.image_states.get(image)
 
     return value_of
+
+
+def _holds_images(node_info: NodeInfo) -> bool | None:
+    """True for a node that holds some image (None otherwise), for a categories index."""
+    return True if node_info.image_states else None
