@@ -18,8 +18,10 @@ class Snapshot:
 
     node_info_map: dict[str, NodeInfo] = attrs.field(factory=dict)
     node_info_list: list[NodeInfo] = attrs.field(factory=list)
-    have_pods_with_affinity: list[NodeInfo] = attrs.field(factory=list)
-    have_pods_with_required_anti_affinity: list[NodeInfo] = attrs.field(factory=list)
+    # The affinity sub-lists, built when first read after a change (None: stale); most cycles never read them.
+    _with_affinity: list[NodeInfo] | None = attrs.field(default=None, alias="_with_affinity")
+    _with_required_anti_affinity: list[NodeInfo] | None = attrs.field(default=None,
+                                                                      alias="_with_required_anti_affinity")
     generation: int = 0
     #: The cache's node-set version the lists were built from (-1: never built).
     tree_version: int = -1
@@ -35,10 +37,24 @@ class Snapshot:
         return snapshot
 
     def rebuild_affinity_lists(self) -> None:
-        """Recompute which nodes hold pods with (anti-)affinity."""
-        self.have_pods_with_affinity = [ni for ni in self.node_info_list if ni.pods_with_affinity]
-        self.have_pods_with_required_anti_affinity = [ni for ni in self.node_info_list
-                                                      if ni.pods_with_required_anti_affinity]
+        """Note that which nodes hold pods with (anti-)affinity may have changed; the lists are rebuilt when read."""
+        self._with_affinity = None
+        self._with_required_anti_affinity = None
+
+    @property
+    def have_pods_with_affinity(self) -> list[NodeInfo]:
+        """The nodes holding pods with pod affinity or anti-affinity, in scheduling order."""
+        if self._with_affinity is None:
+            self._with_affinity = [ni for ni in self.node_info_list if ni.pods_with_affinity]
+        return self._with_affinity
+
+    @property
+    def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
+        """The nodes holding pods with required pod anti-affinity, in scheduling order."""
+        if self._with_required_anti_affinity is None:
+            self._with_required_anti_affinity = [ni for ni in self.node_info_list
+                                                 if ni.pods_with_required_anti_affinity]
+        return self._with_required_anti_affinity
 
     def list(self) -> list[NodeInfo]:
         """Every node, in scheduling order."""
