@@ -166,6 +166,11 @@ class Handle(Protocol):
     def clock(self) -> Clock:
         """The scheduler's clock (virtual in simulations)."""
 
+    @property
+    def fast_path(self) -> bool:
+        """Whether the scheduler uses batch forms and other shortcuts that decide as the per-node path does
+        (False under ``kubesched bench --reference``): a plugin with its own shortcut takes it only when True."""
+
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
                                                node_info: NodeInfo) -> Status | None:
         """Run the profile's Filter plugins twice, with and without higher-priority nominated pods."""

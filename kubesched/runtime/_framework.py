@@ -73,7 +73,7 @@ class Framework(BindingCycleRunners):
                  nominator: Nominator | None = None, rng: random.Random | None = None,
                  clock: Clock | None = None, snapshot: Snapshot | None = None,
                  hook_wrapper: Callable[[str, str, Hook], Hook] | None = None,
-                 call_budget: float | None = None) -> None:
+                 call_budget: float | None = None, fast_path: bool = True) -> None:
         self.profile = profile
         #: Every plugin error so far, in order (each also recorded as a PluginError event on its pod).
         self.failures: list[PluginFailure] = []
@@ -82,6 +82,7 @@ class Framework(BindingCycleRunners):
         #: Calls over the budget, per (extension point, plugin).
         self.slow_calls: dict[tuple[str, str], SlowCalls] = {}
         super().__init__(client, nominator, rng, clock, snapshot)
+        self._fast_path = fast_path
         self.plugins: dict[str, Any] = {}
         self._manager = new_plugin_manager()
         for name in profile.plugin_names():

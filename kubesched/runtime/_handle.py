@@ -75,6 +75,7 @@ class FrameworkHandle:
         self._nominator = nominator if nominator is not None else Nominator()
         self._rng = rng if rng is not None else random.Random(0)
         self._clock = clock if clock is not None else _ZeroClock()
+        self._fast_path = True
         self.snapshot_ref: Snapshot = snapshot if snapshot is not None else Snapshot()
         self._waiting: dict[str, WaitingPod] = {}
         self._pod_lister = ClientPodLister(client)
@@ -114,6 +115,11 @@ class FrameworkHandle:
     def clock(self) -> Clock:
         """The scheduler's clock."""
         return self._clock
+
+    @property
+    def fast_path(self) -> bool:
+        """Whether the scheduler runs its fast path (SchedulerSettings.fast_path)."""
+        return self._fast_path
 
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:
         """A pod Permit is holding."""

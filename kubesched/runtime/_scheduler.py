@@ -171,7 +171,8 @@ class Scheduler:
         self.frameworks: dict[str, Framework] = {
             p.scheduler_name: Framework(p, registry, client=client, nominator=self.nominator, rng=rng, clock=clock,
                                         snapshot=self.snapshot,
-                                        call_budget=self.settings.plugin_call_budget_seconds)
+                                        call_budget=self.settings.plugin_call_budget_seconds,
+                                        fast_path=self.settings.fast_path)
             for p in profiles
         }
         first = next(iter(self.frameworks.values()))

@@ -156,7 +156,7 @@ def _tweak(pc: PreemptionCluster, how: str) -> None:
     if how == "off":
         pc.evaluator.fast_dry_run = False
     elif how == "handle fast_path off":
-        pc.framework.fast_path = False  # type: ignore[attr-defined]
+        pc.framework._fast_path = False  # what Scheduler(settings=SchedulerSettings(fast_path=False)) sets
     elif how == "own victims":
         own = OwnVictims("DefaultPreemption", pc.framework)
         own.resource_shortcut = pc.evaluator.resource_shortcut

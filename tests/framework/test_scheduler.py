@@ -553,3 +553,11 @@ def test_the_scheduler_keeps_no_settling_policy() -> None:
     scheduler = scheduler_on(cluster)
     assert not hasattr(loop, "MAX_ERROR_RETRIES")
     assert not any(hasattr(scheduler, name) for name in ("epoch", "worth_retrying"))
+
+
+@pytest.mark.parametrize("fast_path", [True, False])
+def test_plugins_see_the_fast_path_setting_on_their_handle(fast_path: bool) -> None:
+    """SchedulerSettings.fast_path reaches every profile's handle, so plugin shortcuts follow --reference."""
+    cluster = InMemoryCluster(VirtualClock())
+    scheduler = scheduler_on(cluster, settings=SchedulerSettings(fast_path=fast_path))
+    assert all(framework.fast_path is fast_path for framework in scheduler.frameworks.values())
