@@ -137,7 +137,9 @@ class BatchFilter:
         first_list = self.first.tolist()
         feasible: list[int] = []
         rejected: list[int] = []
-        node_to_status = diagnosis.node_to_status
+        # Statuses the walk already has (per-node plugins, nominated-pod nodes), by batch index: recorded with the
+        # batch rejections in try order, so the statuses keep the order the per-node path records them in.
+        known: dict[int, Status] = {}
         for j in order.tolist():
             info = infos[j]
             run_special = special.get(j)
@@ -159,33 +161,45 @@ class BatchFilter:
             elif status.code is Code.ERROR:
                 raise BatchError(status)
             else:
-                node_to_status.set(info.name, status)
+                rejected.append(j)
+                known[j] = status
                 diagnosis.add_plugin_status(status)
         deferred = np.asarray(rejected, dtype=np.int64)
-        self._defer(diagnosis, deferred)
+        self._defer(diagnosis, deferred, known)
         return np.asarray(feasible, dtype=np.int64), deferred
 
-    def _defer(self, diagnosis: Diagnosis, rejected: IntArray) -> None:
-        """Record the batch rejections at batch indexes ``rejected``: plugins now, statuses when read."""
+    def _defer(self, diagnosis: Diagnosis, rejected: IntArray, known: dict[int, Status] | None = None) -> None:
+        """Record the rejections at batch indexes ``rejected`` (in try order): the batch plugins now, statuses when
+        read; ``known`` holds the statuses already computed per node."""
         if not len(rejected):
             return
         first = self.first[rejected]
         codes = self.codes[rejected]
-        for k in np.unique(first).tolist():
+        by_batch = first != _NONE
+        if known:
+            by_batch &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
+        for k in np.unique(first[by_batch]).tolist():
             name = self.filters[k][0]
-            plugin_codes = codes[first == k]
+            plugin_codes = codes[by_batch & (first == k)]
             if (plugin_codes == Code.PENDING).any():
                 diagnosis.pending_plugins.add(name)
             if (plugin_codes != Code.PENDING).any():
                 diagnosis.unschedulable_plugins.add(name)
-        diagnosis.node_to_status.defer(lambda: self._statuses(rejected, first.tolist(), codes.tolist()))
+        diagnosis.node_to_status.defer(
+            lambda: self._statuses(rejected, first.tolist(), codes.tolist(), known or {}))
 
-    def _statuses(self, rejected: IntArray, first: list[int], codes: list[int]) -> Iterator[tuple[str, Status]]:
-        """The per-node statuses of batch rejections, from each rejecting plugin's per-node hook."""
+    def _statuses(self, rejected: IntArray, first: list[int], codes: list[int],
+                  known: dict[int, Status]) -> Iterator[tuple[str, Status]]:
+        """Every rejection's status in try order: those already known, and batch rejections from each rejecting
+        plugin's per-node hook."""
         infos, state, pod = self.batch.infos, self.state, self.pod
         for j, k, code in zip(rejected.tolist(), first, codes, strict=True):
-            name, hook = self.filters[k]
             info = infos[j]
+            status: Any = known.get(j)
+            if status is not None:
+                yield info.name, status
+                continue
+            name, hook = self.filters[k]
             try:
                 status = hook(state, pod, info)
             except PLUGIN_FAILURES as exc:

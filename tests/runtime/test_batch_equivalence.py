@@ -167,10 +167,11 @@ def digest(result: SimulationResult) -> str:
 
 def cycle_summary(record: CycleRecord) -> tuple[object, ...]:
     """What an attempt saw, as the explain output and ``run_plugin`` read it: per-node statuses (code, reasons,
-    plugin), the rejecting and pending plugins, the feasible nodes in try order, per-node scores, the host."""
+    plugin) in the order they were recorded, the rejecting and pending plugins, the feasible nodes in try order,
+    per-node scores, the host."""
     diagnosis = record.diagnosis
-    statuses = {name: (status.code, status.reasons, status.plugin)
-                for name, status in diagnosis.node_to_status.statuses.items()}
+    statuses = [(name, status.code, status.reasons, status.plugin)
+                for name, status in diagnosis.node_to_status.statuses.items()]
     scores = record.scores.node_scores() if record.scores is not None else None
     message = record.status.message() if record.status is not None else ""
     return (record.pod.key, statuses, sorted(diagnosis.unschedulable_plugins), sorted(diagnosis.pending_plugins),
