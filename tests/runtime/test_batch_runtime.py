@@ -448,3 +448,30 @@ def test_a_call_budget_times_the_batch_forms_under_their_extension_point() -> No
     assert schedule(cluster, sched, make_pod("p").obj())[0] in {"n0", "n1", "n2"}
     assert {(record.point, record.plugin) for record in sched.slow_calls()} >= {
         ("Filter", "Batch"), ("Score", "EvenScore"), ("NormalizeScore", "EvenScore")}
+
+
+def test_the_reference_path_never_reads_the_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With fast_path off, spreading and inter-pod affinity pods are placed without one read of the columns'
+    indexes or batch forms: --reference is the plain per-node path, an independent check of the fast one."""
+    import attrs
+
+    from kubesched.framework.columns import NodeColumns
+    from kubesched.io.load import ClusterInput
+    from kubesched.profiles import load_config
+    from kubesched.sim.simulate import Simulation
+
+    def forbidden(*_args: object, **_kwargs: object) -> Any:
+        raise AssertionError("the reference path read the columns")
+
+    for method in ("label_values", "categories", "pod_counts", "resource"):
+        monkeypatch.setattr(NodeColumns, method, forbidden)
+    nodes = [make_node(f"n{i}").zone(f"z{i % 2}").capacity(cpu="4", memory="8Gi", pods=10).obj() for i in range(4)]
+    pods = [make_pod(f"s{i}").label(app="s").req(cpu="100m").spread(1, "topology.kubernetes.io/zone", app="s")
+            .obj() for i in range(3)]
+    pods += [make_pod(f"a{i}").label(app="a").req(cpu="100m")
+             .pod_affinity("kubernetes.io/hostname", anti=True, app="a").obj() for i in range(3)]
+    registry = PluginRegistry.discover()
+    config = load_config("default", registry)
+    config = attrs.evolve(config, settings=attrs.evolve(config.settings, fast_path=False))
+    result = Simulation(ClusterInput(nodes=tuple(nodes), pods=tuple(pods)), config, registry).run()
+    assert all(p.node for p in result.pods)

@@ -63,7 +63,7 @@ class InterPodAffinity(Plugin):
         over any other list, from a walk over its pods."""
         client = self.handle.client
         columns = self.handle.snapshot.columns
-        if nodes is columns.infos:
+        if self.handle.fast_path and nodes is columns.infos:
             pre_filter_state = columnar.build_pre_filter_state(pod, columns, self._terms, self._existing_terms, client,
                                                                NamespaceLabelCache(client))
         else:
@@ -114,7 +114,7 @@ class InterPodAffinity(Plugin):
         client = self.handle.client
         snapshot = self.handle.snapshot
         args = self.args
-        if snapshot.columns.infos is snapshot.node_info_list:
+        if self.handle.fast_path and snapshot.columns.infos is snapshot.node_info_list:
             scores = columnar.build_topology_scores(
                 pod, snapshot.columns, self._terms, self._existing_terms, client, NamespaceLabelCache(client),
                 args.hard_pod_affinity_weight, args.ignore_preferred_terms_of_existing_pods)

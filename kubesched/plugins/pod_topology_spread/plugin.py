@@ -81,7 +81,7 @@ class PodTopologySpread(Plugin):
         if not constraints:
             return Status.skip()
         columns = self.handle.snapshot.columns
-        if columnar.is_every_node(nodes, columns):
+        if self.handle.fast_path and columnar.is_every_node(nodes, columns):
             state.write(PRE_FILTER_KEY, columnar.build_pre_filter_state(pod, constraints, columns))
         else:
             state.write(PRE_FILTER_KEY, build_pre_filter_state(pod, constraints, nodes))
@@ -123,7 +123,8 @@ class PodTopologySpread(Plugin):
         # Only the system defaults tolerate nodes without every key, so zone-less nodes still spread by hostname.
         require_all = bool(pod.spec.topology_spread_constraints) or not self._system_defaulted
         columns = self.handle.snapshot.columns
-        positions = columnar.positions_of(nodes, columns) if all_nodes is columns.infos else None
+        positions = (columnar.positions_of(nodes, columns)
+                     if self.handle.fast_path and all_nodes is columns.infos else None)
         if positions is not None:
             state.write(PRE_SCORE_KEY, columnar.build_pre_score_state(constraints, pod, nodes, positions, columns,
                                                                       require_all))
