@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 import attrs
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -221,6 +222,7 @@ def expected_candidate(scenario: Scenario, node: str) -> Expected | None:
 # -- the Evaluator against the oracle --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @EXAMPLES
 @given(scenarios(), st.integers(0, 2**16))
 def test_default_preemption_agrees_with_the_oracle(scenario: Scenario, seed: int) -> None:

@@ -101,6 +101,7 @@ def both_dry_runs(pc: PreemptionCluster, state: CycleState, pod: Pod, statuses: 
     return outcomes
 
 
+@pytest.mark.slow
 @EXAMPLES
 @given(st.data())
 def test_shortcut_dry_run_gives_what_filter_on_node_copies_gives(data: st.DataObject) -> None:
@@ -123,6 +124,7 @@ def test_shortcut_dry_run_gives_what_filter_on_node_copies_gives(data: st.DataOb
     assert fast[2] == slow[2]
 
 
+@pytest.mark.slow
 @EXAMPLES
 @given(st.data())
 def test_shortcut_preemption_nominates_the_same_node_and_evicts_the_same_pods(data: st.DataObject) -> None:

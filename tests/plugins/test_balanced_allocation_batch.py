@@ -27,6 +27,7 @@ def balanced(args: dict[str, Any] | None = None) -> NodeResourcesBalancedAllocat
     return plugin_instance(NodeResourcesBalancedAllocation, args or {})
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(names=st.lists(st.sampled_from(SCORABLE), unique=True, max_size=5), cluster=clusters())
 def test_score_nodes_gives_score_values_node_by_node(names: list[str], cluster: tuple[list[NodeInfo], Pod]) -> None:
@@ -49,6 +50,7 @@ def resource_rows(draw: st.DrawFn) -> tuple[list[list[int]], list[list[int]]]:
     return requested, allocatable
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(rows=resource_rows())
 def test_batch_scorer_rounds_exactly_as_the_per_node_scorer(rows: tuple[list[list[int]], list[list[int]]]) -> None:

@@ -56,6 +56,7 @@ def image_pods(draw: st.DrawFn) -> Pod:
     return builder.obj()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(nodes=image_nodes(), pod=image_pods())
 def test_score_nodes_gives_score_values_node_by_node(nodes: tuple[Node, ...], pod: Pod) -> None:

@@ -232,6 +232,7 @@ def assert_score_agrees(p: InterPodAffinity, pod: Pod, batch: Sequence[NodeInfo]
 
 # -- properties -----------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(infos=clusters(), incoming=pods("incoming"), objects_only=st.booleans(), data=st.data())
 def test_batch_filter_equals_per_node_filter_on_random_clusters(infos: list[NodeInfo], incoming: Pod,
@@ -244,6 +245,7 @@ def test_batch_filter_equals_per_node_filter_on_random_clusters(infos: list[Node
     assert_filter_agrees(p, incoming, subset)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(infos=clusters(), incoming=pods("incoming"), args=PLUGIN_ARGS, objects_only=st.booleans(), data=st.data())
 def test_batch_score_equals_per_node_score_on_random_clusters(infos: list[NodeInfo], incoming: Pod,
@@ -257,6 +259,7 @@ def test_batch_score_equals_per_node_score_on_random_clusters(infos: list[NodeIn
     assert_score_agrees(p, incoming, subset)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(infos=clusters(), incoming=pods("incoming"), extra=pods("extra"), data=st.data())
 def test_add_and_remove_pod_on_a_columnar_state_equal_the_walked_state(infos: list[NodeInfo], incoming: Pod,
@@ -291,6 +294,7 @@ STEPS = st.lists(st.one_of(
 ), min_size=1, max_size=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(node_list=st.lists(st.integers(0, 5), min_size=1, max_size=6, unique=True).flatmap(
     lambda indexes: st.tuples(*(nodes(i) for i in indexes))), steps=STEPS, incoming=pods("incoming"),

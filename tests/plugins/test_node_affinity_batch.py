@@ -161,6 +161,7 @@ def subsets(snapshot: Snapshot, order: list[int]) -> list[list[NodeInfo]]:
     return [infos, [infos[i % len(infos)] for i in order]]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(node_list=CLUSTERS, pod=pods(), args=plugin_args(), order=st.lists(st.integers(0, 7), max_size=6))
 def test_batch_filter_equals_per_node_filter_on_random_clusters(node_list: tuple[Node, ...], pod: Pod,
@@ -172,6 +173,7 @@ def test_batch_filter_equals_per_node_filter_on_random_clusters(node_list: tuple
         assert_filter_agrees(p, pod, infos, snapshot)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(node_list=CLUSTERS, pod=pods(), args=plugin_args(), order=st.lists(st.integers(0, 7), max_size=6))
 def test_batch_score_equals_per_node_score_on_random_clusters(node_list: tuple[Node, ...], pod: Pod,

@@ -77,6 +77,7 @@ def assert_filter_agrees(plugin: Any, pod: Pod, snapshot: Snapshot, order: list[
     assert ([0] * len(infos) if out is None else out.tolist()) == [0 if s is None else int(s.code) for s in statuses]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("plugin_class", PLUGINS, ids=lambda c: c.name)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])

@@ -63,6 +63,7 @@ def fit_args(draw: st.DrawFn) -> dict[str, Any]:
             "scoring-strategy": strategy}
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(args=fit_args(), cluster=clusters())
 def test_filter_nodes_gives_filter_codes_node_by_node(args: dict[str, Any], cluster: tuple[list[NodeInfo], Pod]
@@ -75,6 +76,7 @@ def test_filter_nodes_gives_filter_codes_node_by_node(args: dict[str, Any], clus
         assert batch_codes == per_node
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(args=fit_args(), cluster=clusters())
 def test_score_nodes_gives_score_values_node_by_node(args: dict[str, Any], cluster: tuple[list[NodeInfo], Pod]
@@ -147,6 +149,7 @@ def test_requested_to_capacity_ratio_table_through_the_batch_form(
     assert score_values(plugin, pod, batches(nodes)[0])[1] == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(pod_list=st.lists(pods("p"), min_size=1, max_size=6), non_zero=st.booleans())
 def test_memoised_pod_request_equals_the_computed_one(pod_list: list[Pod], non_zero: bool) -> None:

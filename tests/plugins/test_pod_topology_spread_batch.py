@@ -214,6 +214,7 @@ PROPERTY = settings(max_examples=100, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(example=examples())
 def test_columnar_pre_filter_state_equals_the_per_node_count(example: Example) -> None:
@@ -233,6 +234,7 @@ def test_columnar_pre_filter_state_equals_the_per_node_count(example: Example) -
     assert new.self_match == old.self_match
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(example=examples())
 def test_filter_nodes_equals_filter_on_every_node(example: Example) -> None:
@@ -247,6 +249,7 @@ def test_filter_nodes_equals_filter_on_every_node(example: Example) -> None:
     assert batch_codes(plugin, state, example.pod, subset) == per_node_codes(plugin, state, example.pod, subset)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(example=examples())
 def test_filter_nodes_follows_add_pod_and_remove_pod(example: Example) -> None:
@@ -276,6 +279,7 @@ def test_filter_nodes_follows_add_pod_and_remove_pod(example: Example) -> None:
     assert batch_codes(plugin, state, pod, infos) == per_node_codes(plugin, state, pod, infos)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(example=examples())
 def test_columnar_pre_score_state_equals_the_per_node_count(example: Example) -> None:
@@ -295,6 +299,7 @@ def test_columnar_pre_score_state_equals_the_per_node_count(example: Example) ->
     assert (new.ignored_nodes, new.counts, new.weights) == (old.ignored_nodes, old.counts, old.weights)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(example=examples())
 def test_score_nodes_and_normalize_scores_equal_the_per_node_hooks(example: Example) -> None:
@@ -347,6 +352,7 @@ def test_score_table_cases_through_score_nodes(pod: Pod, pods: list[Pod], feasib
 
 # -- incremental columns --------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @PROPERTY
 @given(example=examples())
 def test_batch_forms_stay_exact_as_the_cache_adds_and_removes_pods(example: Example) -> None:
@@ -446,6 +452,7 @@ def spreading_clusters(draw: st.DrawFn) -> tuple[ClusterInput, int]:
             draw(st.integers(0, 2**16)))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(example=spreading_clusters())
 def test_fast_path_places_spreading_pods_as_the_per_node_path(

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -132,6 +133,7 @@ def _extension(plugin: Any, change: str) -> Callable[..., Status | None] | None:
     return getattr(plugin, "pre_filter_add_pod" if change == "add" else "pre_filter_remove_pod", None)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario=scenarios(), plugin_index=st.integers(0, len(PLUGINS) - 1))
 def test_extensions_on_a_clone_match_a_fresh_pre_filter(

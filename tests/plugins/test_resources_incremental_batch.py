@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -51,6 +52,7 @@ def check(snapshot: Snapshot, pod: Pod) -> None:
     assert batch_scores == per_node
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_batch_forms_follow_cache_updates(data: st.DataObject) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -75,6 +76,7 @@ def pending_pods(draw: st.DrawFn) -> list[Pod]:
     return result
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(nodes=cluster_nodes(), pods=pending_pods(), strategy=st.sampled_from(STRATEGIES), ignored=st.booleans(),
        seed=st.integers(0, 3))

@@ -70,6 +70,7 @@ def assert_batch_agrees(p: TaintToleration, pod: Pod, snapshot: Snapshot, order:
     assert p.normalize_scores(state, pod, batch, raw).tolist() == [ns.score for ns in scores]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(node_list=CLUSTERS, pod=pods(), order=st.lists(st.integers(0, 7), max_size=6))
 def test_batch_forms_equal_per_node_hooks_on_random_taints(node_list: tuple[Node, ...], pod: Pod,

@@ -129,6 +129,7 @@ def clusters(draw: st.DrawFn) -> tuple[list[str | None], str | None, list[int]]:
     return values, budget, order[:draw(st.integers(1, len(values)))]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=clusters())
 def test_the_batch_forms_answer_as_the_per_node_hooks(case: tuple[list[str | None], str | None, list[int]]) -> None:
