@@ -242,9 +242,7 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
                                    exc) from None
             column = _as_column(scores)
         column = _normalize(framework, state, pod, batch, name, column, batch_normalizers.get(name))
-        if not len(column) or (int(column.min()) >= MIN_NODE_SCORE and int(column.max()) <= MAX_NODE_SCORE):
-            pass
-        else:
+        if len(column) and (int(column.min()) < MIN_NODE_SCORE or int(column.max()) > MAX_NODE_SCORE):
             index = int(np.flatnonzero((column < MIN_NODE_SCORE) | (column > MAX_NODE_SCORE))[0])
             value = int(column[index])
             detail = (f"returns an invalid score {value!r}, it should in the range of [{MIN_NODE_SCORE}, "
