@@ -43,6 +43,9 @@ class _Categories:
         self.value_of = value_of
         self.synced = synced
 
+    def array(self) -> npt.NDArray[Any]:
+        return self.codes
+
     def set_row(self, position: int, info: NodeInfo) -> None:
         value = self.value_of(info)
         if value is None:
@@ -64,6 +67,9 @@ class _PodCounts:
         self.counts: IntArray = np.zeros(size, dtype=np.int64)
         self.count = count
         self.synced = synced
+
+    def array(self) -> npt.NDArray[Any]:
+        return self.counts
 
     def set_row(self, position: int, info: NodeInfo) -> None:
         count = self.count
@@ -119,17 +125,30 @@ class NodeColumns:
         self._log.clear()
         for position, info in enumerate(infos):
             self._set_row(position, info)
+        self._all.flags.writeable = self._zeros.flags.writeable = False
+        self._lock(False)
 
     def update(self, info: NodeInfo) -> None:
         """Refresh the row of ``info`` (its pods or its node object changed)."""
         position = self.position.get(info.name)
         if position is None:
             return
+        self._lock(True)
         self._set_row(position, info)
+        self._lock(False)
         self._log.append(position)
         if len(self._log) > 4 * len(self.infos) + 64:  # indexes further behind than this rebuild instead
             self._log_base += len(self._log)
             self._log.clear()
+
+    def _lock(self, writeable: bool) -> None:
+        """Open the columns for the cache's row update, or close them again: plugins get read-only arrays, so an
+        in-place operation on a column (``free -= ...`` on ``node_batch.column(...)``) fails instead of
+        corrupting the snapshot."""
+        for table in (self.allocatable, self.requested, self.non_zero_requested):
+            for column in table.values():
+                column.flags.writeable = writeable
+        self.pod_count.flags.writeable = writeable
 
     def _set_row(self, i: int, info: NodeInfo) -> None:
         alloc, used, non_zero = info.allocatable, info.requested, info.non_zero_requested
@@ -196,12 +215,16 @@ class NodeColumns:
             index = make(now)
             for position, info in enumerate(self.infos):
                 index.set_row(position, info)
+            index.array().flags.writeable = False
             self._indexes[key] = index
             if len(self._indexes) > MAX_INDEXES:
                 self._indexes.popitem(last=False)
         elif index.synced < now:
+            array = index.array()
+            array.flags.writeable = True
             for position in set(self._log[index.synced - self._log_base:]):
                 index.set_row(position, self.infos[position])
+            array.flags.writeable = False
             index.synced = now
             self._indexes.move_to_end(key)
         return index
