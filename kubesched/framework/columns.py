@@ -34,17 +34,16 @@ _NATIVE = (CPU, MEMORY, EPHEMERAL_STORAGE)
 class _Categories:
     """Codes of a per-node value (-1 when the node has none) and the values the codes stand for."""
 
-    __slots__ = ("codes", "index", "synced", "value_of", "values")
+    __slots__ = ("codes", "index", "synced", "value_of", "values", "view")
 
     def __init__(self, size: int, value_of: Callable[[NodeInfo], Hashable | None], synced: int) -> None:
         self.codes: npt.NDArray[np.int32] = np.full(size, -1, dtype=np.int32)
+        self.view = _read_only(self.codes)
         self.values: list[Any] = []
         self.index: dict[Any, int] = {}
         self.value_of = value_of
         self.synced = synced
 
-    def array(self) -> npt.NDArray[Any]:
-        return self.codes
 
     def set_row(self, position: int, info: NodeInfo) -> None:
         value = self.value_of(info)
@@ -61,15 +60,14 @@ class _Categories:
 class _PodCounts:
     """Per node, the sum of a count function over the node's pods."""
 
-    __slots__ = ("count", "counts", "synced")
+    __slots__ = ("count", "counts", "synced", "view")
 
     def __init__(self, size: int, count: Callable[[PodInfo], int], synced: int) -> None:
         self.counts: IntArray = np.zeros(size, dtype=np.int64)
+        self.view = _read_only(self.counts)
         self.count = count
         self.synced = synced
 
-    def array(self) -> npt.NDArray[Any]:
-        return self.counts
 
     def set_row(self, position: int, info: NodeInfo) -> None:
         count = self.count
@@ -93,6 +91,10 @@ class NodeColumns:
         self.requested: dict[str, IntArray] = {}
         self.non_zero_requested: dict[str, IntArray] = {}
         self.pod_count: IntArray = np.zeros(0, dtype=np.int64)
+        self._allocatable: dict[str, IntArray] = {}
+        self._requested: dict[str, IntArray] = {}
+        self._non_zero_requested: dict[str, IntArray] = {}
+        self._pod_count: IntArray = np.zeros(0, dtype=np.int64)
         #: False when some amount is too large for exact integer arithmetic (the scheduler then skips batch forms).
         self.exact = True
         self._all: IntArray = np.zeros(0, dtype=np.int64)
@@ -115,10 +117,15 @@ class NodeColumns:
         self.position = {name: i for i, name in enumerate(self.names)}
         self._all = np.arange(size, dtype=np.int64)
         self._zeros = np.zeros(size, dtype=np.int64)
-        self.allocatable = {name: np.zeros(size, dtype=np.int64) for name in (*_NATIVE, PODS)}
-        self.requested = {name: np.zeros(size, dtype=np.int64) for name in _NATIVE}
-        self.non_zero_requested = {name: np.zeros(size, dtype=np.int64) for name in (CPU, MEMORY)}
-        self.pod_count = np.zeros(size, dtype=np.int64)
+        # The cache writes into these; plugins get read-only views of them (the public dicts and pod_count).
+        self._allocatable = {name: np.zeros(size, dtype=np.int64) for name in (*_NATIVE, PODS)}
+        self._requested = {name: np.zeros(size, dtype=np.int64) for name in _NATIVE}
+        self._non_zero_requested = {name: np.zeros(size, dtype=np.int64) for name in (CPU, MEMORY)}
+        self._pod_count = np.zeros(size, dtype=np.int64)
+        self.allocatable = {name: _read_only(column) for name, column in self._allocatable.items()}
+        self.requested = {name: _read_only(column) for name, column in self._requested.items()}
+        self.non_zero_requested = {name: _read_only(column) for name, column in self._non_zero_requested.items()}
+        self.pod_count = _read_only(self._pod_count)
         self.exact = True
         self._indexes.clear()
         self._log_base += len(self._log) + 1
@@ -126,29 +133,17 @@ class NodeColumns:
         for position, info in enumerate(infos):
             self._set_row(position, info)
         self._all.flags.writeable = self._zeros.flags.writeable = False
-        self._lock(False)
 
     def update(self, info: NodeInfo) -> None:
         """Refresh the row of ``info`` (its pods or its node object changed)."""
         position = self.position.get(info.name)
         if position is None:
             return
-        self._lock(True)
         self._set_row(position, info)
-        self._lock(False)
         self._log.append(position)
         if len(self._log) > 4 * len(self.infos) + 64:  # indexes further behind than this rebuild instead
             self._log_base += len(self._log)
             self._log.clear()
-
-    def _lock(self, writeable: bool) -> None:
-        """Open the columns for the cache's row update, or close them again: plugins get read-only arrays, so an
-        in-place operation on a column (``free -= ...`` on ``node_batch.column(...)``) fails instead of
-        corrupting the snapshot."""
-        for table in (self.allocatable, self.requested, self.non_zero_requested):
-            for column in table.values():
-                column.flags.writeable = writeable
-        self.pod_count.flags.writeable = writeable
 
     def _set_row(self, i: int, info: NodeInfo) -> None:
         alloc, used, non_zero = info.allocatable, info.requested, info.non_zero_requested
@@ -157,13 +152,14 @@ class NodeColumns:
         if any(not -EXACT_LIMIT < v < EXACT_LIMIT for v in values):
             self.exact = False
             return
-        columns = self.allocatable
+        columns = self._allocatable
         columns[CPU][i], columns[MEMORY][i], columns[EPHEMERAL_STORAGE][i], columns[PODS][i] = values[:4]
-        columns = self.requested
+        columns = self._requested
         columns[CPU][i], columns[MEMORY][i], columns[EPHEMERAL_STORAGE][i] = values[4:7]
-        self.non_zero_requested[CPU][i], self.non_zero_requested[MEMORY][i] = values[7:]
-        self.pod_count[i] = len(info.pods)
-        for table, amounts in ((self.allocatable, alloc.scalar_resources), (self.requested, used.scalar_resources)):
+        self._non_zero_requested[CPU][i], self._non_zero_requested[MEMORY][i] = values[7:]
+        self._pod_count[i] = len(info.pods)
+        for table, views, amounts in ((self._allocatable, self.allocatable, alloc.scalar_resources),
+                                      (self._requested, self.requested, used.scalar_resources)):
             for name in table.keys() - _NATIVE - {PODS}:
                 if name not in amounts:
                     table[name][i] = 0
@@ -174,6 +170,7 @@ class NodeColumns:
                 column = table.get(name)
                 if column is None:
                     column = table[name] = np.zeros(len(self.infos), dtype=np.int64)
+                    views[name] = _read_only(column)
                 column[i] = value
 
     # -- reading ---------------------------------------------------------------------------------------------
@@ -194,7 +191,7 @@ class NodeColumns:
         """
         index = self._index(("categories", key), lambda synced: _Categories(len(self.infos), value_of, synced))
         assert isinstance(index, _Categories)
-        return index.codes, index.values
+        return index.view, index.values
 
     def label_values(self, key: str) -> tuple[npt.NDArray[np.int32], list[str]]:
         """(codes, values) of node label ``key``; code -1 where the node lacks the label."""
@@ -204,7 +201,7 @@ class NodeColumns:
         """Per node, ``sum(count(pod_info))`` over its pods; kept under ``key`` like :meth:`categories`."""
         index = self._index(("pods", key), lambda synced: _PodCounts(len(self.infos), count, synced))
         assert isinstance(index, _PodCounts)
-        return index.counts
+        return index.view
 
     def _index(self, key: Hashable, make: Callable[[int], _Categories | _PodCounts]) -> _Categories | _PodCounts:
         now = self._log_base + len(self._log)
@@ -215,19 +212,23 @@ class NodeColumns:
             index = make(now)
             for position, info in enumerate(self.infos):
                 index.set_row(position, info)
-            index.array().flags.writeable = False
             self._indexes[key] = index
             if len(self._indexes) > MAX_INDEXES:
                 self._indexes.popitem(last=False)
         elif index.synced < now:
-            array = index.array()
-            array.flags.writeable = True
             for position in set(self._log[index.synced - self._log_base:]):
                 index.set_row(position, self.infos[position])
-            array.flags.writeable = False
             index.synced = now
             self._indexes.move_to_end(key)
         return index
+
+
+def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """A read-only view of ``array``: it sees every later write to ``array`` but cannot be written through, so an
+    in-place operation on a column in a batch form raises instead of corrupting the snapshot."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def _label(info: NodeInfo, key: str) -> str | None:
