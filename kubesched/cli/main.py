@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 import yaml
 
-from kubesched.cli.progress import SimulationBar, wants_progress
+from kubesched.cli import progress as progress_bar
 from kubesched.errors import KubeschedError
 from kubesched.io.load import ClusterInput, InputErrorList, load
 from kubesched.metrics import SchedulerMetrics, prometheus_text
@@ -81,8 +81,8 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     cluster_input = load([*filenames, *paths])
     unsettled: SimulationError | None = None
     try:
-        if wants_progress(sys.stderr.isatty(), quiet):
-            with SimulationBar() as bar:
+        if progress_bar.wants_progress(progress_bar.stderr_is_terminal(), quiet):
+            with progress_bar.SimulationBar() as bar:
                 result = run_simulation(cluster_input, config, registry, seed=seed, progress=bar)
         else:
             result = run_simulation(cluster_input, config, registry, seed=seed)

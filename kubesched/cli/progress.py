@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from types import TracebackType
 
 from rich.console import Console
@@ -60,6 +61,11 @@ class SimulationBar:
 def _virtual(seconds: float) -> str:
     """Simulated seconds as the bar shows them."""
     return f"{seconds:,.1f}s"
+
+
+def stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal."""
+    return sys.stderr.isatty()
 
 
 def wants_progress(stderr_is_terminal: bool, quiet: bool) -> bool:
