@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kubesched.api.node import Node
+from kubesched.api.pod import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.status import Status
 from kubesched.io.load import ClusterInput
-from kubesched.metrics import SchedulerMetrics, metrics_json
+from kubesched.metrics import PLUGIN_SAMPLE_PERIOD, SchedulerMetrics, metrics_json
 from kubesched.metrics._store import Histogram
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
@@ -130,3 +136,30 @@ def test_batch_forms_are_timed_once_per_batch_call(registry: PluginRegistry) -> 
     """On the fast path a plugin's batch Filter is one timed call per cycle, not one per node."""
     metrics = _pods_on_big_nodes(10, registry)
     assert _timed_calls(metrics, "NodeResourcesFit", "Filter") == 1
+
+
+class Broken(Plugin):
+    """A Filter plugin that always raises."""
+
+    name = "Broken"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        raise RuntimeError("broken")
+
+
+def test_attempts_failing_with_an_error_count_as_error(registry: PluginRegistry, tmp_path: Path) -> None:
+    """A plugin error is an ``error`` attempt, not an unschedulable one, and its sampled call is status Error."""
+    with_broken = registry.with_plugins(Broken)
+    profile = tmp_path / "p.toml"
+    profile.write_text('[[profiles]]\n[profiles.plugins.filter]\nenabled = [{ name = "Broken" }]\n', encoding="utf-8")
+    nodes = (make_node("n1").capacity(cpu="4").obj(), make_node("n2").capacity(cpu="4").obj())
+    pods = tuple(make_pod(f"p{i}").obj() for i in range(4))
+    result = simulate(ClusterInput(nodes=nodes, pods=pods), load_config(str(profile), with_broken), with_broken)
+    assert result.metrics is not None
+    errors = result.metrics.value(ATTEMPTS, result="error", profile="default-scheduler")
+    assert errors == sum(1 for e in result.events if e.reason == "FailedScheduling")
+    assert errors >= PLUGIN_SAMPLE_PERIOD
+    assert result.metrics.value(ATTEMPTS, result="unschedulable", profile="default-scheduler") == 0
+    family = next(f for f in result.metrics.families() if f.spec.name == "scheduler_plugin_execution_duration_seconds")
+    assert ("Broken", "Filter", "Error") in family.values
