@@ -115,7 +115,9 @@ class SchedulingQueue:
         if self._run_pre_enqueue(info):
             self._push_active(info, event)
         else:
-            self._push_unschedulable(info, event)
+            # kube-scheduler v1.32 counts a pod gated on its way to activeQ as an UnschedulablePodUpdate, whatever
+            # moved it (checked against the real binary: a new gated pod counts so).
+            self._push_unschedulable(info, EVENT_POD_UPDATE)
 
     def _push_unschedulable(self, info: QueuedPodInfo, event: str) -> None:
         uid = info.pod.uid
