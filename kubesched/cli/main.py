@@ -14,7 +14,7 @@ import yaml
 from kubesched.cli import progress as progress_bar
 from kubesched.errors import KubeschedError
 from kubesched.io.load import ClusterInput, InputErrorList, load
-from kubesched.metrics import SchedulerMetrics, prometheus_text
+from kubesched.metrics import SchedulerMetrics
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import SimulationError
@@ -119,6 +119,8 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
 
 def _write_metrics(path: str, metrics: SchedulerMetrics) -> None:
     """Write ``metrics`` to ``path`` in the Prometheus text format; a path that cannot be written is a user error."""
+    from kubesched.metrics.prometheus import prometheus_text
+
     try:
         with open(path, "w", encoding="utf-8") as out:
             out.write(prometheus_text(metrics))

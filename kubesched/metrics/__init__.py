@@ -1,7 +1,8 @@
 """kube-scheduler's metrics for kubesched: a per-run registry the scheduler runtime writes to, exported as the
-``metrics`` key of the JSON output or in the Prometheus text format (docs/metrics.md)."""
+``metrics`` key of the JSON output, or in the Prometheus text format by :mod:`kubesched.metrics.prometheus`
+(docs/metrics.md)."""
 
-from kubesched.metrics._export import MetricsCollector, metrics_json, prometheus_text, registry_for
+from kubesched.metrics._json import metrics_json
 from kubesched.metrics._recorder import (
     PLUGIN_SAMPLE_PERIOD,
     RESULT_ERROR,
@@ -18,10 +19,7 @@ __all__ = [
     "RESULT_SCHEDULED",
     "RESULT_UNSCHEDULABLE",
     "SPECS",
-    "MetricsCollector",
     "SchedulerMetrics",
     "attempts_label",
     "metrics_json",
-    "prometheus_text",
-    "registry_for",
 ]

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import REGISTRY
 
-from kubesched.metrics import SPECS, SchedulerMetrics, prometheus_text
+from kubesched.metrics import SPECS, SchedulerMetrics, metrics_json
 from kubesched.metrics._store import Histogram, exponential_buckets
+from kubesched.metrics.prometheus import prometheus_text
 from kubesched.runtime import PluginRegistry
+from tests.conftest import REPO
 from tests.metrics.scenario import run_known
 
 
@@ -75,3 +81,24 @@ def test_the_process_wide_registry_is_never_used(registry: PluginRegistry) -> No
     run_known(registry)
     prometheus_text(SchedulerMetrics())
     assert not any(m.name.startswith("scheduler_") for m in REGISTRY.collect())
+
+
+def test_json_bucket_keys_are_the_files_le_labels(registry: PluginRegistry) -> None:
+    """The JSON output names each bucket exactly as the Prometheus file's ``le`` label."""
+    result = run_known(registry)
+    assert result.metrics is not None
+    in_file = [s.labels["le"] for f in text_string_to_metric_families(prometheus_text(result.metrics))
+               if f.name == "scheduler_pod_scheduling_sli_duration_seconds" for s in f.samples
+               if s.name.endswith("_bucket")]
+    [sample] = metrics_json(result.metrics)["scheduler_pod_scheduling_sli_duration_seconds"]
+    assert list(sample["buckets"]) == in_file  # type: ignore[call-overload]
+
+
+@pytest.mark.slow
+def test_scheduling_does_not_import_prometheus_client() -> None:
+    """prometheus-client is loaded only to write or serve the text format, not to schedule."""
+    code = ("import sys; from kubesched.sim.simulate import simulate; "
+            "print('prometheus_client' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.stdout.strip() == "False"
