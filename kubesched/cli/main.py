@@ -11,8 +11,10 @@ from typing import Any, TypeVar
 import click
 import yaml
 
+from kubesched.cli import progress as progress_bar
 from kubesched.errors import KubeschedError
 from kubesched.io.load import ClusterInput, InputErrorList, load
+from kubesched.metrics import SchedulerMetrics
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import SimulationError
@@ -62,9 +64,14 @@ def main() -> None:
               show_default=True)
 @click.option("--strict", is_flag=True, help="Exit 1 if any plugin failed (raised, or returned an Error or a wrong "
                                              "type); the result is still printed.")
+@click.option("--events", "show_events", is_flag=True,
+              help="Table output: add the events (simulated time, type, reason, object, message).")
+@click.option("--metrics-file", "metrics_file", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="Write the scheduler's metrics to PATH in the Prometheus text format (see docs/metrics.md).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar on stderr (it is drawn only on a terminal anyway).")
 @_guarded
 def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str,
-             strict: bool) -> None:
+             strict: bool, show_events: bool, metrics_file: str | None, quiet: bool) -> None:
     """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
     cluster."""
     if not paths and not filenames:
@@ -74,11 +81,17 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     cluster_input = load([*filenames, *paths])
     unsettled: SimulationError | None = None
     try:
-        result = run_simulation(cluster_input, config, registry, seed=seed)
+        if progress_bar.wants_progress(progress_bar.stderr_is_terminal(), quiet):
+            with progress_bar.SimulationBar() as bar:
+                result = run_simulation(cluster_input, config, registry, seed=seed, progress=bar)
+        else:
+            result = run_simulation(cluster_input, config, registry, seed=seed)
     except SimulationError as exc:
         if exc.result is None:
             raise
         unsettled, result = exc, exc.result  # the partial result is printed before the error
+    if metrics_file is not None and result.metrics is not None:
+        _write_metrics(metrics_file, result.metrics)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     nothing = _nothing_to_schedule(cluster_input)
@@ -93,7 +106,7 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     else:
         from kubesched.cli.render import console, print_simulation
 
-        print_simulation(result, console(sys.stdout))
+        print_simulation(result, console(sys.stdout), events=show_events)
     # Plugin errors once, at the end of the run: one line per failing plugin (the events hold every failure).
     for line in result.plugin_error_summary():
         click.echo(f"warning: plugin error: {line}", err=True)
@@ -102,6 +115,17 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     if strict and result.plugin_errors:
         click.echo(f"error: {len(result.plugin_errors)} plugin error(s) (--strict)", err=True)
         sys.exit(1)
+
+
+def _write_metrics(path: str, metrics: SchedulerMetrics) -> None:
+    """Write ``metrics`` to ``path`` in the Prometheus text format; a path that cannot be written is a user error."""
+    from kubesched.metrics.prometheus import prometheus_text
+
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(prometheus_text(metrics))
+    except OSError as exc:
+        raise KubeschedError(f'--metrics-file: cannot write "{path}": {exc.strerror or exc}') from None
 
 
 def _nothing_to_schedule(cluster_input: ClusterInput) -> str:

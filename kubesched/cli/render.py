@@ -47,8 +47,20 @@ def _percent(used: int, total: int) -> str:
     return f"{100 * used // total}%" if total else "-"
 
 
-def print_simulation(result: SimulationResult, out: Console) -> None:
-    """One row per pod, then the per-node utilisation summary."""
+def print_events(result: SimulationResult, out: Console) -> None:
+    """One row per event, in order: simulated time, type, reason, object (kind namespace/name), message."""
+    table = Table()
+    for column in ("TIME", "TYPE", "REASON", "OBJECT", "MESSAGE"):
+        table.add_column(column, overflow="fold")
+    for event in result.events:
+        table.add_row(f"{event.time:g}s", _text(event.type), _text(event.reason),
+                      _text(f"{event.kind} {event.object}"), _text(event.message))
+    out.print("Events", style="bold")
+    out.print(table)
+
+
+def print_simulation(result: SimulationResult, out: Console, *, events: bool = False) -> None:
+    """One row per pod, then the per-node utilisation summary; with ``events``, the events between them."""
     pods = Table()
     for column in ("POD", "NODE", "PHASE", "MESSAGE"):
         pods.add_column(column, overflow="fold")
@@ -57,6 +69,8 @@ def print_simulation(result: SimulationResult, out: Console) -> None:
         pods.add_row(_text(f"{pod.namespace}/{pod.name}"), _text(node), _text(pod.phase), _text(pod.message))
     out.print("Pods", style="bold")
     out.print(pods)
+    if events:
+        print_events(result, out)
     nodes = Table()
     for column in ("NODE", "PODS", "CPU REQUESTED", "MEMORY REQUESTED"):
         nodes.add_column(column)

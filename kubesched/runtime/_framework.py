@@ -34,6 +34,7 @@ from kubesched.framework.types import (
     QueuedPodInfo,
     ScoreTable,
 )
+from kubesched.metrics import SchedulerMetrics
 from kubesched.runtime._binding import BindingCycleRunners
 from kubesched.runtime._failures import (
     PLUGIN_FAILURES,
@@ -46,6 +47,7 @@ from kubesched.runtime._failures import (
     innermost_frames,
     timed,
 )
+from kubesched.runtime._metrics import EXTENSION_POINT_LABELS, metered
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._registry import PluginRegistry, new_plugin_manager
@@ -109,13 +111,10 @@ class Framework(BindingCycleRunners):
                                          for n, h in self._hooks[hook]]
         self._score_weights = {e.name: e.weight or 1 for e in profile.enabled("score")}
         self._check_score_overflow()
-        self._normalizers = dict(self._hooks["normalize_score"])
-        self._filters = self._hooks["filter"]
-        #: Batch forms by plugin (see docs/performance.md); the per-node hooks stay the reference.
-        self.batch_filter_hooks: dict[str, Hook] = dict(self._hooks["filter_nodes"])
-        self.batch_score_hooks: dict[str, Hook] = dict(self._hooks["score_nodes"])
-        self.batch_normalize_hooks: dict[str, Hook] = dict(self._hooks["normalize_scores"])
-        self.score_hooks: list[tuple[str, Hook]] = self._hooks["score"]
+        self._bind_hooks()
+        # Metrics: the hooks as resolved above, and the same hooks timed (built on first use).
+        self._plain_hooks = self._hooks
+        self._metered_hooks: dict[str, list[tuple[str, Hook]]] | None = None
         self._queue_sort = self._hooks["queue_sort_less"][0][1] if self._hooks["queue_sort_less"] else None
         #: The first failure of the QueueSort plugin, if it ever raised (the queue then fell back to priority order).
         self.queue_sort_error: str | None = None
@@ -125,6 +124,33 @@ class Framework(BindingCycleRunners):
             if _declares(plugin, "assigned_pod_may_help")}
 
     # -- construction helpers ----------------------------------------------------------------------
+    def _bind_hooks(self) -> None:
+        """Derive the per-point lookups the hot paths use from :attr:`_hooks`."""
+        self._normalizers = dict(self._hooks["normalize_score"])
+        self._filters = self._hooks["filter"]
+        #: Batch forms by plugin (see docs/performance.md); the per-node hooks stay the reference.
+        self.batch_filter_hooks: dict[str, Hook] = dict(self._hooks["filter_nodes"])
+        self.batch_score_hooks: dict[str, Hook] = dict(self._hooks["score_nodes"])
+        self.batch_normalize_hooks: dict[str, Hook] = dict(self._hooks["normalize_scores"])
+        self.score_hooks: list[tuple[str, Hook]] = self._hooks["score"]
+
+    def meter_plugins(self, metrics: SchedulerMetrics | None) -> None:
+        """Time every plugin call of the coming cycle into ``metrics`` (a sampled cycle), or none (``None``).
+        Switching costs a few assignments, and only when the choice changes; calls are never timed otherwise."""
+        if metrics is None:
+            if self._hooks is not self._plain_hooks:
+                self._hooks = self._plain_hooks
+                self._bind_hooks()
+            return
+        if self._metered_hooks is None:
+            self._metered_hooks = {
+                hook: [(n, metered(metrics, n, hook, h)) for n, h in entries] if hook in EXTENSION_POINT_LABELS
+                else entries
+                for hook, entries in self._plain_hooks.items()}
+        if self._hooks is not self._metered_hooks:
+            self._hooks = self._metered_hooks
+            self._bind_hooks()
+
     def _implements(self, plugin: str, hook: str) -> bool:
         return any(impl.plugin_name == plugin for impl in getattr(self._manager.hook, hook).get_hookimpls())
 

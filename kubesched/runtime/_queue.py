@@ -16,12 +16,26 @@ from kubesched.backend import Clock
 from kubesched.framework.node_info import PodInfo
 from kubesched.framework.status import Status
 from kubesched.framework.types import QueuedPodInfo
+from kubesched.metrics import SchedulerMetrics
 from kubesched.runtime._nominator import Nominator
 
 DEFAULT_POD_INITIAL_BACKOFF = 1.0
 DEFAULT_POD_MAX_BACKOFF = 10.0
 # podMaxInUnschedulablePodsDuration: unschedulable pods are retried at least this often.
 POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 300.0
+# The event labels of scheduler_queue_incoming_pods_total for the queue's own moves, as kube-scheduler's.
+EVENT_POD_ADD = "UnschedulablePodAdd"
+EVENT_POD_UPDATE = "UnschedulablePodUpdate"
+EVENT_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
+EVENT_BACKOFF_COMPLETE = "BackoffComplete"
+EVENT_UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
+EVENT_FORCE_ACTIVATE = "ForceActivate"
+#: The event of a move whose caller names none.
+EVENT_UNKNOWN = "Unknown"
+
+
+def _not_counted(queue: str, event: str) -> None:
+    """Where incoming pods go when the queue has no metrics."""
 
 class _Ordered:
     """Wraps a QueuedPodInfo so SortedList orders it by the QueueSort plugin, then insertion."""
@@ -59,8 +73,10 @@ class SchedulingQueue:
                  nominator: Nominator | None = None,
                  pre_enqueue: Callable[[Pod], Status | None] | None = None,
                  initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
-                 max_backoff: float = DEFAULT_POD_MAX_BACKOFF) -> None:
+                 max_backoff: float = DEFAULT_POD_MAX_BACKOFF, metrics: SchedulerMetrics | None = None) -> None:
         self._less = less
+        #: scheduler_queue_incoming_pods_total: called with (queue, event) for every pod entering a queue.
+        self._incoming = metrics.incoming_pod if metrics is not None else _not_counted
         self._clock = clock
         self.nominator = nominator if nominator is not None else Nominator()
         self._pre_enqueue = pre_enqueue
@@ -81,7 +97,7 @@ class SchedulingQueue:
     def add(self, pod: Pod) -> QueuedPodInfo:
         """A new unscheduled pod: gated by PreEnqueue, or into activeQ."""
         info = QueuedPodInfo(PodInfo.of(pod), self._clock.now())
-        self._enqueue(info)
+        self._enqueue(info, EVENT_POD_ADD)
         self.nominator.add_nominated_pod(info.pod_info)
         return info
 
@@ -95,18 +111,28 @@ class SchedulingQueue:
         info.gating_status = status
         return False
 
-    def _enqueue(self, info: QueuedPodInfo) -> None:
+    def _enqueue(self, info: QueuedPodInfo, event: str) -> None:
         if self._run_pre_enqueue(info):
-            self._push_active(info)
+            self._push_active(info, event)
         else:
-            self._unschedulable[info.pod.uid] = info
+            # kube-scheduler v1.32 counts a pod gated on its way to activeQ as an UnschedulablePodUpdate, whatever
+            # moved it (checked against the real binary: a new gated pod counts so).
+            self._push_unschedulable(info, EVENT_POD_UPDATE)
 
-    def _push_active(self, info: QueuedPodInfo) -> None:
+    def _push_unschedulable(self, info: QueuedPodInfo, event: str) -> None:
+        uid = info.pod.uid
+        if uid not in self._unschedulable:
+            self._incoming("unschedulable", event)
+        self._unschedulable[uid] = info
+
+    def _push_active(self, info: QueuedPodInfo, event: str) -> None:
+        self._incoming("active", event)
         entry = _Ordered(info, self._less)
         self._active_entries[info.pod.uid] = entry
         self._active.add(entry)
 
-    def _push_backoff(self, info: QueuedPodInfo) -> None:
+    def _push_backoff(self, info: QueuedPodInfo, event: str) -> None:
+        self._incoming("backoff", event)
         key = (self.backoff_expiry(info), info.seq)
         self._backoff_keys[info.pod.uid] = key
         self._backoff_by_seq[info.seq] = info
@@ -156,15 +182,16 @@ class SchedulingQueue:
         info.timestamp = self._clock.now()
         rejectors = info.unschedulable_plugins | info.pending_plugins
         if self.move_request_cycle >= pod_scheduling_cycle or not rejectors:
-            self._push_backoff(info)
+            self._push_backoff(info, EVENT_ATTEMPT_FAILURE)
         else:
-            self._unschedulable[uid] = info
+            self._push_unschedulable(info, EVENT_ATTEMPT_FAILURE)
 
     # -- moving ------------------------------------------------------------------------------------
     def _is_backing_off(self, info: QueuedPodInfo) -> bool:
         return self.backoff_expiry(info) > self._clock.now()
 
-    def move_all_to_active_or_backoff(self, pre_check: Callable[[QueuedPodInfo], bool] | None = None) -> int:
+    def move_all_to_active_or_backoff(self, pre_check: Callable[[QueuedPodInfo], bool] | None = None, *,
+                                      event: str = EVENT_UNKNOWN) -> int:
         """A cluster event that may help: move matching unschedulable pods to backoffQ or activeQ.
 
         Gated pods stay: only an update of the pod itself re-runs PreEnqueue (as in kube-scheduler).
@@ -179,9 +206,9 @@ class SchedulingQueue:
                 continue
             del self._unschedulable[uid]
             if self._is_backing_off(info):
-                self._push_backoff(info)
+                self._push_backoff(info, event)
             else:
-                self._enqueue(info)  # PreEnqueue runs again before activeQ; a gated pod stays aside
+                self._enqueue(info, event)  # PreEnqueue runs again before activeQ; a gated pod stays aside
             moved += 1
         self.move_request_cycle = self.scheduling_cycle
         return moved
@@ -193,7 +220,7 @@ class SchedulingQueue:
         while self._backoff and self._backoff[0][0] <= now:
             info = self._backoff_by_seq[self._backoff[0][1]]
             self._pop_backoff(info.pod.uid)
-            self._enqueue(info)
+            self._enqueue(info, EVENT_BACKOFF_COMPLETE)
             moved += 1
         return moved
 
@@ -201,7 +228,8 @@ class SchedulingQueue:
         """Retry pods that sat unschedulable longer than podMaxInUnschedulablePodsDuration."""
         now = self._clock.now()
         return self.move_all_to_active_or_backoff(
-            lambda info: now - info.timestamp > POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION)
+            lambda info: now - info.timestamp > POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
+            event=EVENT_UNSCHEDULABLE_TIMEOUT)
 
     def activate(self, pods: Iterable[Pod]) -> None:
         """Force pods from the unschedulable pods or backoffQ into activeQ."""
@@ -209,7 +237,7 @@ class SchedulingQueue:
             uid = pod.uid
             info = self._unschedulable.pop(uid, None) or self._pop_backoff(uid)
             if info is not None:
-                self._enqueue(info)
+                self._enqueue(info, EVENT_FORCE_ACTIVATE)
 
     # -- updates and deletes -----------------------------------------------------------------------
     def delete(self, pod: Pod) -> None:
@@ -248,11 +276,11 @@ class SchedulingQueue:
             del self._unschedulable[uid]
             if self._run_pre_enqueue(info):
                 if self._is_backing_off(info):
-                    self._push_backoff(info)
+                    self._push_backoff(info, EVENT_POD_UPDATE)
                 else:
-                    self._push_active(info)
+                    self._push_active(info, EVENT_POD_UPDATE)
             else:
-                self._unschedulable[uid] = info
+                self._unschedulable[uid] = info  # still gated: it never left the unschedulable pods
             return
         in_flight = self._in_flight.get(uid)
         if in_flight is not None:
@@ -274,6 +302,12 @@ class SchedulingQueue:
     def unschedulable_pods(self) -> list[QueuedPodInfo]:
         """Pods waiting for a cluster event (gated pods included)."""
         return list(self._unschedulable.values())
+
+    def pending_counts(self) -> dict[tuple[str, ...], int]:
+        """scheduler_pending_pods by queue: active, backoff, unschedulable (attempted and failed), gated."""
+        gated = sum(1 for info in self._unschedulable.values() if info.gating_plugin)
+        return {("active",): len(self._active), ("backoff",): len(self._backoff),
+                ("unschedulable",): len(self._unschedulable) - gated, ("gated",): gated}
 
     def pending_pods(self) -> list[QueuedPodInfo]:
         """Every queued pod: active, backoff, unschedulable."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -35,10 +36,18 @@ from kubesched.framework.types import (
     ScoreTable,
     fit_error_message,
 )
+from kubesched.metrics import (
+    PLUGIN_SAMPLE_PERIOD,
+    RESULT_ERROR,
+    RESULT_SCHEDULED,
+    RESULT_UNSCHEDULABLE,
+    SchedulerMetrics,
+)
 from kubesched.runtime._batch import BatchError, BatchFilter, score_batch, select_host_index
 from kubesched.runtime._cache import Cache
 from kubesched.runtime._failures import PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
+from kubesched.runtime._metrics import MeteredClient
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._queue import (
@@ -124,6 +133,8 @@ class _Binding:
     node_name: str
     #: When the pod was assumed (the scheduler's sequence): pods that failed after that saw its reservation.
     assumed_at: int
+    #: When the attempt started (time.perf_counter), for scheduler_scheduling_attempt_duration_seconds.
+    started: float = 0.0
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -158,18 +169,23 @@ class Scheduler:
     """Schedules pods with one Framework per profile, against a cluster backend."""
 
     def __init__(self, profiles: Sequence[Profile], registry: PluginRegistry, *, client: ClusterClient,
-                 clock: Clock, rng: random.Random, settings: SchedulerSettings | None = None) -> None:
+                 clock: Clock, rng: random.Random, settings: SchedulerSettings | None = None,
+                 metrics: SchedulerMetrics | None = None) -> None:
         if not profiles:
             raise ProfileError("at least one profile is required")
         self.settings = settings or SchedulerSettings()
         self.client = client
+        #: kube-scheduler's metrics of this scheduler (docs/metrics.md); a new registry unless one is given.
+        self.metrics = metrics if metrics is not None else SchedulerMetrics()
+        plugin_client = MeteredClient(client, self.metrics).as_client()
         self.clock = clock
         self.rng = rng
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.nominator = Nominator()
         self.frameworks: dict[str, Framework] = {
-            p.scheduler_name: Framework(p, registry, client=client, nominator=self.nominator, rng=rng, clock=clock,
+            p.scheduler_name: Framework(p, registry, client=plugin_client, nominator=self.nominator, rng=rng,
+                                        clock=clock,
                                         snapshot=self.snapshot,
                                         call_budget=self.settings.plugin_call_budget_seconds,
                                         fast_path=self.settings.fast_path)
@@ -179,7 +195,8 @@ class Scheduler:
         self.queue = SchedulingQueue(first.queue_sort_less, clock=clock, nominator=self.nominator,
                                      pre_enqueue=self._pre_enqueue,
                                      initial_backoff=self.settings.pod_initial_backoff_seconds,
-                                     max_backoff=self.settings.pod_max_backoff_seconds)
+                                     max_backoff=self.settings.pod_max_backoff_seconds, metrics=self.metrics)
+        self.metrics.watch_pending_pods(self.queue.pending_counts)
         self.next_start_node_index = 0
         #: Unassigned pods whose schedulerName matches no profile: left alone, as kube-scheduler does.
         self.ignored: dict[str, Pod] = {}
@@ -198,12 +215,12 @@ class Scheduler:
     def on_node_add(self, node: Node) -> None:
         """A node joined."""
         self.cache.add_node(node)
-        self.queue.move_all_to_active_or_backoff()
+        self.queue.move_all_to_active_or_backoff(event="NodeAdd")
 
     def on_node_update(self, node: Node) -> None:
         """A node changed."""
         self.cache.update_node(node)
-        self.queue.move_all_to_active_or_backoff()
+        self.queue.move_all_to_active_or_backoff(event="NodeUpdate")
 
     def on_node_delete(self, name: str) -> None:
         """A node left."""
@@ -216,7 +233,8 @@ class Scheduler:
             self._failed_at.pop(pod.uid, None)
             # Only the rejecting plugins' queueing hints can tell whether a new assigned pod helps a pod.
             self.queue.move_all_to_active_or_backoff(
-                lambda info: self.frameworks[info.pod.spec.scheduler_name].assigned_pod_may_help(info, pod))
+                lambda info: self.frameworks[info.pod.spec.scheduler_name].assigned_pod_may_help(info, pod),
+                event="AssignedPodAdd")
         elif pod.spec.scheduler_name in self.frameworks:
             self.queue.add(pod)
         else:
@@ -239,7 +257,7 @@ class Scheduler:
         self._failed_at.pop(pod.uid, None)
         if pod.spec.node_name:
             self.cache.remove_pod(pod)
-            self.queue.move_all_to_active_or_backoff()
+            self.queue.move_all_to_active_or_backoff(event="AssignedPodDelete")
         else:
             self.queue.delete(pod)
             waiting = self._parked.get(pod.uid)
@@ -266,10 +284,13 @@ class Scheduler:
         queued = self.queue.pop()
         if queued is None:
             return False
+        started = time.perf_counter()
         pod = queued.pod
         if self.attempt_observer is not None:
             self.attempt_observer.attempt_started(pod)
         framework = self.frameworks[pod.spec.scheduler_name]
+        # Plugin calls are timed in every PLUGIN_SAMPLE_PERIOD-th cycle, as kube-scheduler samples 10%.
+        framework.meter_plugins(self.metrics if self.queue.scheduling_cycle % PLUGIN_SAMPLE_PERIOD == 0 else None)
         if pod.metadata.deletion_timestamp is not None:
             self.client.record_event(pod, "Warning", "FailedScheduling", f"skip schedule deleting pod: {pod.key}")
             self.queue.done(pod.uid)
@@ -280,11 +301,11 @@ class Scheduler:
         state = CycleState()
         record = CycleRecord(pod, framework.profile_name, Diagnosis())
         try:
-            binding = self._scheduling_cycle(framework, state, queued, record)
+            binding = self._scheduling_cycle(framework, state, queued, record, started)
         except _CycleFailed as failure:
             record.status = failure.status
             self._observe(record)
-            self._handle_failure(queued, failure)
+            self._handle_failure(queued, failure, started=started)
             return True
         self._observe(record)
         if binding is not None:
@@ -299,7 +320,7 @@ class Scheduler:
             self.cycle_observer(record)
 
     def _scheduling_cycle(self, framework: Framework, state: CycleState, queued: QueuedPodInfo,
-                          record: CycleRecord) -> _Binding | None:
+                          record: CycleRecord, started: float) -> _Binding | None:
         pod = queued.pod
         host = self._schedule_pod(framework, state, pod, record)
         assumed = queued.pod_info.for_pod(pod.with_node_name(host))
@@ -315,7 +336,7 @@ class Scheduler:
             framework.run_reserve_plugins_unreserve(state, assumed.pod, host)
             self.cache.forget_pod(assumed.pod)
             raise self._single_node_failure(pod, host, status)
-        binding = _Binding(framework, state, queued, assumed, host, next(self._sequence))
+        binding = _Binding(framework, state, queued, assumed, host, next(self._sequence), started)
         if status is not None:  # Wait: the binding cycle resumes when the waiting pod is resolved
             self._parked[pod.uid] = binding
             return None
@@ -343,6 +364,7 @@ class Scheduler:
             fit_error = FitError(pod, self.snapshot.num_nodes(), record.diagnosis)
             nominating = None
             if framework.has_post_filter_plugins():
+                self.metrics.preemption_attempt()
                 result, status = framework.run_post_filter_plugins(state, pod, record.diagnosis.node_to_status)
                 record.diagnosis.post_filter_msg = status.message()
                 if result is not None:
@@ -522,6 +544,7 @@ class Scheduler:
             if status is None:
                 self.client.record_event(pod, "Normal", "Scheduled",
                                          f"Successfully assigned {pod.key} to {host}")
+                self._record_scheduled(framework, binding)
                 framework.run_post_bind_plugins(state, pod, host)
                 return
         framework.run_reserve_plugins_unreserve(state, pod, host)
@@ -545,21 +568,31 @@ class Scheduler:
         if status.is_rejected():
             # The move is deferred past the failure handling, as in kube-scheduler, so a rejected pod waits in the
             # unschedulable pods instead of being sent to backoff by its own forget.
-            self._handle_failure(binding.queued, failure, binding_cycle=True)
+            self._handle_failure(binding.queued, failure, binding_cycle=True, started=binding.started)
             if forgotten:
-                self.queue.move_all_to_active_or_backoff(saw_reservation)
+                self.queue.move_all_to_active_or_backoff(saw_reservation, event="AssignedPodDelete")
         else:
             if forgotten:
-                self.queue.move_all_to_active_or_backoff(saw_reservation)
-            self._handle_failure(binding.queued, failure, binding_cycle=True)
+                self.queue.move_all_to_active_or_backoff(saw_reservation, event="AssignedPodDelete")
+            self._handle_failure(binding.queued, failure, binding_cycle=True, started=binding.started)
         if forgotten and self.attempt_observer is not None:
             self.attempt_observer.assumed_pod_forgotten(pod, woken)
 
     # -- failures ----------------------------------------------------------------------------------
-    def _handle_failure(self, queued: QueuedPodInfo, failure: _CycleFailed, *, binding_cycle: bool = False) -> None:
+    def _record_scheduled(self, framework: Framework, binding: _Binding) -> None:
+        """Metrics of a bound pod: a scheduled attempt, and its scheduling SLI in the scheduler clock's time."""
+        queued = binding.queued
+        self.metrics.schedule_attempt(RESULT_SCHEDULED, framework.profile_name, time.perf_counter() - binding.started)
+        first = queued.initial_attempt_timestamp
+        self.metrics.pod_scheduled_sli(queued.attempts, self.clock.now() - (first if first is not None else 0.0))
+
+    def _handle_failure(self, queued: QueuedPodInfo, failure: _CycleFailed, *, started: float,
+                        binding_cycle: bool = False) -> None:
         status = failure.status
         pod = queued.pod
         reason = POD_REASON_UNSCHEDULABLE if status.is_rejected() else POD_REASON_SCHEDULER_ERROR
+        self.metrics.schedule_attempt(RESULT_UNSCHEDULABLE if status.is_rejected() else RESULT_ERROR,
+                                      pod.spec.scheduler_name, time.perf_counter() - started)
         self._failed_at[pod.uid] = next(self._sequence)
         if failure.fit_error is not None:
             queued.unschedulable_plugins = set(failure.fit_error.diagnosis.unschedulable_plugins)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import attrs
 from sortedcontainers import SortedList
@@ -74,15 +75,30 @@ class VirtualClock:
         self._now = max(self._now, when)
 
 
+#: The events.k8s.io/v1 ``action`` of the events kube-scheduler writes, by reason.
+SCHEDULER_ACTIONS = {"Scheduled": "Binding", "FailedScheduling": "Scheduling", "Preempted": "Preempting"}
+
+
 @attrs.frozen
 class Event:
-    """A recorded event: when, Normal/Warning, reason, the object (``ns/name``) and the message."""
+    """A recorded event: when (simulated seconds), Normal/Warning, reason, the object (``ns/name``, or ``name`` for
+    a cluster-scoped one) and the message; then the object's kind, namespace and name, and the action taken."""
 
     time: float
     type: str
     reason: str
     object: str
     message: str
+    kind: str = "Pod"
+    namespace: str = ""
+    name: str = ""
+    action: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as the ``events`` entries of the JSON output (docs/simulate.md)."""
+        return {"time": self.time, "type": self.type, "reason": self.reason, "object": self.object,
+                "message": self.message, "action": self.action,
+                "regarding": {"kind": self.kind, "namespace": self.namespace, "name": self.name}}
 
 
 @attrs.frozen
@@ -252,8 +268,18 @@ class InMemoryCluster:
         self._update_pod(current.with_status(conditions=_set_condition(current.status.conditions, condition)))
 
     def record_event(self, regarding: Pod, event_type: str, reason: str, message: str) -> None:
-        """Append an event at the current simulated time."""
-        self.events.append(Event(self.clock.now(), event_type, reason, regarding.key, message))
+        """Append an event about a pod at the current simulated time (the scheduler's events, with their action as
+        kube-scheduler writes it)."""
+        self.events.append(Event(self.clock.now(), event_type, reason, regarding.key, message, "Pod",
+                                 regarding.namespace, regarding.name, SCHEDULER_ACTIONS.get(reason, "")))
+
+    def record_object_event(self, kind: str, namespace: str, name: str, event_type: str, reason: str, message: str,
+                            *, action: str = "") -> None:
+        """Append an event about any object at the current simulated time: the simulation's own events (a node
+        deleted, a pod created by a controller or evicted, a scenario step). ``namespace`` is "" for a
+        cluster-scoped object such as a Node."""
+        key = f"{namespace}/{name}" if namespace else name
+        self.events.append(Event(self.clock.now(), event_type, reason, key, message, kind, namespace, name, action))
 
     def get_pod(self, namespace: str, name: str) -> Pod | None:
         """The live pod ``namespace/name``."""

@@ -13,13 +13,16 @@ import math
 import random
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from typing import Protocol
 
 import attrs
 
+from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.errors import KubeschedError
 from kubesched.framework.node_info import pod_has_affinity, pod_host_ports
 from kubesched.io.load import ClusterInput
+from kubesched.metrics import SchedulerMetrics, metrics_json
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import PluginFailure, PluginRegistry, Scheduler, SlowCalls
 from kubesched.sim.cluster import EPOCH, Event, InMemoryCluster, VirtualClock
@@ -115,6 +118,8 @@ class SimulationResult:
     warnings: tuple[str, ...] = ()
     #: Every plugin error, in order (each is also a PluginError event).
     plugin_errors: tuple[PluginFailure, ...] = ()
+    #: The scheduler's metrics at the end of the run (docs/metrics.md).
+    metrics: SchedulerMetrics | None = attrs.field(default=None, eq=False)
 
     def plugin_error_summary(self) -> list[str]:
         """One line per failing plugin and extension point: how often, on how many pods, and the first failure."""
@@ -139,10 +144,8 @@ class SimulationResult:
                  "victimsAlreadyTerminating": list(p.victims_already_terminating)}
                 for p in self.preemptions
             ],
-            "events": [
-                {"time": e.time, "type": e.type, "reason": e.reason, "object": e.object, "message": e.message}
-                for e in self.events
-            ],
+            "events": [e.to_json() for e in self.events],
+            "metrics": metrics_json(self.metrics) if self.metrics is not None else {},
         }
 
 
@@ -163,11 +166,48 @@ def queue_order(pods: list[Pod]) -> list[Pod]:
     return [p for _, p in indexed]
 
 
+class SimulationProgress(Protocol):
+    """Where a run reports how far it got (the progress bar of ``kubesched simulate`` on a terminal)."""
+
+    def started(self, pods: int, clock: VirtualClock) -> None:
+        """The run starts with ``pods`` pods to schedule; ``clock`` is its simulated time."""
+
+    def pod_bound(self) -> None:
+        """One more pod got a node."""
+
+
+class _BindingCounter:
+    """A cluster listener telling a :class:`SimulationProgress` of every binding."""
+
+    def __init__(self, progress: SimulationProgress) -> None:
+        self._progress = progress
+
+    def on_pod_update(self, old: Pod, new: Pod) -> None:
+        """A pod that got a node is one more scheduled."""
+        if new.spec.node_name and not old.spec.node_name:
+            self._progress.pod_bound()
+
+    def on_node_add(self, node: Node) -> None:
+        """Nothing to count."""
+
+    def on_node_update(self, node: Node) -> None:
+        """Nothing to count."""
+
+    def on_node_delete(self, name: str) -> None:
+        """Nothing to count."""
+
+    def on_pod_add(self, pod: Pod) -> None:
+        """Nothing to count."""
+
+    def on_pod_delete(self, pod: Pod) -> None:
+        """Nothing to count."""
+
+
 class Simulation:
     """A scheduler wired to an in-memory cluster; :meth:`run` drives it to the end."""
 
     def __init__(self, cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry,
-                 *, seed: int = 0) -> None:
+                 *, seed: int = 0, progress: SimulationProgress | None = None) -> None:
         self.input = cluster_input
         self.seed = seed
         self.clock = VirtualClock(_base_time(cluster_input))
@@ -181,6 +221,9 @@ class Simulation:
         self.cluster.subscribe(self.policy)
         self.scheduler.attempt_observer = self.policy
         self.pods = [p for p in cluster_input.pods if p.status.phase not in TERMINATED_PHASES]
+        self.progress = progress
+        if progress is not None:
+            self.cluster.subscribe(_BindingCounter(progress))
         self.warnings = list(cluster_input.warnings)
         self.warnings.extend(unenforced_features(self.pods, config))
         skipped = len(cluster_input.pods) - len(self.pods)
@@ -211,6 +254,8 @@ class Simulation:
 
     def start(self) -> None:
         """Create the input's objects at time 0: nodes, running pods, then queued pods in creation order."""
+        if self.progress is not None:
+            self.progress.started(sum(1 for p in self.pods if not p.spec.node_name), self.clock)
         for node in self.input.nodes:
             self.cluster.add_node(node)
         for pod in self.pods:
@@ -302,7 +347,8 @@ class Simulation:
         preemptions = tuple(Preemption(p.preemptor, p.node, p.victims, p.already_terminating)
                             for p in self.cluster.preemptions)
         return SimulationResult(self.seed, tuple(results), preemptions, tuple(self.cluster.events), self._usage(),
-                                tuple(self.warnings + self._plugin_warnings()), tuple(self.scheduler.plugin_failures()))
+                                tuple(self.warnings + self._plugin_warnings()), tuple(self.scheduler.plugin_failures()),
+                                self.scheduler.metrics)
 
     def _plugin_warnings(self) -> list[str]:
         """Plugin failures that have no pod to be reported on (a QueueSort plugin that raised), and plugins whose
@@ -336,6 +382,7 @@ def _slow_warning(record: SlowCalls, budget: float) -> str:
 
 
 def simulate(cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry, *,
-             seed: int = 0) -> SimulationResult:
-    """Simulate scheduling ``cluster_input`` with ``config``; the same input and seed give the same result."""
-    return Simulation(cluster_input, config, registry, seed=seed).run()
+             seed: int = 0, progress: SimulationProgress | None = None) -> SimulationResult:
+    """Simulate scheduling ``cluster_input`` with ``config``; the same input and seed give the same result.
+    ``progress`` is told how far the run got (it never changes the outcome)."""
+    return Simulation(cluster_input, config, registry, seed=seed, progress=progress).run()

@@ -35,11 +35,11 @@ class TestSimulate:
         assert "6 bound, 1 pending, 0 evicted; seed 0" in out
 
     def test_json_has_exactly_the_documented_shape(self, run_cli: RunCli) -> None:
-        """JSON output: kind, seed, pods (input order, fixed keys), preemptions, events."""
+        """JSON output: kind, seed, pods (input order, fixed keys), preemptions, events, metrics."""
         done = run_cli("simulate", QUICKSTART, "--output", "json")
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
-        assert list(result) == ["kind", "seed", "pods", "preemptions", "events"]
+        assert list(result) == ["kind", "seed", "pods", "preemptions", "events", "metrics"]
         assert (result["kind"], result["seed"], result["preemptions"]) == ("SimulationResult", 0, [])
         pods = result["pods"]
         assert [p["name"] for p in pods] == ["metrics-agent", "web-1", "web-2", "web-3", "db", "trainer",
@@ -52,7 +52,7 @@ class TestSimulate:
         assert placed["analytics"] == ("Pending", None)
         assert {p["name"]: p["priority"] for p in pods}["web-1"] == 1000
         event = result["events"][0]
-        assert list(event) == ["time", "type", "reason", "object", "message"]
+        assert list(event) == ["time", "type", "reason", "object", "message", "action", "regarding"]
         assert event["type"] == "Normal"
         assert event["reason"] == "Scheduled"
 
