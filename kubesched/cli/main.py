@@ -15,6 +15,7 @@ from kubesched.errors import KubeschedError
 from kubesched.io.load import ClusterInput, InputErrorList, load
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import PluginRegistry
+from kubesched.sim.explain import explainer_for
 from kubesched.sim.simulate import SimulationError
 from kubesched.sim.simulate import simulate as run_simulation
 
@@ -62,9 +63,13 @@ def main() -> None:
               show_default=True)
 @click.option("--strict", is_flag=True, help="Exit 1 if any plugin failed (raised, or returned an Error or a wrong "
                                              "type); the result is still printed.")
+@click.option("--explain", "explain", multiple=True, metavar="NAMESPACE/NAME",
+              help="Record every scheduling attempt of this pod, per node and plugin (repeatable; see "
+                   "docs/explain.md).")
+@click.option("--explain-all", "explain_all", is_flag=True, help="Record every scheduling attempt of every pod.")
 @_guarded
 def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str,
-             strict: bool) -> None:
+             strict: bool, explain: tuple[str, ...], explain_all: bool) -> None:
     """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
     cluster."""
     if not paths and not filenames:
@@ -72,14 +77,15 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     registry = PluginRegistry.discover()
     config = _load_profile(profile, registry)
     cluster_input = load([*filenames, *paths])
+    explainer, explain_warnings = explainer_for(cluster_input, explain, explain_all)
     unsettled: SimulationError | None = None
     try:
-        result = run_simulation(cluster_input, config, registry, seed=seed)
+        result = run_simulation(cluster_input, config, registry, seed=seed, explainer=explainer)
     except SimulationError as exc:
         if exc.result is None:
             raise
         unsettled, result = exc, exc.result  # the partial result is printed before the error
-    for warning in result.warnings:
+    for warning in [*result.warnings, *explain_warnings]:
         click.echo(f"warning: {warning}", err=True)
     nothing = _nothing_to_schedule(cluster_input)
     if nothing:
@@ -94,6 +100,10 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
         from kubesched.cli.render import console, print_simulation
 
         print_simulation(result, console(sys.stdout))
+        if result.explain is not None:
+            from kubesched.cli.explain_table import print_explain
+
+            print_explain(result.explain, console(sys.stdout))
     # Plugin errors once, at the end of the run: one line per failing plugin (the events hold every failure).
     for line in result.plugin_error_summary():
         click.echo(f"warning: plugin error: {line}", err=True)

@@ -21,7 +21,7 @@ from kubesched.errors import KubeschedError
 from kubesched.framework.node_info import pod_has_affinity, pod_host_ports
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
-from kubesched.runtime import PluginFailure, PluginRegistry, Scheduler, SlowCalls
+from kubesched.runtime import Attempt, Explainer, PluginFailure, PluginRegistry, Scheduler, SlowCalls
 from kubesched.sim.cluster import EPOCH, Event, InMemoryCluster, VirtualClock
 from kubesched.sim.settling import SettlingPolicy
 
@@ -115,6 +115,8 @@ class SimulationResult:
     warnings: tuple[str, ...] = ()
     #: Every plugin error, in order (each is also a PluginError event).
     plugin_errors: tuple[PluginFailure, ...] = ()
+    #: With ``--explain``: every recorded scheduling attempt, by pod key (docs/explain.md); None without it.
+    explain: dict[str, tuple[Attempt, ...]] | None = None
 
     def plugin_error_summary(self) -> list[str]:
         """One line per failing plugin and extension point: how often, on how many pods, and the first failure."""
@@ -143,6 +145,8 @@ class SimulationResult:
                 {"time": e.time, "type": e.type, "reason": e.reason, "object": e.object, "message": e.message}
                 for e in self.events
             ],
+            **({} if self.explain is None else
+               {"explain": {key: [a.to_json() for a in attempts] for key, attempts in self.explain.items()}}),
         }
 
 
@@ -167,7 +171,7 @@ class Simulation:
     """A scheduler wired to an in-memory cluster; :meth:`run` drives it to the end."""
 
     def __init__(self, cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry,
-                 *, seed: int = 0) -> None:
+                 *, seed: int = 0, explainer: Explainer | None = None) -> None:
         self.input = cluster_input
         self.seed = seed
         self.clock = VirtualClock(_base_time(cluster_input))
@@ -177,6 +181,7 @@ class Simulation:
         self.scheduler = Scheduler(config.profiles, registry, client=self.cluster, clock=self.clock,
                                    rng=random.Random(seed), settings=config.settings)
         self.cluster.subscribe(self.scheduler)
+        self.scheduler.explainer = explainer
         self.policy = SettlingPolicy()
         self.cluster.subscribe(self.policy)
         self.scheduler.attempt_observer = self.policy
@@ -301,8 +306,11 @@ class Simulation:
                                          self._pending_message(live, gated)))
         preemptions = tuple(Preemption(p.preemptor, p.node, p.victims, p.already_terminating)
                             for p in self.cluster.preemptions)
+        explainer = self.scheduler.explainer
+        explain = None if explainer is None else {key: tuple(a) for key, a in explainer.attempts.items()}
         return SimulationResult(self.seed, tuple(results), preemptions, tuple(self.cluster.events), self._usage(),
-                                tuple(self.warnings + self._plugin_warnings()), tuple(self.scheduler.plugin_failures()))
+                                tuple(self.warnings + self._plugin_warnings()), tuple(self.scheduler.plugin_failures()),
+                                explain)
 
     def _plugin_warnings(self) -> list[str]:
         """Plugin failures that have no pod to be reported on (a QueueSort plugin that raised), and plugins whose
@@ -336,6 +344,7 @@ def _slow_warning(record: SlowCalls, budget: float) -> str:
 
 
 def simulate(cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry, *,
-             seed: int = 0) -> SimulationResult:
-    """Simulate scheduling ``cluster_input`` with ``config``; the same input and seed give the same result."""
-    return Simulation(cluster_input, config, registry, seed=seed).run()
+             seed: int = 0, explainer: Explainer | None = None) -> SimulationResult:
+    """Simulate scheduling ``cluster_input`` with ``config``; the same input and seed give the same result.
+    ``explainer`` records the attempts of the pods it names (their placements are the same with it or without)."""
+    return Simulation(cluster_input, config, registry, seed=seed, explainer=explainer).run()
