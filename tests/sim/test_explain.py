@@ -168,7 +168,8 @@ def test_pre_filter_narrowing_to_no_existing_node_marks_every_node(registry: Plu
     result = explained(registry, small_cluster(make_pod("d").req(cpu="1").node_affinity_names("gone")))
     (attempt,) = attempts(result, "default/d")
     assert attempt.filter == {"n1": NOT_TRIED_NARROWED, "n2": NOT_TRIED_NARROWED, "n3": NOT_TRIED_NARROWED}
-    assert attempt.fit_error is not None and attempt.fit_error.startswith(
+    assert attempt.fit_error is not None
+    assert attempt.fit_error.startswith(
         "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity].")
 
 
@@ -194,7 +195,8 @@ def test_pre_filter_rejection_marks_every_node(registry: PluginRegistry) -> None
     assert attempt.filter == {"n1": NOT_TRIED_PRE_FILTER, "n2": NOT_TRIED_PRE_FILTER, "n3": NOT_TRIED_PRE_FILTER}
     assert attempt.pre_filter is not None
     assert (attempt.pre_filter["rejectedBy"], attempt.pre_filter["reason"]) == ("Refuse", "refused by policy")
-    assert attempt.fit_error is not None and attempt.fit_error.startswith(
+    assert attempt.fit_error is not None
+    assert attempt.fit_error.startswith(
         "0/3 nodes are available: refused by policy.")
 
 
@@ -233,6 +235,7 @@ def test_bare_name_means_the_default_namespace() -> None:
     """--explain d is default/d; a pod already on a node gets a warning, as it is never attempted."""
     cluster = small_cluster(make_pod("d"), make_pod("r").node("n1"))
     explainer, warnings = explainer_for(cluster, ["d", "default/r"], False)
-    assert explainer is not None and explainer.pods == {"default/d", "default/r"}
+    assert explainer is not None
+    assert explainer.pods == {"default/d", "default/r"}
     assert warnings == ['--explain default/r: the pod is already on node "n1": it is not scheduled']
     assert explainer_for(cluster, [], False) == (None, [])

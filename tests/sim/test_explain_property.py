@@ -38,7 +38,8 @@ def check_attempt(attempt: Attempt, record: CycleRecord, nodes: list[str]) -> No
         verdicts = list(entry.values())
         assert all(v == PASSED for v in verdicts[:-1])  # later plugins never ran after a rejection
         if verdicts and verdicts[-1] != PASSED:
-            assert node in statuses and statuses[node].plugin == list(entry)[-1]
+            assert node in statuses
+            assert statuses[node].plugin == list(entry)[-1]
         else:
             feasible.append(node)
     if record.status is None:
