@@ -236,6 +236,6 @@ def test_bare_name_means_the_default_namespace() -> None:
     cluster = small_cluster(make_pod("d"), make_pod("r").node("n1"))
     explainer, warnings = explainer_for(cluster, ["d", "default/r"], False)
     assert explainer is not None
-    assert explainer.pods == {"default/d", "default/r"}
+    assert explainer.pods == frozenset({"default/d", "default/r"})
     assert warnings == ['--explain default/r: the pod is already on node "n1": it is not scheduled']
     assert explainer_for(cluster, [], False) == (None, [])
