@@ -3,6 +3,7 @@ PreFilter and nominated-pod cases, and pod selection."""
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from kubesched import CycleState, NodeInfo, Plugin, Pod, Status, hookimpl
@@ -139,6 +140,21 @@ def test_nominated_pods_counted_by_filter_are_listed(preemption: SimulationResul
     """report (priority 5000) is filtered with critical (10000), nominated to node-c, counted there."""
     first = attempts(preemption, "default/report")[0]
     assert first.nominated_pods == {"node-c": ["default/critical"]}
+
+
+def test_explained_run_places_every_pod_as_a_plain_run(registry: PluginRegistry,
+                                                        preemption: SimulationResult) -> None:
+    """Explaining pods changes no placement, preemption or event: on identical nodes (every choice a tie broken
+    by the seeded RNG, so one extra or missing draw would move later pods) and with preemption."""
+    nodes = tuple(make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods=110).obj() for i in range(4))
+    cluster = ClusterInput(nodes=nodes, pods=tuple(make_pod(f"p{i}").req(cpu="1").obj() for i in range(8)))
+    config = load_config("default", registry)
+    for seed in (0, 1, 2):
+        plain = simulate(cluster, config, registry, seed=seed)
+        traced = simulate(cluster, config, registry, seed=seed, explainer=Explainer(["default/p0", "default/p3"]))
+        assert attrs.evolve(traced, explain=None) == plain
+    plain = simulate(load([EXAMPLES / "preemption"]), config, registry)
+    assert attrs.evolve(preemption, explain=None) == plain
 
 
 def test_pods_not_named_are_not_recorded(registry: PluginRegistry) -> None:

@@ -5,6 +5,7 @@ scheduled with and without ``--explain-all``."""
 from __future__ import annotations
 
 import attrs
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from kubesched.runtime import Attempt, CycleRecord, Explainer, PluginRegistry
@@ -55,6 +56,7 @@ def check_attempt(attempt: Attempt, record: CycleRecord, nodes: list[str]) -> No
             assert sum(s.weighted for s in plugins.values()) == attempt.total[node]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(example=examples(max_nodes=6, max_pending=6))
 def test_explain_all_changes_no_decision_and_reports_each_cycle(extended: PluginRegistry,  # noqa: F811
@@ -76,6 +78,7 @@ def test_explain_all_changes_no_decision_and_reports_each_cycle(extended: Plugin
             check_attempt(attempt, record, nodes)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(example=examples(max_nodes=6, max_pending=6))
 def test_explain_is_the_same_on_the_fast_and_per_node_paths(extended: PluginRegistry,  # noqa: F811
