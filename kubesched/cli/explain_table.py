@@ -14,7 +14,7 @@ from kubesched.runtime import Attempt
 
 #: Feasible (scored) nodes shown per attempt: the selected one first, then by total score.
 BEST_NODES = 5
-#: Rejected nodes shown per attempt, in the order Filter tried them; the rest are counted by reason.
+#: Rejected nodes shown per attempt, in node order; the rest are counted by plugin and reason.
 REJECTED_NODES = 10
 #: Preemption candidates shown per attempt.
 CANDIDATES = 10
