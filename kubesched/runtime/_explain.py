@@ -111,7 +111,7 @@ class AttemptRecorder:
                 "nodes": sorted(result.node_names or ()) if narrowed and result is not None else None,
                 "skippedFilters": sorted(skipped),
             }
-        self._pre_filter_rejected = rejected
+        self._pre_filter_rejected = rejected and status is not None and status.is_rejected()
         if narrowed and result is not None:
             self._narrowed_to = frozenset(result.node_names or ())
 

@@ -13,6 +13,7 @@ from kubesched.profiles.parse import parse_config
 from kubesched.runtime import Attempt, Explainer, PluginRegistry
 from kubesched.runtime._explain import (
     NOT_TRIED_ENOUGH,
+    NOT_TRIED_ERROR,
     NOT_TRIED_NARROWED,
     NOT_TRIED_NOMINATED,
     NOT_TRIED_PRE_FILTER,
@@ -197,6 +198,8 @@ class Refuse(Plugin):
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """UnschedulableAndUnresolvable for a refused pod."""
+        if pod.labels.get("refuse") == "error":
+            return Status.as_error("policy store unreachable")
         return Status.unresolvable("refused by policy") if pod.labels.get("refuse") == "yes" else None
 
 
@@ -214,6 +217,19 @@ def test_pre_filter_rejection_marks_every_node(registry: PluginRegistry) -> None
     assert attempt.fit_error is not None
     assert attempt.fit_error.startswith(
         "0/3 nodes are available: refused by policy.")
+
+
+def test_pre_filter_error_ends_the_attempt_before_any_node(registry: PluginRegistry) -> None:
+    """A PreFilter Error: no node tried (marked as stopped at an error), and the error message."""
+    extended = registry.with_plugins(Refuse)
+    config = parse_config({"profiles": [{"plugins": {"pre-filter": {"enabled": [{"name": "Refuse"}]}}}]},
+                          extended, "refuse")
+    cluster = small_cluster(make_pod("d").label(refuse="error").req(cpu="1"))
+    result = simulate(cluster, config, extended, explainer=Explainer(["default/d"]))
+    first = attempts(result, "default/d")[0]
+    assert set(first.filter.values()) == {NOT_TRIED_ERROR}
+    assert first.fit_error is None
+    assert first.error == 'running PreFilter plugin "Refuse": policy store unreachable'
 
 
 def test_nodes_beyond_the_feasible_nodes_to_find_are_not_tried(registry: PluginRegistry) -> None:
