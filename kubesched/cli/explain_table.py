@@ -43,6 +43,8 @@ def _outcome(attempt: Attempt) -> str:
 def _print_attempt(attempt: Attempt, out: Console) -> None:
     out.print(_text(f"Explain {attempt.pod}, attempt {attempt.attempt} at {attempt.time:g} s "
                     f"(profile {attempt.profile}): {_outcome(attempt)}"), style="bold")
+    for line in _notes(attempt):
+        out.print(_text(line))
     tried = {node: entry for node, entry in attempt.filter.items() if isinstance(entry, dict)}
     feasible = [node for node, entry in tried.items() if all(v == "passed" for v in entry.values())]
     rejected = [node for node in tried if node not in set(feasible)]
@@ -71,6 +73,23 @@ def _print_attempt(attempt: Attempt, out: Console) -> None:
         out.print(_text(f"Error: {attempt.error}"))
     if attempt.post_filter is not None:
         _print_post_filter(attempt.post_filter, out)
+
+
+def _notes(attempt: Attempt) -> list[str]:
+    """PreFilter's rejection or narrowing, and the nominated pods Filter counted, one line each."""
+    notes = []
+    pre = attempt.pre_filter or {}
+    if pre.get("reason"):
+        notes.append(f"PreFilter rejected the pod: {pre.get('rejectedBy') or ''}: {pre['reason']}")
+    nodes = pre.get("nodes")
+    if isinstance(nodes, list):
+        shown = ", ".join(nodes[:BEST_NODES]) + (f" and {len(nodes) - BEST_NODES} more" if len(nodes) > BEST_NODES
+                                                 else "")
+        notes.append(f"PreFilter ({', '.join(pre.get('narrowedBy') or [])}) narrowed the nodes to "
+                     f"{len(nodes)}: {shown}")
+    for node, pods in attempt.nominated_pods.items():
+        notes.append(f"Filter counted the pods nominated to {node}: {', '.join(pods)}")
+    return notes
 
 
 def _best(attempt: Attempt, feasible: list[str]) -> list[str]:

@@ -11,7 +11,7 @@ from rich.console import Console
 from kubesched.cli.explain_table import BEST_NODES, REJECTED_NODES, print_explain
 from kubesched.io.load import ClusterInput, load
 from kubesched.profiles import load_config
-from kubesched.runtime import Explainer, PluginRegistry
+from kubesched.runtime import Attempt, Explainer, PluginRegistry
 from kubesched.sim.simulate import SimulationResult, simulate
 from kubesched.testing import make_node, make_pod
 from tests.conftest import EXAMPLES
@@ -81,3 +81,26 @@ def test_five_thousand_nodes_json_lists_every_node_and_the_table_stays_small(reg
     assert "... and 4990 more rejected │ 4990 NodeResourcesFit: Insufficient cpu" in text
     assert len(text.splitlines()) < 120
     assert sum(line.startswith("│ n") for line in text.splitlines()) == 2 * BEST_NODES + 2 * REJECTED_NODES
+
+
+def test_pre_filter_narrowing_and_counted_nominations_are_noted(registry: PluginRegistry) -> None:
+    """A line says which plugin narrowed the nodes to which, another which nominated pods Filter counted."""
+    nodes = tuple(make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods=110).obj() for i in range(1, 4))
+    narrowed = ClusterInput(nodes=nodes, pods=(make_pod("d").req(cpu="1").node_affinity_names("n2", "n3").obj(),))
+    text = table(simulate(narrowed, load_config("default", registry), registry, explainer=Explainer(None)))
+    assert "PreFilter (NodeAffinity) narrowed the nodes to 2: n2, n3" in text
+    preemption = simulate(load([EXAMPLES / "preemption"]), load_config("default", registry), registry,
+                          explainer=Explainer(["default/report"]))
+    assert "Filter counted the pods nominated to node-c: default/critical" in table(preemption)
+
+
+def test_pre_filter_rejection_is_noted() -> None:
+    """An attempt PreFilter rejected says by which plugin and why, above its (not tried) rows."""
+    attempt = Attempt("default/d", 0.0, 1, "default-scheduler", filter={"n1": "not tried: PreFilter rejected the pod"},
+                      pre_filter={"rejectedBy": "Refuse", "reason": "refused by policy", "narrowedBy": [],
+                                  "nodes": None, "skippedFilters": []}, fit_error="0/1 nodes are available: refused.")
+    out = io.StringIO()
+    print_explain({"default/d": [attempt]}, Console(file=out, width=140))
+    lines = out.getvalue().splitlines()
+    assert lines[1] == "PreFilter rejected the pod: Refuse: refused by policy"
+    assert "│ 1 node(s) │ not tried: PreFilter rejected the pod │" in out.getvalue()
