@@ -235,6 +235,8 @@ class Explainer:
         self.pods = frozenset(pods) if pods is not None else None
         #: Attempts by pod key: the pods asked for first, in the order given, then others as first attempted.
         self.attempts: dict[str, list[Attempt]] = {key: [] for key in pods or ()}
+        # Attempts so far per pod uid: a pod re-created under the same name (by a controller) counts from 1 again.
+        self._counts: dict[str, int] = {}
 
     def wants(self, pod: Pod) -> bool:
         """Whether ``pod``'s attempts are recorded."""
@@ -242,7 +244,7 @@ class Explainer:
 
     def start(self, pod: Pod, profile: str, time: float, nominator: Nominator) -> AttemptRecorder:
         """A recorder for the attempt of ``pod`` starting now (virtual ``time``)."""
-        number = len(self.attempts.get(pod.key, ())) + 1
+        number = self._counts[pod.uid] = self._counts.get(pod.uid, 0) + 1
         return AttemptRecorder(pod, Attempt(pod.key, time, number, profile), nominator)
 
     def add(self, attempt: Attempt) -> None:

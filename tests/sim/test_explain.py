@@ -271,3 +271,16 @@ def test_bare_name_means_the_default_namespace() -> None:
     assert explainer.pods == frozenset({"default/d", "default/r"})
     assert warnings == ['--explain default/r: the pod is already on node "n1": it is not scheduled']
     assert explainer_for(cluster, [], False) == (None, [])
+
+
+def test_a_pod_created_again_under_its_name_counts_attempts_from_one() -> None:
+    """Attempts are numbered per pod object (uid): a re-created pod of the same name starts at 1 again."""
+    explainer = Explainer(["default/p"])
+    first, again = make_pod("p").uid("u1").obj(), make_pod("p").uid("u2").obj()
+    numbers = []
+    for pod in (first, first, again):
+        recorder = explainer.start(pod, "default-scheduler", 0.0, Nominator())
+        explainer.add(recorder.finish([], "", {}, None))
+        numbers.append(recorder.attempt.attempt)
+    assert numbers == [1, 2, 1]
+    assert len(explainer.attempts["default/p"]) == 3
