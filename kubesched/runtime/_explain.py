@@ -19,7 +19,7 @@ from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.preemption import CandidateChoice
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import PostFilterResult, PreFilterResult
-from kubesched.runtime._failures import Hook
+from kubesched.runtime._failures import Hook, describe_exception
 from kubesched.runtime._nominator import Nominator
 
 #: A Filter plugin's entry for a node it accepted.
@@ -122,7 +122,12 @@ class AttemptRecorder:
 
     def _wrap(self, name: str, hook: Hook) -> Hook:
         def recorded(state: Any, pod: Pod, node_info: NodeInfo) -> Any:
-            status = hook(state, pod, node_info)
+            try:
+                status = hook(state, pod, node_info)
+            except BaseException as exc:  # the Framework turns it into an Error: record it, then let it do so
+                if self._filtering:
+                    self.filter_result(name, node_info.name, Status.as_error(describe_exception(exc)))
+                raise
             if self._filtering:
                 self.filter_result(name, node_info.name, status if isinstance(status, Status) else None)
             return status

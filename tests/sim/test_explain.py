@@ -232,6 +232,34 @@ def test_pre_filter_error_ends_the_attempt_before_any_node(registry: PluginRegis
     assert first.error == 'running PreFilter plugin "Refuse": policy store unreachable'
 
 
+class Crash(Plugin):
+    """Filter raises on node n2."""
+
+    name = "Crash"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Raise on n2, pass elsewhere."""
+        if node_info.name == "n2":
+            raise KeyError("zone")
+        return None
+
+
+def test_filter_plugin_that_raises_is_an_error_entry(registry: PluginRegistry) -> None:
+    """A Filter plugin raising on a node: its entry says so, the nodes after it are not tried, the attempt errs."""
+    extended = registry.with_plugins(Crash)
+    config = parse_config({"profiles": [{"plugins": {"filter": {"enabled": [{"name": "Crash"}]}}}]},
+                          extended, "crash")
+    result = simulate(small_cluster(make_pod("d").req(cpu="1")), config, extended, explainer=Explainer(["default/d"]))
+    first = attempts(result, "default/d")[0]
+    assert isinstance(first.filter["n1"], dict)
+    assert first.filter["n1"]["Crash"] == "passed"
+    assert isinstance(first.filter["n2"], dict)
+    assert first.filter["n2"]["Crash"] == "error: KeyError: 'zone'"
+    assert first.filter["n3"] == NOT_TRIED_ERROR
+    assert first.error == "running \"Crash\" filter plugin: KeyError: 'zone'"
+
+
 def test_nodes_beyond_the_feasible_nodes_to_find_are_not_tried(registry: PluginRegistry) -> None:
     """With 200 nodes kube-scheduler looks for 100 feasible ones (48% of 200, at least 100): 100 are not tried."""
     nodes = tuple(make_node(f"n{i:03}").capacity(cpu="4", memory="8Gi", pods=110).obj() for i in range(200))
