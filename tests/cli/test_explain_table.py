@@ -104,3 +104,10 @@ def test_pre_filter_rejection_is_noted() -> None:
     lines = out.getvalue().splitlines()
     assert lines[1] == "PreFilter rejected the pod: Refuse: refused by policy"
     assert "│ 1 node(s) │ not tried: PreFilter rejected the pod │" in out.getvalue()
+
+
+def test_pod_without_attempts_says_so() -> None:
+    """A pod explained but never attempted (already on a node) gets one line saying so."""
+    out = io.StringIO()
+    print_explain({"default/cache": []}, Console(file=out, width=140))
+    assert out.getvalue() == "Explain default/cache: no scheduling attempt\n"
