@@ -17,6 +17,7 @@ from kubesched.io.load import ClusterInput, InputErrorList, load
 from kubesched.metrics import SchedulerMetrics
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import PluginRegistry
+from kubesched.sim.explain import explainer_for
 from kubesched.sim.simulate import SimulationError
 from kubesched.sim.simulate import simulate as run_simulation
 
@@ -69,9 +70,14 @@ def main() -> None:
 @click.option("--metrics-file", "metrics_file", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="Write the scheduler's metrics to PATH in the Prometheus text format (see docs/metrics.md).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar on stderr (it is drawn only on a terminal anyway).")
+@click.option("--explain", "explain", multiple=True, metavar="NAMESPACE/NAME",
+              help="Record every scheduling attempt of this pod, per node and plugin (repeatable; see "
+                   "docs/explain.md).")
+@click.option("--explain-all", "explain_all", is_flag=True, help="Record every scheduling attempt of every pod.")
 @_guarded
 def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str,
-             strict: bool, show_events: bool, metrics_file: str | None, quiet: bool) -> None:
+             strict: bool, show_events: bool, metrics_file: str | None, quiet: bool, explain: tuple[str, ...],
+             explain_all: bool) -> None:
     """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
     cluster."""
     if not paths and not filenames:
@@ -79,20 +85,22 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     registry = PluginRegistry.discover()
     config = _load_profile(profile, registry)
     cluster_input = load([*filenames, *paths])
+    explainer, explain_warnings = explainer_for(cluster_input, explain, explain_all)
     unsettled: SimulationError | None = None
     try:
         if progress_bar.wants_progress(progress_bar.stderr_is_terminal(), quiet):
             with progress_bar.SimulationBar() as bar:
-                result = run_simulation(cluster_input, config, registry, seed=seed, progress=bar)
+                result = run_simulation(cluster_input, config, registry, seed=seed, progress=bar,
+                                        explainer=explainer)
         else:
-            result = run_simulation(cluster_input, config, registry, seed=seed)
+            result = run_simulation(cluster_input, config, registry, seed=seed, explainer=explainer)
     except SimulationError as exc:
         if exc.result is None:
             raise
         unsettled, result = exc, exc.result  # the partial result is printed before the error
     if metrics_file is not None and result.metrics is not None:
         _write_metrics(metrics_file, result.metrics)
-    for warning in result.warnings:
+    for warning in [*result.warnings, *explain_warnings]:
         click.echo(f"warning: {warning}", err=True)
     nothing = _nothing_to_schedule(cluster_input)
     if nothing:
@@ -107,6 +115,10 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
         from kubesched.cli.render import console, print_simulation
 
         print_simulation(result, console(sys.stdout), events=show_events)
+        if result.explain is not None:
+            from kubesched.cli.explain_table import print_explain
+
+            print_explain(result.explain, console(sys.stdout))
     # Plugin errors once, at the end of the run: one line per failing plugin (the events hold every failure).
     for line in result.plugin_error_summary():
         click.echo(f"warning: plugin error: {line}", err=True)

@@ -77,6 +77,27 @@ class Candidate:
 
 
 @attrs.frozen
+class CandidateChoice:
+    """The candidates a preemption considered, the one it chose, and why each other one lost (for explain)."""
+
+    candidates: tuple[Candidate, ...]
+    chosen: Candidate | None
+    #: Per losing candidate's node, the tie-break criterion it lost on.
+    lost: Mapping[str, str]
+
+
+#: Why a candidate lost at each of kube-scheduler's default criteria (see :meth:`Evaluator.default_score_funcs`).
+_LOST_AT = {
+    "fewest_violations": "more PDB violations",
+    "lowest_top_priority": "higher highest victim priority",
+    "smallest_priority_sum": "larger sum of victim priorities",
+    "fewest_victims": "more victims",
+    "latest_start": "earlier start of its highest-priority victims",
+}
+TIED_ON_EVERY_CRITERION = "tied on every criterion; the first candidate in dry-run order wins"
+
+
+@attrs.frozen
 class DisruptionBudgets:
     """The PDBs and the disruptions each still allows, worked out once per preemption attempt."""
 
@@ -222,6 +243,9 @@ class Evaluator:
             fit_error = FitError(pod, len(all_nodes), Diagnosis(statuses))
             return PostFilterResult.nominate(""), Status.unschedulable(str(fit_error))
         best = self.select_candidate(candidates)
+        observer = getattr(self.handle, "preemption_observer", None)  # set only while explain records the pod
+        if observer is not None:
+            observer(CandidateChoice(tuple(candidates), best, self.tie_break_reasons(candidates, best)))
         if best is None or not best.name:
             return None, Status.unschedulable(NO_CANDIDATE)
         status = self.prepare_candidate(best, pod)
@@ -634,6 +658,31 @@ class Evaluator:
         score_funcs = self.ordered_score_funcs(victims_map) or self.default_score_funcs(victims_map)
         return victims_map.get(pick_one_node_for_preemption(list(victims_map), score_funcs), candidates[0])
 
+    def tie_break_reasons(self, candidates: Sequence[Candidate], chosen: Candidate | None) -> dict[str, str]:
+        """For each candidate but ``chosen``, the criterion of :meth:`select_candidate` it lost on, with its score
+        and the best score there (for explain; the same score functions, applied in the same order)."""
+        if chosen is None or len(candidates) < 2:
+            return {}
+        victims_map = {c.name: c for c in candidates}
+        score_funcs = self.ordered_score_funcs(victims_map) or self.default_score_funcs(victims_map)
+        lost: dict[str, str] = {}
+        remaining = list(victims_map)
+        for score in score_funcs:
+            scores = {node: score(node) for node in remaining}
+            best = max(scores.values())
+            name = getattr(score, "__name__", "score")
+            for node in remaining:
+                if scores[node] != best:
+                    what = _LOST_AT.get(name, f"lower {name} score")
+                    lost[node] = f"{what} ({_shown(name, scores[node])} against {_shown(name, best)})"
+            remaining = [node for node in remaining if scores[node] == best]
+            if len(remaining) == 1:
+                break
+        for node in remaining:
+            if node != chosen.name:
+                lost[node] = TIED_ON_EVERY_CRITERION
+        return lost
+
     def _best_by_default_scores(self, victims_map: Mapping[str, Candidate]) -> Candidate:
         """What :func:`pick_one_node_for_preemption` picks with :meth:`default_score_funcs`: narrowing by each
         score in turn keeps the candidates whose scores are the largest tuple, and the first of them wins."""
@@ -725,6 +774,15 @@ class Evaluator:
     def now(self) -> datetime:
         """The scheduler clock's current instant (the virtual clock's in simulations)."""
         return self.handle.clock.timestamp()
+
+
+def _shown(criterion: str, score: int) -> str:
+    """A default criterion's score as the quantity it stands for (violations, priorities, a count, a time)."""
+    if criterion in ("fewest_violations", "lowest_top_priority", "smallest_priority_sum", "fewest_victims"):
+        return str(-score)  # the sum of priorities has 2^31 added to each, as kube-scheduler compares it
+    if criterion == "latest_start":
+        return datetime.fromtimestamp(score / 1e9, UTC).isoformat().replace("+00:00", "Z")
+    return str(score)
 
 
 def earliest_start_of_top_priority(victims: Sequence[Pod], now: datetime) -> datetime:

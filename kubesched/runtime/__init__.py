@@ -5,6 +5,7 @@ the application (``sim``, ``cli``, ``testing``) uses the names this package expo
 """
 
 from kubesched.runtime._cache import Cache
+from kubesched.runtime._explain import Attempt, Explainer
 from kubesched.runtime._failures import Hook, PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._nominator import Nominator
@@ -20,9 +21,11 @@ from kubesched.runtime._registry import (
 from kubesched.runtime._scheduler import AttemptObserver, CycleRecord, Scheduler, SchedulerSettings
 
 __all__ = [
+    "Attempt",
     "AttemptObserver",
     "Cache",
     "CycleRecord",
+    "Explainer",
     "Framework",
     "Hook",
     "Nominator",

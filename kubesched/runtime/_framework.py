@@ -20,6 +20,7 @@ from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.hookspecs import EXTENSION_POINTS, REJECTION_CODES
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin
+from kubesched.framework.preemption import CandidateChoice
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
@@ -56,6 +57,8 @@ _SUCCESS = Code.SUCCESS
 _REJECTED = REJECTION_CODES  # the contract's rejection codes (kube-scheduler's Status.IsRejected)
 # The Filter plugins that run this cycle (the profile's minus those whose PreFilter said Skip).
 _CYCLE_FILTERS = StateKey[list[tuple[str, Hook]]]("kubesched/cycle-filter-plugins")
+#: Told one Score plugin's scores over the nodes: (plugin, nodes, raw, normalised, weighted).
+ScoreRecorder = Callable[[str, Sequence[str], Sequence[int], Sequence[int], Sequence[int]], None]
 
 
 def _declares(plugin: object, attribute: str) -> bool:
@@ -122,6 +125,8 @@ class Framework(BindingCycleRunners):
         self._assigned_pod_hints: dict[str, Callable[[Pod, Pod], bool]] = {
             name: plugin.assigned_pod_may_help for name, plugin in self.plugins.items()
             if _declares(plugin, "assigned_pod_may_help")}
+        #: Told the preemption Evaluator's candidates and choice while explain records a pod's attempt; else None.
+        self.preemption_observer: Callable[[CandidateChoice], None] | None = None
 
     # -- construction helpers ----------------------------------------------------------------------
     def _bind_hooks(self) -> None:
@@ -365,6 +370,11 @@ class Framework(BindingCycleRunners):
             filters = [(n, h) for n, h in self._filters if n not in state.skip_filter_plugins]
         return filters
 
+    def record_filters(self, state: CycleState, wrap: Callable[[list[tuple[str, Hook]]], list[tuple[str, Hook]]],
+                       ) -> None:
+        """Replace this cycle's Filter plugins by ``wrap(plugins)`` (explain wraps them to record each call)."""
+        state.write(_CYCLE_FILTERS, wrap(self.cycle_filters(state)))
+
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Run Filter on one node; None when every plugin accepts, else the first rejection or error."""
         filters = state.get(_CYCLE_FILTERS)
@@ -504,9 +514,10 @@ class Framework(BindingCycleRunners):
         state.skip_score_plugins = skipped
         return None
 
-    def run_score_plugins(self, state: CycleState, pod: Pod,
-                          nodes: list[NodeInfo]) -> tuple[ScoreTable, Status | None]:
-        """Score every node with every non-skipped plugin, normalise, check [0, 100], apply weights."""
+    def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                          recorder: ScoreRecorder | None = None) -> tuple[ScoreTable, Status | None]:
+        """Score every node with every non-skipped plugin, normalise, check [0, 100], apply weights; ``recorder``
+        (explain) is told each plugin's raw, normalised and weighted scores."""
         skip = state.skip_score_plugins
         table = ScoreTable([ni.name for ni in nodes], totals=[0] * len(nodes))
         for name, hook in self._hooks["score"]:
@@ -520,12 +531,14 @@ class Framework(BindingCycleRunners):
                 return table, self._failed("Score", name, pod, node_info.name if node_info is not None else "",
                                            f'running Score plugins: plugin "{name}" failed with: '
                                            f"{_cause(None, exc)}", _cause(None, exc), exc)
+            raw = scores
             if name in self._normalizers:
                 node_scores = [NodeScore(n, s) for n, s in zip(table.nodes, scores, strict=True)]
                 status = self.run_normalize(name, state, pod, node_scores, table.nodes)
                 if status is not None:
                     return table, status
                 scores = [ns.score for ns in node_scores]
+            normalized = scores
             for value in scores:
                 if type(value) is not int or not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
                     index = next(i for i, v in enumerate(scores) if v is value)
@@ -536,6 +549,8 @@ class Framework(BindingCycleRunners):
             weight = self._score_weights[name]
             if weight != 1:
                 scores = [value * weight for value in scores]
+            if recorder is not None:
+                recorder(name, table.nodes, raw, normalized, scores)
             table.plugins.append(name)
             table.columns.append(scores)
             table.totals = list(map(operator.add, table.totals, scores))

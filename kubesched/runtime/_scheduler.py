@@ -45,6 +45,7 @@ from kubesched.metrics import (
 )
 from kubesched.runtime._batch import BatchError, BatchFilter, score_batch, select_host_index
 from kubesched.runtime._cache import Cache
+from kubesched.runtime._explain import AttemptRecorder, Explainer
 from kubesched.runtime._failures import PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._metrics import MeteredClient
@@ -204,6 +205,10 @@ class Scheduler:
         self.cycle_observer: Callable[[CycleRecord], None] | None = None
         #: Told when attempts start and fail (the simulator's settling policy); None tells nobody.
         self.attempt_observer: AttemptObserver | None = None
+        #: Records every attempt of the pods it explains (``--explain``); None explains nothing, at no cost.
+        self.explainer: Explainer | None = None
+        # The explained attempt under way: it runs on the per-node path, with recording hooks.
+        self._recording: AttemptRecorder | None = None
         self._parked: dict[str, _Binding] = {}
         # Orders assumptions and failures: a pod that failed after a pod was assumed saw that pod's reservation.
         self._sequence = itertools.count()
@@ -300,6 +305,9 @@ class Scheduler:
             return True
         state = CycleState()
         record = CycleRecord(pod, framework.profile_name, Diagnosis())
+        if self.explainer is not None and self.explainer.wants(pod):
+            self._recording = self.explainer.start(pod, framework.profile_name, self.clock.now(), self.nominator)
+            framework.preemption_observer = self._recording.preemption
         try:
             binding = self._scheduling_cycle(framework, state, queued, record, started)
         except _CycleFailed as failure:
@@ -313,11 +321,22 @@ class Scheduler:
         return True
 
     def _observe(self, record: CycleRecord) -> None:
+        if self._recording is not None:
+            self._finish_recording(self._recording, record)
         if self.cycle_observer is not None:
             record.diagnosis.node_to_status.materialise()
             if record.scores is not None:
                 record.scores.as_lists()
             self.cycle_observer(record)
+
+    def _finish_recording(self, recording: AttemptRecorder, record: CycleRecord) -> None:
+        self._recording = None
+        self.frameworks[record.profile].preemption_observer = None
+        table = record.scores
+        totals = {} if table is None else {name: int(total) for name, total in zip(table.nodes, table.totals,
+                                                                                    strict=True)}
+        assert self.explainer is not None
+        self.explainer.add(recording.finish(self.snapshot.list(), record.suggested_host, totals, record.status))
 
     def _scheduling_cycle(self, framework: Framework, state: CycleState, queued: QueuedPodInfo,
                           record: CycleRecord, started: float) -> _Binding | None:
@@ -357,6 +376,8 @@ class Scheduler:
             raise _CycleFailed(Status.unresolvable(NO_NODES_AVAILABLE), CLEAR_NOMINATED_NODE)
         self._feasible_positions = None
         feasible = self._find_nodes_that_fit(framework, state, pod, record.diagnosis)
+        if self._recording is not None:
+            self._recording.filtering_done(self.snapshot.list())
         if self.cycle_observer is not None:  # the record outlives the cycle: build what it holds now
             record.feasible_nodes = [ni.name for ni in feasible]
             record.diagnosis.node_to_status.materialise()
@@ -367,6 +388,8 @@ class Scheduler:
                 self.metrics.preemption_attempt()
                 result, status = framework.run_post_filter_plugins(state, pod, record.diagnosis.node_to_status)
                 record.diagnosis.post_filter_msg = status.message()
+                if self._recording is not None:
+                    self._recording.post_filter(result, status)
                 if result is not None:
                     nominating = result.nominating_info
             raise _CycleFailed(Status(Code.UNSCHEDULABLE, (str(fit_error),)), nominating, fit_error)
@@ -383,6 +406,10 @@ class Scheduler:
         all_nodes = self.snapshot.list()
         pre_result, status, narrowing = framework.run_pre_filter_plugins(state, pod, all_nodes)
         diagnosis.unschedulable_plugins = set(narrowing)
+        recording = self._recording
+        if recording is not None:
+            recording.pre_filter(pre_result, status, narrowing, state.skip_filter_plugins)
+            framework.record_filters(state, recording.filter_hooks)
         if status is not None and status.code is not Code.SUCCESS:
             if not status.is_rejected():
                 raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
@@ -399,6 +426,8 @@ class Scheduler:
                 except _CycleFailed:
                     feasible = []  # kube-scheduler logs an error on the nominated node and checks all nodes
                 if feasible:
+                    if recording is not None:
+                        recording.nominated_node_fits()
                     return feasible
         nodes = all_nodes
         if pre_result is not None and not pre_result.all_nodes():
@@ -416,7 +445,8 @@ class Scheduler:
 
     def _batch_filter_usable(self, framework: Framework, state: CycleState, nodes: list[NodeInfo]) -> bool:
         """Whether the batch Filter path applies: enabled, exact columns, and some cycle filter has a batch form."""
-        if not self.settings.fast_path or len(nodes) < 2 or not self.snapshot.columns.exact:
+        if (not self.settings.fast_path or len(nodes) < 2 or not self.snapshot.columns.exact
+                or self._recording is not None):
             return False
         batch_hooks = framework.batch_filter_hooks
         return bool(batch_hooks) and any(name in batch_hooks for name, _ in framework.cycle_filters(state))
@@ -488,8 +518,9 @@ class Scheduler:
         status = framework.run_pre_score_plugins(state, pod, nodes)
         if status is not None:
             raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
+        recording = self._recording
         columns = self.snapshot.columns
-        if self.settings.fast_path and framework.batch_score_hooks and columns.exact:
+        if self.settings.fast_path and framework.batch_score_hooks and columns.exact and recording is None:
             positions = self._feasible_positions
             batch = (NodeBatch(nodes, positions, columns) if positions is not None and len(positions) == len(nodes)
                      else NodeBatch.of(nodes, columns))
@@ -497,7 +528,9 @@ class Scheduler:
                 return score_batch(framework, state, pod, batch)
             except BatchError as error:
                 raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
-        scores, status = framework.run_score_plugins(state, pod, nodes)
+        if recording is not None:
+            recording.score_skipped(state.skip_score_plugins)
+        scores, status = framework.run_score_plugins(state, pod, nodes, recording.scored if recording else None)
         if status is not None:
             raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
         return scores

@@ -24,7 +24,7 @@ from kubesched.framework.node_info import pod_has_affinity, pod_host_ports
 from kubesched.io.load import ClusterInput
 from kubesched.metrics import SchedulerMetrics, metrics_json
 from kubesched.profiles.config import SchedulerConfiguration
-from kubesched.runtime import PluginFailure, PluginRegistry, Scheduler, SlowCalls
+from kubesched.runtime import Attempt, Explainer, PluginFailure, PluginRegistry, Scheduler, SlowCalls
 from kubesched.sim.cluster import EPOCH, Event, InMemoryCluster, VirtualClock
 from kubesched.sim.settling import SettlingPolicy
 
@@ -120,6 +120,8 @@ class SimulationResult:
     plugin_errors: tuple[PluginFailure, ...] = ()
     #: The scheduler's metrics at the end of the run (docs/metrics.md).
     metrics: SchedulerMetrics | None = attrs.field(default=None, eq=False)
+    #: With ``--explain``: every recorded scheduling attempt, by pod key (docs/explain.md); None without it.
+    explain: dict[str, tuple[Attempt, ...]] | None = None
 
     def plugin_error_summary(self) -> list[str]:
         """One line per failing plugin and extension point: how often, on how many pods, and the first failure."""
@@ -146,6 +148,8 @@ class SimulationResult:
             ],
             "events": [e.to_json() for e in self.events],
             "metrics": metrics_json(self.metrics) if self.metrics is not None else {},
+            **({} if self.explain is None else
+               {"explain": {key: [a.to_json() for a in attempts] for key, attempts in self.explain.items()}}),
         }
 
 
@@ -207,7 +211,8 @@ class Simulation:
     """A scheduler wired to an in-memory cluster; :meth:`run` drives it to the end."""
 
     def __init__(self, cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry,
-                 *, seed: int = 0, progress: SimulationProgress | None = None) -> None:
+                 *, seed: int = 0, progress: SimulationProgress | None = None,
+                 explainer: Explainer | None = None) -> None:
         self.input = cluster_input
         self.seed = seed
         self.clock = VirtualClock(_base_time(cluster_input))
@@ -217,6 +222,7 @@ class Simulation:
         self.scheduler = Scheduler(config.profiles, registry, client=self.cluster, clock=self.clock,
                                    rng=random.Random(seed), settings=config.settings)
         self.cluster.subscribe(self.scheduler)
+        self.scheduler.explainer = explainer
         self.policy = SettlingPolicy()
         self.cluster.subscribe(self.policy)
         self.scheduler.attempt_observer = self.policy
@@ -346,9 +352,11 @@ class Simulation:
                                          self._pending_message(live, gated)))
         preemptions = tuple(Preemption(p.preemptor, p.node, p.victims, p.already_terminating)
                             for p in self.cluster.preemptions)
+        explainer = self.scheduler.explainer
+        explain = None if explainer is None else {key: tuple(a) for key, a in explainer.attempts.items()}
         return SimulationResult(self.seed, tuple(results), preemptions, tuple(self.cluster.events), self._usage(),
                                 tuple(self.warnings + self._plugin_warnings()), tuple(self.scheduler.plugin_failures()),
-                                self.scheduler.metrics)
+                                self.scheduler.metrics, explain)
 
     def _plugin_warnings(self) -> list[str]:
         """Plugin failures that have no pod to be reported on (a QueueSort plugin that raised), and plugins whose
@@ -382,7 +390,9 @@ def _slow_warning(record: SlowCalls, budget: float) -> str:
 
 
 def simulate(cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry, *,
-             seed: int = 0, progress: SimulationProgress | None = None) -> SimulationResult:
+             seed: int = 0, progress: SimulationProgress | None = None,
+             explainer: Explainer | None = None) -> SimulationResult:
     """Simulate scheduling ``cluster_input`` with ``config``; the same input and seed give the same result.
-    ``progress`` is told how far the run got (it never changes the outcome)."""
-    return Simulation(cluster_input, config, registry, seed=seed, progress=progress).run()
+    ``progress`` is told how far the run got and ``explainer`` records the attempts of the pods it names; neither
+    changes a placement."""
+    return Simulation(cluster_input, config, registry, seed=seed, progress=progress, explainer=explainer).run()
