@@ -17,12 +17,13 @@ from typing import Any
 
 import attrs
 
+from kubesched.api.apps import CronJob, DaemonSet, Deployment, Job, ReplicaSet, StatefulSet, Workload
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError, KubeschedError
-from kubesched.io import decode, decode_pod, yaml_reader
+from kubesched.io import decode, decode_pod, decode_workloads, yaml_reader
 from kubesched.io.admission import admit_pods
 from kubesched.io.fields import collecting
 from kubesched.io.yaml_reader import YamlRules
@@ -50,6 +51,10 @@ _KINDS: dict[str, tuple[str, bool]] = {
     "ReplicaSet": ("replicasets", True),
     "StatefulSet": ("statefulsets", True),
     "ReplicationController": ("replicationcontrollers", True),
+    "Deployment": ("deployments", True),
+    "DaemonSet": ("daemonsets", True),
+    "Job": ("jobs", True),
+    "CronJob": ("cronjobs", True),
 }
 
 
@@ -74,6 +79,9 @@ class ClusterInput:
     #: ReplicaSets, StatefulSets and ReplicationControllers, in input order.
     controllers: tuple[WorkloadController, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: The workloads whose controllers the simulation runs (Deployments, ReplicaSets and StatefulSets with a
+    #: template, DaemonSets, Jobs, CronJobs), in input order.
+    workloads: tuple[Workload, ...] = ()
 
 
 @attrs.define
@@ -253,6 +261,8 @@ def _part(text: str) -> str:
     return text if _PLAIN_NAME.fullmatch(text) else quote(text)
 
 
+WORKLOAD_TYPES = (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob)
+
 _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "Node": decode.node,
     "Pod": decode_pod.pod,
@@ -260,9 +270,13 @@ _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "PodDisruptionBudget": decode.pod_disruption_budget,
     "Namespace": decode.namespace,
     "Service": decode.service,
-    "ReplicaSet": decode.workload_controller,
-    "StatefulSet": decode.workload_controller,
+    "ReplicaSet": decode_workloads.replica_set_or_lookup,
+    "StatefulSet": decode_workloads.stateful_set_or_lookup,
     "ReplicationController": decode.workload_controller,
+    "Deployment": decode_workloads.deployment,
+    "DaemonSet": decode_workloads.daemon_set,
+    "Job": decode_workloads.job,
+    "CronJob": decode_workloads.cron_job,
 }
 
 
@@ -391,6 +405,7 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
     for pod, error in rejected:
         entry = entry_of[id(pod)]
         run.error(entry.order, error.located(file=entry.file, obj=entry.where))
+    _admit_templates(run, classes)
     if run.errors:
         # Stable: within one object, problems keep the order they were found in.
         run.errors.sort(key=lambda pair: pair[0])
@@ -402,5 +417,32 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
     return ClusterInput(nodes=tuple(run.of_kind("Node")), pods=tuple(admitted), priority_classes=tuple(classes),
                         pdbs=tuple(run.of_kind("PodDisruptionBudget")), namespaces=tuple(run.of_kind("Namespace")),
                         services=tuple(run.of_kind("Service")),
-                        controllers=tuple(run.of_kind("ReplicaSet", "StatefulSet", "ReplicationController")),
-                        warnings=warnings)
+                        controllers=tuple(_lookup(c) for c in run.of_kind("ReplicaSet", "StatefulSet",
+                                                                          "ReplicationController")),
+                        warnings=warnings,
+                        workloads=tuple(e.value for e in run.entries if isinstance(e.value, WORKLOAD_TYPES)))
+
+
+def _lookup(value: WorkloadController | ReplicaSet | StatefulSet) -> WorkloadController:
+    """The selector plugins look up (default spreading) of a ReplicaSet, StatefulSet or ReplicationController."""
+    if isinstance(value, WorkloadController):
+        return value
+    return WorkloadController(kind=value.kind, metadata=value.metadata, selector=value.selector)
+
+
+def _admit_templates(run: _Run, classes: list[PriorityClass]) -> None:
+    """A pod template's priorityClassName must name a class, or every pod its controller creates is refused."""
+    for entry in run.entries:
+        value = entry.value
+        if not isinstance(value, WORKLOAD_TYPES):
+            continue
+        if isinstance(value, CronJob):
+            template, path = value.job_template.template, "spec.jobTemplate.spec.template."
+        else:
+            template, path = value.template, "spec.template."
+        probe = Pod(metadata=attrs.evolve(template.metadata, name=value.metadata.name,
+                                          namespace=value.metadata.namespace), spec=template.spec)
+        _admitted, rejected = admit_pods([probe], classes)
+        for _pod, error in rejected:
+            run.error(entry.order, InputError(error.message, file=entry.file, obj=entry.where,
+                                              field=path + (error.field or "")))
