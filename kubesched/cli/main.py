@@ -106,9 +106,11 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
 
 def _nothing_to_schedule(cluster_input: ClusterInput) -> str:
     """Why the input gives the scheduler no work, or "" when some pod awaits a node."""
+    if cluster_input.workloads:
+        return ""  # their controllers create pods
     if not cluster_input.pods:
-        return ("the input has no pods (kubesched schedules the pods it is given; it does not create the pods of "
-                "workloads such as StatefulSets)")
+        return ("the input has no pods and no workloads (Deployments, ReplicaSets or StatefulSets with a template, "
+                "DaemonSets, Jobs, CronJobs) whose controllers would create some")
     if all(p.spec.node_name or p.status.phase in ("Succeeded", "Failed") for p in cluster_input.pods):
         return "every pod in the input is already on a node or has finished"
     return ""

@@ -23,6 +23,8 @@ from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import PluginFailure, PluginRegistry, Scheduler, SlowCalls
 from kubesched.sim.cluster import EPOCH, Event, InMemoryCluster, VirtualClock
+from kubesched.sim.controllers import ControllerManager, ControllerSettings
+from kubesched.sim.controllers.disruption import DisruptionController
 from kubesched.sim.settling import SettlingPolicy
 
 TERMINATED_PHASES = ("Succeeded", "Failed")
@@ -35,6 +37,10 @@ PHASE_PENDING = "Pending"
 PHASE_EVICTED = "Evicted"
 #: A pod that was already terminating in the input and went away at its deletionTimestamp.
 PHASE_DELETED = "Deleted"
+#: The phases of pods that ended otherwise (a Job's pod that ran its time, a pod lost with its node, a pod a
+#: scenario or a controller deleted), with their messages.
+ENDED_MESSAGES = {"Succeeded": "ran to completion", "Lost": "lost with its node (the node was deleted)",
+                  "Deleted": "deleted"}
 
 
 # Pod features and the plugin that enforces each: a profile without that plugin silently ignores them.
@@ -167,9 +173,14 @@ class Simulation:
     """A scheduler wired to an in-memory cluster; :meth:`run` drives it to the end."""
 
     def __init__(self, cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry,
-                 *, seed: int = 0) -> None:
+                 *, seed: int = 0, controllers: ControllerSettings | None = None) -> None:
         self.input = cluster_input
         self.seed = seed
+        #: The workload controllers, running when the input has workloads or ``controllers`` settings are given
+        #: (a scenario); they start with :meth:`start`.
+        self.manager: ControllerManager | None = None
+        self.disruption: DisruptionController | None = None
+        self._controller_settings = controllers
         self.clock = VirtualClock(_base_time(cluster_input))
         self.cluster = InMemoryCluster(self.clock)
         self.cluster.pdbs = list(cluster_input.pdbs)
@@ -218,6 +229,20 @@ class Simulation:
                 self.cluster.add_pod(pod)
         for pod in queue_order([p for p in self.pods if not p.spec.node_name]):
             self.cluster.add_pod(pod)
+        if self.input.workloads or self._controller_settings is not None:
+            self.start_controllers()
+
+    def start_controllers(self) -> ControllerManager:
+        """Run the workload controllers (and the disruption controller) from now on, starting with the input's
+        workloads; the pods they create join the result."""
+        if self.manager is None:
+            self.manager = ControllerManager(self.cluster, self.clock, seed=self.seed,
+                                             priority_classes=self.input.priority_classes,
+                                             settings=self._controller_settings, on_created=self.pods.append)
+            self.disruption = DisruptionController(self.manager)
+            for workload in self.input.workloads:
+                self.manager.add(workload)
+        return self.manager
 
     def add_pods(self, pods: Iterable[Pod]) -> None:
         """Create more pods now, queued in the order given, after :meth:`start` (and perhaps :meth:`settle`): a
@@ -226,8 +251,9 @@ class Simulation:
             self.pods.append(pod)
             self.cluster.add_pod(pod)
 
-    def settle(self, max_attempts: int | None = None) -> None:
-        """Schedule, advancing the virtual clock, until nothing more can happen."""
+    def settle(self, max_attempts: int | None = None, *, until: float | None = None) -> None:
+        """Schedule, advancing the virtual clock, until nothing more can happen; with ``until``, until the clock
+        reaches that time (background timers, such as CronJob schedules, then count too), and stop there."""
         limit = max_attempts if max_attempts is not None else 200 * (len(self.pods) + 10)
         attempts = 0
         scheduler, cluster, queue = self.scheduler, self.cluster, self.scheduler.queue
@@ -238,9 +264,11 @@ class Simulation:
                 if attempts > limit:
                     raise SimulationError(f"the simulation did not settle after {limit} scheduling attempts; "
                                           f"pods still being retried: {self._cycling()}")
-            upcoming = [t for t in (cluster.next_timer(), scheduler.next_wakeup(), self._next_retry())
-                        if t is not None]
+            upcoming = [t for t in (cluster.next_timer(background=until is not None), scheduler.next_wakeup(),
+                                    self._next_retry()) if t is not None and (until is None or t <= until)]
             if not upcoming:
+                if until is not None:
+                    self.clock.advance_to(until)
                 break
             self.clock.advance_to(min(upcoming))
             cluster.fire_due_timers()
@@ -285,8 +313,11 @@ class Simulation:
             live = self.cluster.pods.get(uid)
             if live is None:
                 gone = self.cluster.deleted[uid]
+                ended = self.cluster.ended.get(uid)
                 if original.metadata.deletion_timestamp is not None:
                     phase, message = PHASE_DELETED, "terminating in the input; gone at its deletionTimestamp"
+                elif ended is not None:
+                    phase, message = ended, ENDED_MESSAGES.get(ended, "")
                 else:
                     phase = PHASE_EVICTED
                     message = next((c.message for c in gone.status.conditions if c.type == "DisruptionTarget"), "")
@@ -315,7 +346,7 @@ class Simulation:
 
     def _usage(self) -> tuple[NodeUsage, ...]:
         usage = []
-        for node in self.input.nodes:
+        for node in self.cluster.nodes.values():
             info = self.scheduler.cache.node_info(node.name)
             if info is None:
                 continue
