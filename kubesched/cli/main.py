@@ -6,15 +6,18 @@ import json
 import math
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 import yaml
 
-from kubesched.errors import KubeschedError
+from kubesched.errors import InputError, KubeschedError
 from kubesched.io.load import ClusterInput, InputErrorList, load
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import PluginRegistry
+from kubesched.sim.scenario import Scenario, is_scenario_file, load_scenario
+from kubesched.sim.scenario_run import run_scenario
 from kubesched.sim.simulate import SimulationError
 from kubesched.sim.simulate import simulate as run_simulation
 
@@ -66,22 +69,28 @@ def main() -> None:
 def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str,
              strict: bool) -> None:
     """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
-    cluster."""
+    cluster, or run a Scenario file (kind: Scenario, see docs/scenarios.md) given as the only PATH."""
     if not paths and not filenames:
         raise click.UsageError("give at least one PATH (or -f PATH; - reads standard input)")
     registry = PluginRegistry.discover()
     config = _load_profile(profile, registry)
-    cluster_input = load([*filenames, *paths])
+    inputs = [*filenames, *paths]
+    scenario = _scenario(inputs)
+    cluster_input = None if scenario is not None else load(inputs)
     unsettled: SimulationError | None = None
     try:
-        result = run_simulation(cluster_input, config, registry, seed=seed)
+        if scenario is not None:
+            result = run_scenario(scenario, config, registry, seed=seed)
+        else:
+            assert cluster_input is not None
+            result = run_simulation(cluster_input, config, registry, seed=seed)
     except SimulationError as exc:
         if exc.result is None:
             raise
         unsettled, result = exc, exc.result  # the partial result is printed before the error
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    nothing = _nothing_to_schedule(cluster_input)
+    nothing = _nothing_to_schedule(cluster_input) if cluster_input is not None else ""
     if nothing:
         click.echo(f"warning: nothing to schedule: {nothing}", err=True)
     if output == "json":
@@ -102,6 +111,17 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     if strict and result.plugin_errors:
         click.echo(f"error: {len(result.plugin_errors)} plugin error(s) (--strict)", err=True)
         sys.exit(1)
+
+
+def _scenario(inputs: list[str]) -> Scenario | None:
+    """The scenario when the input is a Scenario file (detected by its kind), which must then be the only input."""
+    found = [p for p in inputs if p != "-" and is_scenario_file(Path(p))]
+    if not found:
+        return None
+    if len(inputs) > 1:
+        raise InputErrorList([InputError("a Scenario file must be the only input (its steps name the manifests "
+                                         "they create)", file=found[0])])
+    return load_scenario(Path(found[0]))
 
 
 def _nothing_to_schedule(cluster_input: ClusterInput) -> str:

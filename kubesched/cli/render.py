@@ -77,6 +77,34 @@ def print_simulation(result: SimulationResult, out: Console) -> None:
     deleted = sum(1 for p in result.pods if p.phase == "Deleted")
     gone = f"{evicted} evicted" + (f", {deleted} deleted" if deleted else "")
     out.print(f"{bound} bound, {pending} pending, {gone}; seed {result.seed}")
+    if result.scenario is not None:
+        print_scenario(result, out)
+
+
+def print_scenario(result: SimulationResult, out: Console) -> None:
+    """A scenario run's events, each at its virtual time, and where the run ended."""
+    events = Table()
+    for column in ("TIME", "TYPE", "REASON", "OBJECT", "MESSAGE"):
+        events.add_column(column, overflow="fold")
+    for event in result.events:
+        events.add_row(_clock(event.time), _text(event.type), _text(event.reason), _text(event.object),
+                       _text(event.message))
+    out.print("Events", style="bold")
+    out.print(events)
+    scenario = result.scenario or {}
+    end = float(str(scenario.get("endTime", 0.0)))
+    steps = scenario.get("steps")
+    count = len(steps) if isinstance(steps, list) else 0
+    out.print(f"scenario {scenario.get('name', '')}: {count} step(s), ended at {_clock(end)} ({end:g}s)")
+
+
+def _clock(seconds: float) -> str:
+    """Virtual seconds as [Nd]HH:MM:SS, with milliseconds when not whole."""
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    shown = f"{int(secs):02d}" if secs == int(secs) else f"{secs:06.3f}"
+    return (f"{int(days)}d" if days else "") + f"{int(hours):02d}:{int(minutes):02d}:{shown}"
 
 
 def print_plugins(specs: Sequence[PluginSpec], out: Console) -> None:

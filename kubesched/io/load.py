@@ -101,6 +101,8 @@ class _Entry:
     value: Any
     #: Whether kubesched derived the uid (the manifest has none).
     derived: bool = False
+    #: Whether it updates an object of an earlier group (its uid is that object's).
+    replaced: bool = False
 
 
 def _one_line(error: InputError) -> InputError:
@@ -284,9 +286,13 @@ class _Run:
     """One load: the errors found (with their sort keys), the kinds skipped and the objects decoded."""
 
     def __init__(self) -> None:
+        #: The group (a scenario step) being read: the first part of every order.
+        self.group = 0
+        self.replacing = False
         self.errors: list[tuple[tuple[int, ...], InputError]] = []
         self.skipped: dict[str, int] = {}
         self.seen: dict[str, str] = {}
+        self.seen_group: dict[str, int] = {}
         self.entries: list[_Entry] = []
 
     def error(self, order: tuple[int, ...], error: InputError) -> None:
@@ -297,9 +303,9 @@ class _Run:
         try:
             entries = _expand(doc)
             for position, item, obj in entries:
-                self.decode(doc.file, (file_index, doc.index, item), position, obj)
+                self.decode(doc.file, (self.group, file_index, doc.index, item), position, obj)
         except InputError as exc:
-            self.error((file_index, doc.index), exc)
+            self.error((self.group, file_index, doc.index), exc)
 
     def decode(self, file: str, order: tuple[int, ...], position: str, obj: object) -> None:
         if not isinstance(obj, Mapping):
@@ -328,12 +334,14 @@ class _Run:
             self.error(order, problem.located(file=file, obj=where))
         if name is None:
             return  # nameless: reported above, and nothing else can refer to it
-        if name in self.seen:
+        replaced = self.replacing and self.seen_group.get(name, self.group) != self.group
+        if name in self.seen and not replaced:
             self.error(order, InputError(f"duplicate object: already defined in {self.seen[name]}", file=file,
                                          obj=name))
             return
         self.seen[name] = file
-        self.entries.append(_Entry(file, order, name, value, derived))
+        self.seen_group[name] = self.group
+        self.entries.append(_Entry(file, order, name, value, derived, replaced))
 
     def check_uids(self) -> None:
         """Every uid, given or derived (for objects without one, from their name), must be unique; a derived one
@@ -341,6 +349,8 @@ class _Run:
         owners: dict[str, _Entry] = {}
         derived: list[tuple[_Entry, str]] = []
         for entry in self.entries:
+            if entry.replaced:
+                continue
             uid = entry.value.metadata.uid
             if entry.derived:
                 derived.append((entry, uid))
@@ -375,13 +385,40 @@ def _kind_of(value: object) -> str:
     return type(value).__name__
 
 
+@attrs.frozen
+class Source:
+    """One group of objects to load together with others (a scenario step's): manifest ``paths``, then ``inline``
+    objects, which errors place in ``inline_file`` at ``inline_position[i]``."""
+
+    paths: tuple[str | Path, ...] = ()
+    inline: tuple[object, ...] = ()
+    inline_file: str = ""
+    inline_position: str = ""
+    #: Whether objects may repeat (update) objects of earlier groups (a scenario's ``apply``).
+    replaces: bool = False
+
+
 def load(paths: Iterable[str | Path]) -> ClusterInput:
     """Load, validate and admit every object under ``paths`` (``-`` is standard input); raise
     :class:`InputErrorList` with every problem, sorted by file and position."""
+    return load_groups([Source(tuple(paths))])[0]
+
+
+def load_groups(groups: Sequence[Source]) -> list[ClusterInput]:
+    """Load several groups of objects as one input (names and uids unique across them, pods' nodes looked up in
+    all of them, every problem reported at once, sorted by group), returning each group's objects."""
     run = _Run()
-    files, missing = _expand_paths(paths)
+    for group, source in enumerate(groups):
+        run.group = group
+        run.replacing = source.replaces
+        _read_source(run, source)
+    return _finish(run, len(groups))
+
+
+def _read_source(run: _Run, source: Source) -> None:
+    files, missing = _expand_paths(source.paths)
     for i, error in enumerate(missing):
-        run.error((-1, i), error)  # before any file's problems
+        run.error((run.group, -1, i), error)  # before any file's problems
     for file_index, file in enumerate(files):
         # Each document is decoded as soon as it is read, and its raw form dropped: only the objects stay.
         after = 0  # where a syntax error sorts: after the documents read before it
@@ -390,7 +427,12 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
                 after = doc.index + 1
                 run.decode_document(file_index, doc)
         except InputError as exc:
-            run.error((file_index, after), exc)
+            run.error((run.group, file_index, after), exc)
+    for i, obj in enumerate(source.inline):
+        run.decode(source.inline_file, (run.group, len(files), i, 0), f"{source.inline_position}[{i}]", obj)
+
+
+def _finish(run: _Run, groups: int) -> list[ClusterInput]:
     run.check_uids()
     node_names = {e.value.name for e in run.entries if isinstance(e.value, Node)}
     pod_entries = [e for e in run.entries if isinstance(e.value, Pod)]
@@ -414,13 +456,23 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
         f"skipped {count} object(s) of kind {escape(kind)}: kubesched does not read this kind"
         for kind, count in sorted(run.skipped.items())
     )
-    return ClusterInput(nodes=tuple(run.of_kind("Node")), pods=tuple(admitted), priority_classes=tuple(classes),
-                        pdbs=tuple(run.of_kind("PodDisruptionBudget")), namespaces=tuple(run.of_kind("Namespace")),
-                        services=tuple(run.of_kind("Service")),
-                        controllers=tuple(_lookup(c) for c in run.of_kind("ReplicaSet", "StatefulSet",
-                                                                          "ReplicationController")),
-                        warnings=warnings,
-                        workloads=tuple(e.value for e in run.entries if isinstance(e.value, WORKLOAD_TYPES)))
+    admitted_of = {id(e.value): pod for e, pod in zip(pod_entries, admitted, strict=True)}
+    results = []
+    for group in range(groups):
+        entries = [e for e in run.entries if e.order[0] == group]
+
+        def of_kind(*kinds: str, entries: list[_Entry] = entries) -> list[Any]:
+            return [e.value for e in entries if _kind_of(e.value) in kinds]
+
+        results.append(ClusterInput(
+            nodes=tuple(of_kind("Node")), pods=tuple(admitted_of[id(e.value)] for e in entries
+                                                     if isinstance(e.value, Pod)),
+            priority_classes=tuple(of_kind("PriorityClass")), pdbs=tuple(of_kind("PodDisruptionBudget")),
+            namespaces=tuple(of_kind("Namespace")), services=tuple(of_kind("Service")),
+            controllers=tuple(_lookup(c) for c in of_kind("ReplicaSet", "StatefulSet", "ReplicationController")),
+            warnings=warnings if group == 0 else (),
+            workloads=tuple(e.value for e in entries if isinstance(e.value, WORKLOAD_TYPES))))
+    return results
 
 
 def _lookup(value: WorkloadController | ReplicaSet | StatefulSet) -> WorkloadController:

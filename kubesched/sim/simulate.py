@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 
 import attrs
@@ -121,6 +121,8 @@ class SimulationResult:
     warnings: tuple[str, ...] = ()
     #: Every plugin error, in order (each is also a PluginError event).
     plugin_errors: tuple[PluginFailure, ...] = ()
+    #: For a scenario run: its name, end time and each step's virtual time (the JSON's ``scenario`` key).
+    scenario: Mapping[str, object] | None = None
 
     def plugin_error_summary(self) -> list[str]:
         """One line per failing plugin and extension point: how often, on how many pods, and the first failure."""
@@ -131,8 +133,8 @@ class SimulationResult:
                 f"pod(s); first: {failures[0].describe()}" for (point, plugin), failures in groups.items()]
 
     def to_json(self) -> dict[str, object]:
-        """The documented JSON shape (``SimulationResult``)."""
-        return {
+        """The documented JSON shape (``SimulationResult``); a scenario run adds the ``scenario`` key."""
+        document: dict[str, object] = {
             "kind": "SimulationResult",
             "seed": self.seed,
             "pods": [
@@ -150,6 +152,9 @@ class SimulationResult:
                 for e in self.events
             ],
         }
+        if self.scenario is not None:
+            document["scenario"] = dict(self.scenario)
+        return document
 
 
 def _base_time(cluster_input: ClusterInput) -> datetime:

@@ -39,6 +39,10 @@ class DisruptionController:
         manager.cluster.pdb_refresher = self.refresh
         manager.cluster.subscribe(self)
 
+    def changed(self) -> None:
+        """Something a budget depends on changed (a PDB was added): recompute at the next read."""
+        self._dirty = True
+
     def refresh(self) -> None:
         """Recompute every PDB's status if a pod changed since the last time."""
         if not self._dirty:
