@@ -289,6 +289,8 @@ class _Run:
         #: The group (a scenario step) being read: the first part of every order.
         self.group = 0
         self.replacing = False
+        #: Whether the objects being read are inline in another document (a scenario's steps).
+        self.inline = False
         self.errors: list[tuple[tuple[int, ...], InputError]] = []
         self.skipped: dict[str, int] = {}
         self.seen: dict[str, str] = {}
@@ -321,6 +323,8 @@ class _Run:
             return
         name = _object_name(kind, obj)
         where = name or f"{_KINDS[kind][0]} ({position})"
+        if self.inline and name:
+            where = f"{position} ({name})"  # inline in a scenario: the step locates it
         meta = obj.get("metadata")
         derived = name is not None and isinstance(meta, Mapping) and meta.get("uid") in (None, "")
         if derived:
@@ -337,7 +341,7 @@ class _Run:
         replaced = self.replacing and self.seen_group.get(name, self.group) != self.group
         if name in self.seen and not replaced:
             self.error(order, InputError(f"duplicate object: already defined in {self.seen[name]}", file=file,
-                                         obj=name))
+                                         obj=where))
             return
         self.seen[name] = file
         self.seen_group[name] = self.group
@@ -411,6 +415,7 @@ def load_groups(groups: Sequence[Source]) -> list[ClusterInput]:
     for group, source in enumerate(groups):
         run.group = group
         run.replacing = source.replaces
+        run.inline = False
         _read_source(run, source)
     return _finish(run, len(groups))
 
@@ -428,6 +433,7 @@ def _read_source(run: _Run, source: Source) -> None:
                 run.decode_document(file_index, doc)
         except InputError as exc:
             run.error((run.group, file_index, after), exc)
+    run.inline = True
     for i, obj in enumerate(source.inline):
         run.decode(source.inline_file, (run.group, len(files), i, 0), f"{source.inline_position}[{i}]", obj)
 

@@ -269,13 +269,16 @@ class Simulation:
                 if attempts > limit:
                     raise SimulationError(f"the simulation did not settle after {limit} scheduling attempts; "
                                           f"pods still being retried: {self._cycling()}")
-            upcoming = [t for t in (cluster.next_timer(background=until is not None), scheduler.next_wakeup(),
-                                    self._next_retry()) if t is not None and (until is None or t <= until)]
-            if not upcoming:
+            # Background timers (a CronJob's schedule, a drain's retries) fire at their own times, but only while
+            # something else is due: alone they do not keep a run going, unless it runs until a time.
+            work = [t for t in (cluster.next_timer(background=until is not None), scheduler.next_wakeup(),
+                                self._next_retry()) if t is not None and (until is None or t <= until)]
+            if not work:
                 if until is not None:
                     self.clock.advance_to(until)
                 break
-            self.clock.advance_to(min(upcoming))
+            background = cluster.next_timer()
+            self.clock.advance_to(min(work) if background is None else min(*work, background))
             cluster.fire_due_timers()
             scheduler.process_waiting_pods()
             queue.flush_backoff_completed()
