@@ -267,6 +267,9 @@ class Simulation:
                 scheduler.process_waiting_pods()
                 attempts += 1
                 if attempts > limit:
+                    if max_attempts is None and limit < 200 * (len(self.pods) + 10):
+                        limit = 200 * (len(self.pods) + 10)  # controllers created pods meanwhile
+                        continue
                     raise SimulationError(f"the simulation did not settle after {limit} scheduling attempts; "
                                           f"pods still being retried: {self._cycling()}")
             # Background timers (a CronJob's schedule, a drain's retries) fire at their own times, but only while

@@ -31,30 +31,49 @@ EVICTION_CONDITION = PodCondition("DisruptionTarget", "True", "EvictionByEvictio
 
 
 class DisruptionController:
-    """Keeps every PDB's status current from the pods and the controllers' scale."""
+    """Keeps every PDB's status current from the pods and the controllers' scale.
+
+    Each PDB's matching pods are kept as the pods change, and a PDB's status is recomputed, when the PDBs are
+    read, only if one of its pods changed (or a controller's scale did) since.
+    """
 
     def __init__(self, manager: ControllerManager) -> None:
         self.manager = manager
-        self._dirty = True
+        self._members: dict[tuple[str, str], dict[str, Pod]] = {}
+        self._dirty: set[tuple[str, str]] = set()
+        self._pdbs_changed = True
+        self._scales: tuple[int, ...] = ()
         manager.cluster.pdb_refresher = self.refresh
         manager.cluster.subscribe(self)
 
     def changed(self) -> None:
-        """Something a budget depends on changed (a PDB was added): recompute at the next read."""
-        self._dirty = True
+        """The PDBs themselves changed (one was added or deleted): recompute everything at the next read."""
+        self._pdbs_changed = True
 
     def refresh(self) -> None:
-        """Recompute every PDB's status if a pod changed since the last time."""
+        """Recompute the status of each PDB whose pods (or whose controllers' scale) changed since the last read."""
+        cluster = self.manager.cluster
+        if self._pdbs_changed:
+            self._pdbs_changed = False
+            self._members = {}
+            for pdb in cluster.pdbs:
+                selector = pdb.selector
+                self._members[(pdb.namespace, pdb.name)] = {} if selector is None else {
+                    p.uid: p for p in cluster.list_pods_in_namespace(pdb.namespace) if selector.matches(p.labels)}
+            self._dirty = set(self._members)
+        scales = tuple(c.replicas for c in self.manager.controllers.values()
+                       if isinstance(c, ReplicaSetController | StatefulSetController | DeploymentController))
+        if scales != self._scales:
+            self._scales = scales
+            self._dirty = set(self._members)
         if not self._dirty:
             return
-        self._dirty = False
-        cluster = self.manager.cluster
-        cluster.pdbs = [self._status(pdb) for pdb in cluster.pdbs]
+        cluster.pdbs = [self._status(pdb) if (pdb.namespace, pdb.name) in self._dirty else pdb
+                        for pdb in cluster.pdbs]
+        self._dirty.clear()
 
     def _status(self, pdb: PodDisruptionBudget) -> PodDisruptionBudget:
-        selector = pdb.selector
-        matching = [] if selector is None else [
-            p for p in self.manager.cluster.list_pods_in_namespace(pdb.namespace) if selector.matches(p.labels)]
+        matching = sorted(self._members.get((pdb.namespace, pdb.name), {}).values(), key=lambda p: p.uid)
         if pdb.max_unavailable is not None or (pdb.min_available is not None and pdb.min_available.is_percent):
             expected = self._expected_scale(matching)
         else:
@@ -104,21 +123,34 @@ class DisruptionController:
         if pdbs and is_available(pod) and (pdbs[0].status.disruptions_allowed or 0) <= 0:
             return "Cannot evict pod as it would violate the pod's disruption budget."
         cluster.delete_pod(pod, condition=EVICTION_CONDITION)
-        self._dirty = True
         return None
 
-    # -- the cluster's listener: any pod change may change a budget ---------------------------------------------
+    # -- the cluster's listener: a pod change may change the budgets that select it ------------------------------
+    def _track(self, pod: Pod, present: bool) -> None:
+        if self._pdbs_changed:
+            return  # rebuilt at the next read
+        for pdb in self.manager.cluster.pdbs:
+            if pdb.namespace != pod.namespace:
+                continue
+            key = (pdb.namespace, pdb.name)
+            members = self._members.setdefault(key, {})
+            if present and pdb.selector is not None and pdb.selector.matches(pod.labels):
+                members[pod.uid] = pod
+                self._dirty.add(key)
+            elif members.pop(pod.uid, None) is not None:
+                self._dirty.add(key)
+
     def on_pod_add(self, pod: Pod) -> None:
         """A pod appeared."""
-        self._dirty = True
+        self._track(pod, True)
 
     def on_pod_update(self, old: Pod, new: Pod) -> None:
         """A pod changed."""
-        self._dirty = True
+        self._track(new, True)
 
     def on_pod_delete(self, pod: Pod) -> None:
         """A pod went."""
-        self._dirty = True
+        self._track(pod, False)
 
     def on_node_add(self, node: Node) -> None:
         """Nodes do not change budgets."""
