@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kubesched.runtime import PluginRegistry
+from kubesched.sim.controllers.statefulset import StatefulSetController
 from tests.sim.controllers.helpers import live, node, run
 
 STS = """kind: StatefulSet
@@ -60,3 +61,15 @@ def test_eviction_within_the_budget_marks_the_pod_disrupted(tmp_path: Path, regi
     assert any(c.type == "DisruptionTarget" and c.reason == "EvictionByEvictionAPI"
                for c in evicted.status.conditions)
     assert sim.disruption.evict(second) is not None
+
+
+def test_scaling_a_controller_updates_the_budget(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Scaled from 4 to 2 (two pods running), maxUnavailable 1 expects 2 pods: 1 disruption allowed, not 0."""
+    sim = run(tmp_path, node("n1", cpu="2") + STS + pdb("maxUnavailable: 1"), registry)
+    assert sim.cluster.list_pdbs()[0].status.expected_pods == 4
+    assert sim.manager is not None
+    controller = sim.manager.get("StatefulSet", "default", "db")
+    assert isinstance(controller, StatefulSetController)
+    controller.replicas = 2  # the scale alone, before the controller acts on it
+    (budget,) = sim.cluster.list_pdbs()
+    assert (budget.status.expected_pods, budget.status.disruptions_allowed) == (2, 1)
