@@ -132,8 +132,10 @@ def is_scenario_file(path: Path) -> bool:
         return False
     try:
         text = path.read_text(encoding="utf-8")
+        if KIND not in text:
+            return False  # no need to parse a manifest that cannot be one
         first = next(documents(text, YAML_RULES), None)
-    except (OSError, UnicodeDecodeError, YamlError, StopIteration):
+    except (OSError, UnicodeDecodeError, YamlError):
         return False
     return isinstance(first, Mapping) and first.get("kind") == KIND
 
