@@ -19,6 +19,7 @@ from kubesched.errors import InputError
 from kubesched.io import decode
 from kubesched.io import fields as f
 from kubesched.io.load import YAML_RULES, ClusterInput, InputErrorList, Source, load_groups
+from kubesched.io.pod_rules import check_labels
 from kubesched.io.yaml_reader import YamlError, documents
 from kubesched.sim.controllers import ControllerSettings
 from kubesched.validation import MANIFEST, escape
@@ -370,6 +371,10 @@ class _Reader:
                              f"patch-node.labels.{escape(str(key))}")
                 continue
             labels[str(key)] = value
+        with f.collecting() as problems:
+            check_labels({k: v or "" for k, v in labels.items()}, "patch-node.labels")
+        for problem in problems:
+            self.problem(problem.message, index, problem.field)
         taints = None
         if "taints" in fields:
             with f.collecting() as problems:

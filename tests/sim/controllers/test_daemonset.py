@@ -66,3 +66,17 @@ def test_pod_of_a_node_no_longer_eligible_is_deleted(tmp_path: Path, registry: P
     sim.cluster.update_node(make_node("n1").capacity(cpu="4", memory="8Gi", pods="110").obj())
     sim.settle()
     assert live(sim) == []
+
+
+def test_deleted_daemon_pod_is_replaced_once_gone(tmp_path: Path, registry: PluginRegistry) -> None:
+    """A daemon pod deleted (as by preemption) is replaced on its node one controller delay after it is gone."""
+    sim = run(tmp_path, node("n1", labels=YES) + DS, registry)
+    (old,) = live(sim)
+    sim.cluster.delete_pod(old)
+    start = sim.clock.now()
+    sim.settle()
+    (new,) = live(sim)
+    assert new.name != old.name
+    assert new.spec.node_name == "n1"
+    made = [e.time for e in sim.cluster.events if e.reason == "SuccessfulCreate"]
+    assert made[-1] == start + old.spec.termination_grace_period_seconds + 1.0

@@ -110,6 +110,8 @@ def test_run_until_quiescence(tmp_path: Path) -> None:
                  id="inline-object-error"),
     pytest.param(NODE_STEP + "  - patch-node: {name: n1, taints: [{key: k, effect: Sometimes}]}\n",
                  'spec.steps[1]: patch-node.taints[0].effect: Unsupported value: "Sometimes"', id="bad-taint"),
+    pytest.param(NODE_STEP + "  - patch-node: {name: n1, labels: {'a b': x}}\n",
+                 "spec.steps[1]: patch-node.labels: Invalid value: \"a b\": name part must consist of", id="bad-label"),
     pytest.param(NODE_STEP + "  - patch-node: {name: n1}\n",
                  'spec.steps[1]: patch-node: Required value: one of "labels", "taints", "unschedulable"',
                  id="empty-patch"),
