@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 import yaml
 
 from kubesched.cli import progress as progress_bar
-from kubesched.errors import KubeschedError
+from kubesched.errors import InputError, KubeschedError
 from kubesched.io.load import ClusterInput, InputErrorList, load
 from kubesched.metrics import SchedulerMetrics
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import PluginRegistry
-from kubesched.sim.explain import explainer_for
+from kubesched.sim.explain import explainer_for, explainer_for_names
+from kubesched.sim.scenario import Scenario, is_scenario_file, load_scenario
+from kubesched.sim.scenario_run import run_scenario
 from kubesched.sim.simulate import SimulationError
 from kubesched.sim.simulate import simulate as run_simulation
 
@@ -79,21 +83,29 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
              strict: bool, show_events: bool, metrics_file: str | None, quiet: bool, explain: tuple[str, ...],
              explain_all: bool) -> None:
     """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
-    cluster."""
+    cluster, or run a Scenario file (kind: Scenario, see docs/scenarios.md) given as the only PATH."""
     if not paths and not filenames:
         raise click.UsageError("give at least one PATH (or -f PATH; - reads standard input)")
     registry = PluginRegistry.discover()
     config = _load_profile(profile, registry)
-    cluster_input = load([*filenames, *paths])
-    explainer, explain_warnings = explainer_for(cluster_input, explain, explain_all)
+    inputs = [*filenames, *paths]
+    scenario = _scenario(inputs)
+    cluster_input = None if scenario is not None else load(inputs)
+    if cluster_input is not None:
+        explainer, explain_warnings = explainer_for(cluster_input, explain, explain_all)
+    else:  # a scenario's pods are created by its steps and controllers: they can only be named
+        explainer, explain_warnings = explainer_for_names(explain, explain_all), []
     unsettled: SimulationError | None = None
     try:
-        if progress_bar.wants_progress(progress_bar.stderr_is_terminal(), quiet):
-            with progress_bar.SimulationBar() as bar:
+        with contextlib.ExitStack() as stack:
+            bar = (stack.enter_context(progress_bar.SimulationBar())
+                   if progress_bar.wants_progress(progress_bar.stderr_is_terminal(), quiet) else None)
+            if scenario is not None:
+                result = run_scenario(scenario, config, registry, seed=seed, progress=bar, explainer=explainer)
+            else:
+                assert cluster_input is not None
                 result = run_simulation(cluster_input, config, registry, seed=seed, progress=bar,
                                         explainer=explainer)
-        else:
-            result = run_simulation(cluster_input, config, registry, seed=seed, explainer=explainer)
     except SimulationError as exc:
         if exc.result is None:
             raise
@@ -102,7 +114,7 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
         _write_metrics(metrics_file, result.metrics)
     for warning in [*result.warnings, *explain_warnings]:
         click.echo(f"warning: {warning}", err=True)
-    nothing = _nothing_to_schedule(cluster_input)
+    nothing = _nothing_to_schedule(cluster_input) if cluster_input is not None else ""
     if nothing:
         click.echo(f"warning: nothing to schedule: {nothing}", err=True)
     if output == "json":
@@ -140,11 +152,24 @@ def _write_metrics(path: str, metrics: SchedulerMetrics) -> None:
         raise KubeschedError(f'--metrics-file: cannot write "{path}": {exc.strerror or exc}') from None
 
 
+def _scenario(inputs: list[str]) -> Scenario | None:
+    """The scenario when the input is a Scenario file (detected by its kind), which must then be the only input."""
+    found = [p for p in inputs if p != "-" and is_scenario_file(Path(p))]
+    if not found:
+        return None
+    if len(inputs) > 1:
+        raise InputErrorList([InputError("a Scenario file must be the only input (its steps name the manifests "
+                                         "they create)", file=found[0])])
+    return load_scenario(Path(found[0]))
+
+
 def _nothing_to_schedule(cluster_input: ClusterInput) -> str:
     """Why the input gives the scheduler no work, or "" when some pod awaits a node."""
+    if cluster_input.workloads:
+        return ""  # their controllers create pods
     if not cluster_input.pods:
-        return ("the input has no pods (kubesched schedules the pods it is given; it does not create the pods of "
-                "workloads such as StatefulSets)")
+        return ("the input has no pods and no workloads (Deployments, ReplicaSets or StatefulSets with a template, "
+                "DaemonSets, Jobs, CronJobs) whose controllers would create some")
     if all(p.spec.node_name or p.status.phase in ("Succeeded", "Failed") for p in cluster_input.pods):
         return "every pod in the input is already on a node or has finished"
     return ""

@@ -60,7 +60,8 @@ def print_events(result: SimulationResult, out: Console) -> None:
 
 
 def print_simulation(result: SimulationResult, out: Console, *, events: bool = False) -> None:
-    """One row per pod, then the per-node utilisation summary; with ``events``, the events between them."""
+    """One row per pod, then the per-node utilisation summary; with ``events``, the events between them. A
+    scenario run always ends with its events, at their virtual clock times, so ``events`` adds nothing there."""
     pods = Table()
     for column in ("POD", "NODE", "PHASE", "MESSAGE"):
         pods.add_column(column, overflow="fold")
@@ -69,7 +70,7 @@ def print_simulation(result: SimulationResult, out: Console, *, events: bool = F
         pods.add_row(_text(f"{pod.namespace}/{pod.name}"), _text(node), _text(pod.phase), _text(pod.message))
     out.print("Pods", style="bold")
     out.print(pods)
-    if events:
+    if events and result.scenario is None:
         print_events(result, out)
     nodes = Table()
     for column in ("NODE", "PODS", "CPU REQUESTED", "MEMORY REQUESTED"):
@@ -91,6 +92,40 @@ def print_simulation(result: SimulationResult, out: Console, *, events: bool = F
     deleted = sum(1 for p in result.pods if p.phase == "Deleted")
     gone = f"{evicted} evicted" + (f", {deleted} deleted" if deleted else "")
     out.print(f"{bound} bound, {pending} pending, {gone}; seed {result.seed}")
+    if result.scenario is not None:
+        print_scenario(result, out)
+
+
+def print_scenario(result: SimulationResult, out: Console) -> None:
+    """A scenario run's events, each at its virtual time, and where the run ended."""
+    events = Table()
+    for column in ("TIME", "TYPE", "REASON", "OBJECT", "MESSAGE"):
+        events.add_column(column, overflow="fold")
+    for event in result.events:
+        shown = event.object if event.kind == "Pod" else f"{_resource(event.kind)}/{event.object}"
+        events.add_row(_clock(event.time), _text(event.type), _text(event.reason), _text(shown),
+                       _text(event.message))
+    out.print("Events", style="bold")
+    out.print(events)
+    scenario = result.scenario or {}
+    end = float(str(scenario.get("endTime", 0.0)))
+    steps = scenario.get("steps")
+    count = len(steps) if isinstance(steps, list) else 0
+    out.print(f"scenario {scenario.get('name', '')}: {count} step(s), ended at {_clock(end)} ({end:g}s)")
+
+
+def _resource(kind: str) -> str:
+    """A kind's resource name, as kubectl names objects: ``Node`` -> ``nodes``, ``ReplicaSet`` -> ``replicasets``."""
+    return kind.lower() + "s"
+
+
+def _clock(seconds: float) -> str:
+    """Virtual seconds as [Nd]HH:MM:SS, with milliseconds when not whole."""
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    shown = f"{int(secs):02d}" if secs == int(secs) else f"{secs:06.3f}"
+    return (f"{int(days)}d" if days else "") + f"{int(hours):02d}:{int(minutes):02d}:{shown}"
 
 
 def print_plugins(specs: Sequence[PluginSpec], out: Console) -> None:

@@ -131,6 +131,10 @@ def _int_or_percent(value: object, path: str) -> IntOrPercent | None:
     return IntOrPercent(percent, is_percent=True)
 
 
+#: The intstr reader, for the workload decoders (maxSurge, maxUnavailable).
+int_or_percent = _int_or_percent
+
+
 def pod_disruption_budget(obj: Obj) -> PodDisruptionBudget:
     """Decode a PodDisruptionBudget (minAvailable xor maxUnavailable)."""
     spec = f.mapping(obj.get("spec"), "spec")

@@ -17,12 +17,13 @@ from typing import Any
 
 import attrs
 
+from kubesched.api.apps import CronJob, DaemonSet, Deployment, Job, ReplicaSet, StatefulSet, Workload
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError, KubeschedError
-from kubesched.io import decode, decode_pod, yaml_reader
+from kubesched.io import decode, decode_pod, decode_workloads, yaml_reader
 from kubesched.io.admission import admit_pods
 from kubesched.io.fields import collecting
 from kubesched.io.yaml_reader import YamlRules
@@ -50,6 +51,10 @@ _KINDS: dict[str, tuple[str, bool]] = {
     "ReplicaSet": ("replicasets", True),
     "StatefulSet": ("statefulsets", True),
     "ReplicationController": ("replicationcontrollers", True),
+    "Deployment": ("deployments", True),
+    "DaemonSet": ("daemonsets", True),
+    "Job": ("jobs", True),
+    "CronJob": ("cronjobs", True),
 }
 
 
@@ -74,6 +79,9 @@ class ClusterInput:
     #: ReplicaSets, StatefulSets and ReplicationControllers, in input order.
     controllers: tuple[WorkloadController, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: The workloads whose controllers the simulation runs (Deployments, ReplicaSets and StatefulSets with a
+    #: template, DaemonSets, Jobs, CronJobs), in input order.
+    workloads: tuple[Workload, ...] = ()
 
 
 @attrs.define
@@ -93,6 +101,8 @@ class _Entry:
     value: Any
     #: Whether kubesched derived the uid (the manifest has none).
     derived: bool = False
+    #: Whether it updates an object of an earlier group (its uid is that object's).
+    replaced: bool = False
 
 
 def _one_line(error: InputError) -> InputError:
@@ -253,6 +263,8 @@ def _part(text: str) -> str:
     return text if _PLAIN_NAME.fullmatch(text) else quote(text)
 
 
+WORKLOAD_TYPES = (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob)
+
 _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "Node": decode.node,
     "Pod": decode_pod.pod,
@@ -260,9 +272,13 @@ _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "PodDisruptionBudget": decode.pod_disruption_budget,
     "Namespace": decode.namespace,
     "Service": decode.service,
-    "ReplicaSet": decode.workload_controller,
-    "StatefulSet": decode.workload_controller,
+    "ReplicaSet": decode_workloads.replica_set_or_lookup,
+    "StatefulSet": decode_workloads.stateful_set_or_lookup,
     "ReplicationController": decode.workload_controller,
+    "Deployment": decode_workloads.deployment,
+    "DaemonSet": decode_workloads.daemon_set,
+    "Job": decode_workloads.job,
+    "CronJob": decode_workloads.cron_job,
 }
 
 
@@ -270,9 +286,15 @@ class _Run:
     """One load: the errors found (with their sort keys), the kinds skipped and the objects decoded."""
 
     def __init__(self) -> None:
+        #: The group (a scenario step) being read: the first part of every order.
+        self.group = 0
+        self.replacing = False
+        #: Whether the objects being read are inline in another document (a scenario's steps).
+        self.inline = False
         self.errors: list[tuple[tuple[int, ...], InputError]] = []
         self.skipped: dict[str, int] = {}
         self.seen: dict[str, str] = {}
+        self.seen_group: dict[str, int] = {}
         self.entries: list[_Entry] = []
 
     def error(self, order: tuple[int, ...], error: InputError) -> None:
@@ -283,9 +305,9 @@ class _Run:
         try:
             entries = _expand(doc)
             for position, item, obj in entries:
-                self.decode(doc.file, (file_index, doc.index, item), position, obj)
+                self.decode(doc.file, (self.group, file_index, doc.index, item), position, obj)
         except InputError as exc:
-            self.error((file_index, doc.index), exc)
+            self.error((self.group, file_index, doc.index), exc)
 
     def decode(self, file: str, order: tuple[int, ...], position: str, obj: object) -> None:
         if not isinstance(obj, Mapping):
@@ -301,6 +323,8 @@ class _Run:
             return
         name = _object_name(kind, obj)
         where = name or f"{_KINDS[kind][0]} ({position})"
+        if self.inline and name:
+            where = f"{position} ({name})"  # inline in a scenario: the step locates it
         meta = obj.get("metadata")
         derived = name is not None and isinstance(meta, Mapping) and meta.get("uid") in (None, "")
         if derived:
@@ -314,12 +338,14 @@ class _Run:
             self.error(order, problem.located(file=file, obj=where))
         if name is None:
             return  # nameless: reported above, and nothing else can refer to it
-        if name in self.seen:
+        replaced = self.replacing and self.seen_group.get(name, self.group) != self.group
+        if name in self.seen and not replaced:
             self.error(order, InputError(f"duplicate object: already defined in {self.seen[name]}", file=file,
-                                         obj=name))
+                                         obj=where))
             return
         self.seen[name] = file
-        self.entries.append(_Entry(file, order, name, value, derived))
+        self.seen_group[name] = self.group
+        self.entries.append(_Entry(file, order, name, value, derived, replaced))
 
     def check_uids(self) -> None:
         """Every uid, given or derived (for objects without one, from their name), must be unique; a derived one
@@ -327,6 +353,8 @@ class _Run:
         owners: dict[str, _Entry] = {}
         derived: list[tuple[_Entry, str]] = []
         for entry in self.entries:
+            if entry.replaced:
+                continue
             uid = entry.value.metadata.uid
             if entry.derived:
                 derived.append((entry, uid))
@@ -361,13 +389,41 @@ def _kind_of(value: object) -> str:
     return type(value).__name__
 
 
+@attrs.frozen
+class Source:
+    """One group of objects to load together with others (a scenario step's): manifest ``paths``, then ``inline``
+    objects, which errors place in ``inline_file`` at ``inline_position[i]``."""
+
+    paths: tuple[str | Path, ...] = ()
+    inline: tuple[object, ...] = ()
+    inline_file: str = ""
+    inline_position: str = ""
+    #: Whether objects may repeat (update) objects of earlier groups (a scenario's ``apply``).
+    replaces: bool = False
+
+
 def load(paths: Iterable[str | Path]) -> ClusterInput:
     """Load, validate and admit every object under ``paths`` (``-`` is standard input); raise
     :class:`InputErrorList` with every problem, sorted by file and position."""
+    return load_groups([Source(tuple(paths))])[0]
+
+
+def load_groups(groups: Sequence[Source]) -> list[ClusterInput]:
+    """Load several groups of objects as one input (names and uids unique across them, pods' nodes looked up in
+    all of them, every problem reported at once, sorted by group), returning each group's objects."""
     run = _Run()
-    files, missing = _expand_paths(paths)
+    for group, source in enumerate(groups):
+        run.group = group
+        run.replacing = source.replaces
+        run.inline = False
+        _read_source(run, source)
+    return _finish(run, len(groups))
+
+
+def _read_source(run: _Run, source: Source) -> None:
+    files, missing = _expand_paths(source.paths)
     for i, error in enumerate(missing):
-        run.error((-1, i), error)  # before any file's problems
+        run.error((run.group, -1, i), error)  # before any file's problems
     for file_index, file in enumerate(files):
         # Each document is decoded as soon as it is read, and its raw form dropped: only the objects stay.
         after = 0  # where a syntax error sorts: after the documents read before it
@@ -376,7 +432,13 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
                 after = doc.index + 1
                 run.decode_document(file_index, doc)
         except InputError as exc:
-            run.error((file_index, after), exc)
+            run.error((run.group, file_index, after), exc)
+    run.inline = True
+    for i, obj in enumerate(source.inline):
+        run.decode(source.inline_file, (run.group, len(files), i, 0), f"{source.inline_position}[{i}]", obj)
+
+
+def _finish(run: _Run, groups: int) -> list[ClusterInput]:
     run.check_uids()
     node_names = {e.value.name for e in run.entries if isinstance(e.value, Node)}
     pod_entries = [e for e in run.entries if isinstance(e.value, Pod)]
@@ -391,6 +453,7 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
     for pod, error in rejected:
         entry = entry_of[id(pod)]
         run.error(entry.order, error.located(file=entry.file, obj=entry.where))
+    _admit_templates(run, classes)
     if run.errors:
         # Stable: within one object, problems keep the order they were found in.
         run.errors.sort(key=lambda pair: pair[0])
@@ -399,8 +462,45 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
         f"skipped {count} object(s) of kind {escape(kind)}: kubesched does not read this kind"
         for kind, count in sorted(run.skipped.items())
     )
-    return ClusterInput(nodes=tuple(run.of_kind("Node")), pods=tuple(admitted), priority_classes=tuple(classes),
-                        pdbs=tuple(run.of_kind("PodDisruptionBudget")), namespaces=tuple(run.of_kind("Namespace")),
-                        services=tuple(run.of_kind("Service")),
-                        controllers=tuple(run.of_kind("ReplicaSet", "StatefulSet", "ReplicationController")),
-                        warnings=warnings)
+    admitted_of = {id(e.value): pod for e, pod in zip(pod_entries, admitted, strict=True)}
+    results = []
+    for group in range(groups):
+        entries = [e for e in run.entries if e.order[0] == group]
+
+        def of_kind(*kinds: str, entries: list[_Entry] = entries) -> list[Any]:
+            return [e.value for e in entries if _kind_of(e.value) in kinds]
+
+        results.append(ClusterInput(
+            nodes=tuple(of_kind("Node")), pods=tuple(admitted_of[id(e.value)] for e in entries
+                                                     if isinstance(e.value, Pod)),
+            priority_classes=tuple(of_kind("PriorityClass")), pdbs=tuple(of_kind("PodDisruptionBudget")),
+            namespaces=tuple(of_kind("Namespace")), services=tuple(of_kind("Service")),
+            controllers=tuple(_lookup(c) for c in of_kind("ReplicaSet", "StatefulSet", "ReplicationController")),
+            warnings=warnings if group == 0 else (),
+            workloads=tuple(e.value for e in entries if isinstance(e.value, WORKLOAD_TYPES))))
+    return results
+
+
+def _lookup(value: WorkloadController | ReplicaSet | StatefulSet) -> WorkloadController:
+    """The selector plugins look up (default spreading) of a ReplicaSet, StatefulSet or ReplicationController."""
+    if isinstance(value, WorkloadController):
+        return value
+    return WorkloadController(kind=value.kind, metadata=value.metadata, selector=value.selector)
+
+
+def _admit_templates(run: _Run, classes: list[PriorityClass]) -> None:
+    """A pod template's priorityClassName must name a class, or every pod its controller creates is refused."""
+    for entry in run.entries:
+        value = entry.value
+        if not isinstance(value, WORKLOAD_TYPES):
+            continue
+        if isinstance(value, CronJob):
+            template, path = value.job_template.template, "spec.jobTemplate.spec.template."
+        else:
+            template, path = value.template, "spec.template."
+        probe = Pod(metadata=attrs.evolve(template.metadata, name=value.metadata.name,
+                                          namespace=value.metadata.namespace), spec=template.spec)
+        _admitted, rejected = admit_pods([probe], classes)
+        for _pod, error in rejected:
+            run.error(entry.order, InputError(error.message, file=entry.file, obj=entry.where,
+                                              field=path + (error.field or "")))

@@ -134,8 +134,15 @@ class InMemoryCluster:
         self._implied: dict[str, Namespace] = {}
         self._listeners: list[ClusterListener] = []
         self._timers = SortedList()
+        # The timers that keep a run going: all but the background ones (a CronJob's next schedule).
+        self._foreground = SortedList()
         self._timer_actions: dict[int, Callable[[], None]] = {}
         self._timer_seq = itertools.count()
+        #: How each removed pod ended when it was not deleted by the scheduler or a user: pod uid -> phase
+        #: (Succeeded, or Lost with its node).
+        self.ended: dict[str, str] = {}
+        #: Called before the PDBs are read, so a disruption controller can bring their status up to date.
+        self.pdb_refresher: Callable[[], None] | None = None
 
     def subscribe(self, listener: ClusterListener) -> None:
         """Send every later change to ``listener``."""
@@ -147,6 +154,33 @@ class InMemoryCluster:
         self.nodes[node.name] = node
         for listener in self._listeners:
             listener.on_node_add(node)
+
+    def update_node(self, node: Node) -> None:
+        """Replace a node (labels, taints, unschedulable changed)."""
+        self.nodes[node.name] = node
+        for listener in self._listeners:
+            listener.on_node_update(node)
+
+    def delete_node(self, name: str) -> list[Pod]:
+        """Delete a node: the pods bound to it are lost at once (phase Lost), then the node goes; returns them."""
+        lost = sorted(self._by_node.get(name, {}).values(), key=lambda p: p.key)
+        for pod in lost:
+            self.ended[pod.uid] = "Lost"
+            self._remove_pod(pod.uid)
+        del self.nodes[name]
+        for listener in self._listeners:
+            listener.on_node_delete(name)
+        return lost
+
+    def complete_pod(self, pod: Pod) -> None:
+        """A bound pod's containers finished: it reaches phase Succeeded and frees its node. kube-scheduler's pod
+        informer drops finished pods, so the listeners see it deleted (with phase Succeeded)."""
+        current = self.pods.get(pod.uid)
+        if current is None:
+            return
+        self.pods[pod.uid] = current.with_status(phase="Succeeded")
+        self.ended[pod.uid] = "Succeeded"
+        self._remove_pod(pod.uid)
 
     def add_pod(self, pod: Pod) -> None:
         """Create a pod. One that is already terminating (a deletionTimestamp, as a dump can show) is removed
@@ -196,22 +230,28 @@ class InMemoryCluster:
                     del index[key]
 
     # -- timers --------------------------------------------------------------------------------------
-    def after(self, delay: float, action: Callable[[], None]) -> None:
-        """Run ``action`` when the clock reaches now + ``delay``."""
+    def after(self, delay: float, action: Callable[[], None], *, background: bool = False) -> None:
+        """Run ``action`` when the clock reaches now + ``delay``. A ``background`` timer (a recurring schedule)
+        fires in order like any other but does not by itself keep a run from ending."""
         seq = next(self._timer_seq)
-        self._timers.add((self.clock.now() + delay, seq))
+        entry = (self.clock.now() + delay, seq)
+        self._timers.add(entry)
+        if not background:
+            self._foreground.add(entry)
         self._timer_actions[seq] = action
 
-    def next_timer(self) -> float | None:
-        """When the next timer fires."""
-        return self._timers[0][0] if self._timers else None
+    def next_timer(self, *, background: bool = True) -> float | None:
+        """When the next timer fires; with ``background=False``, the next one that keeps a run going."""
+        timers = self._timers if background else self._foreground
+        return timers[0][0] if timers else None
 
     def fire_due_timers(self) -> int:
         """Run every timer due at the current time, in order; returns how many ran."""
         fired = 0
         while self._timers and self._timers[0][0] <= self.clock.now():
-            _when, seq = self._timers.pop(0)
-            self._timer_actions.pop(seq)()
+            entry = self._timers.pop(0)
+            self._foreground.discard(entry)
+            self._timer_actions.pop(entry[1])()
             fired += 1
         return fired
 
@@ -323,7 +363,9 @@ class InMemoryCluster:
         return namespace
 
     def list_pdbs(self) -> list[PodDisruptionBudget]:
-        """Every PDB."""
+        """Every PDB (brought up to date first when a disruption controller runs)."""
+        if self.pdb_refresher is not None:
+            self.pdb_refresher()
         return list(self.pdbs)
 
     def record_preemption(self, preemptor: Pod, node_name: str, victims: list[Pod]) -> None:

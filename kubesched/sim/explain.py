@@ -20,6 +20,25 @@ def pod_key(argument: str) -> str:
     return argument if "/" in argument else f"{DEFAULT_NAMESPACE}/{argument}"
 
 
+def explainer_for_names(pods: Sequence[str], every_pod: bool) -> Explainer | None:
+    """The explainer for a scenario's ``--explain``/``--explain-all``: its pods do not exist before the run, so an
+    argument is only checked to be NAMESPACE/NAME (a pod never created has no attempts)."""
+    if not pods and not every_pod:
+        return None
+    keys: list[str] = []
+    problems = []
+    for argument in pods:
+        key = pod_key(argument)
+        parts = key.split("/")
+        if len(parts) != 2 or not all(parts):
+            problems.append(f'--explain "{argument}": expected NAMESPACE/NAME (or NAME in namespace "default")')
+        elif key not in keys:
+            keys.append(key)
+    if problems:
+        raise ExplainError("\n".join(problems))
+    return Explainer(None if every_pod else keys)
+
+
 def explainer_for(cluster_input: ClusterInput, pods: Sequence[str], every_pod: bool) -> tuple[Explainer | None,
                                                                                              list[str]]:
     """The explainer for ``--explain`` (``pods``) and ``--explain-all`` (``every_pod``), and warnings for pods that

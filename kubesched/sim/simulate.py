@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Protocol
 
@@ -26,6 +26,8 @@ from kubesched.metrics import SchedulerMetrics, metrics_json
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import Attempt, Explainer, PluginFailure, PluginRegistry, Scheduler, SlowCalls
 from kubesched.sim.cluster import EPOCH, Event, InMemoryCluster, VirtualClock
+from kubesched.sim.controllers import ControllerManager, ControllerSettings
+from kubesched.sim.controllers.disruption import DisruptionController
 from kubesched.sim.settling import SettlingPolicy
 
 TERMINATED_PHASES = ("Succeeded", "Failed")
@@ -38,6 +40,10 @@ PHASE_PENDING = "Pending"
 PHASE_EVICTED = "Evicted"
 #: A pod that was already terminating in the input and went away at its deletionTimestamp.
 PHASE_DELETED = "Deleted"
+#: The phases of pods that ended otherwise (a Job's pod that ran its time, a pod lost with its node, a pod a
+#: scenario or a controller deleted), with their messages.
+ENDED_MESSAGES = {"Succeeded": "ran to completion", "Lost": "lost with its node (the node was deleted)",
+                  "Deleted": "deleted"}
 
 
 # Pod features and the plugin that enforces each: a profile without that plugin silently ignores them.
@@ -122,6 +128,8 @@ class SimulationResult:
     metrics: SchedulerMetrics | None = attrs.field(default=None, eq=False)
     #: With ``--explain``: every recorded scheduling attempt, by pod key (docs/explain.md); None without it.
     explain: dict[str, tuple[Attempt, ...]] | None = None
+    #: For a scenario run: its name, end time and each step's virtual time (the JSON's ``scenario`` key).
+    scenario: Mapping[str, object] | None = None
 
     def plugin_error_summary(self) -> list[str]:
         """One line per failing plugin and extension point: how often, on how many pods, and the first failure."""
@@ -132,8 +140,8 @@ class SimulationResult:
                 f"pod(s); first: {failures[0].describe()}" for (point, plugin), failures in groups.items()]
 
     def to_json(self) -> dict[str, object]:
-        """The documented JSON shape (``SimulationResult``)."""
-        return {
+        """The documented JSON shape (``SimulationResult``); a scenario run adds the ``scenario`` key."""
+        document: dict[str, object] = {
             "kind": "SimulationResult",
             "seed": self.seed,
             "pods": [
@@ -151,6 +159,9 @@ class SimulationResult:
             **({} if self.explain is None else
                {"explain": {key: [a.to_json() for a in attempts] for key, attempts in self.explain.items()}}),
         }
+        if self.scenario is not None:
+            document["scenario"] = dict(self.scenario)
+        return document
 
 
 def _base_time(cluster_input: ClusterInput) -> datetime:
@@ -212,9 +223,14 @@ class Simulation:
 
     def __init__(self, cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry,
                  *, seed: int = 0, progress: SimulationProgress | None = None,
-                 explainer: Explainer | None = None) -> None:
+                 explainer: Explainer | None = None, controllers: ControllerSettings | None = None) -> None:
         self.input = cluster_input
         self.seed = seed
+        #: The workload controllers, running when the input has workloads or ``controllers`` settings are given
+        #: (a scenario); they start with :meth:`start`.
+        self.manager: ControllerManager | None = None
+        self.disruption: DisruptionController | None = None
+        self._controller_settings = controllers
         self.clock = VirtualClock(_base_time(cluster_input))
         self.cluster = InMemoryCluster(self.clock)
         self.cluster.pdbs = list(cluster_input.pdbs)
@@ -269,6 +285,20 @@ class Simulation:
                 self.cluster.add_pod(pod)
         for pod in queue_order([p for p in self.pods if not p.spec.node_name]):
             self.cluster.add_pod(pod)
+        if self.input.workloads or self._controller_settings is not None:
+            self.start_controllers()
+
+    def start_controllers(self) -> ControllerManager:
+        """Run the workload controllers (and the disruption controller) from now on, starting with the input's
+        workloads; the pods they create join the result."""
+        if self.manager is None:
+            self.manager = ControllerManager(self.cluster, self.clock, seed=self.seed,
+                                             priority_classes=self.input.priority_classes,
+                                             settings=self._controller_settings, on_created=self.pods.append)
+            self.disruption = DisruptionController(self.manager)
+            for workload in self.input.workloads:
+                self.manager.add(workload)
+        return self.manager
 
     def add_pods(self, pods: Iterable[Pod]) -> None:
         """Create more pods now, queued in the order given, after :meth:`start` (and perhaps :meth:`settle`): a
@@ -277,8 +307,9 @@ class Simulation:
             self.pods.append(pod)
             self.cluster.add_pod(pod)
 
-    def settle(self, max_attempts: int | None = None) -> None:
-        """Schedule, advancing the virtual clock, until nothing more can happen."""
+    def settle(self, max_attempts: int | None = None, *, until: float | None = None) -> None:
+        """Schedule, advancing the virtual clock, until nothing more can happen; with ``until``, until the clock
+        reaches that time (background timers, such as CronJob schedules, then count too), and stop there."""
         limit = max_attempts if max_attempts is not None else 200 * (len(self.pods) + 10)
         attempts = 0
         scheduler, cluster, queue = self.scheduler, self.cluster, self.scheduler.queue
@@ -287,13 +318,21 @@ class Simulation:
                 scheduler.process_waiting_pods()
                 attempts += 1
                 if attempts > limit:
+                    if max_attempts is None and limit < 200 * (len(self.pods) + 10):
+                        limit = 200 * (len(self.pods) + 10)  # controllers created pods meanwhile
+                        continue
                     raise SimulationError(f"the simulation did not settle after {limit} scheduling attempts; "
                                           f"pods still being retried: {self._cycling()}")
-            upcoming = [t for t in (cluster.next_timer(), scheduler.next_wakeup(), self._next_retry())
-                        if t is not None]
-            if not upcoming:
+            # Background timers (a CronJob's schedule, a drain's retries) fire at their own times, but only while
+            # something else is due: alone they do not keep a run going, unless it runs until a time.
+            work = [t for t in (cluster.next_timer(background=until is not None), scheduler.next_wakeup(),
+                                self._next_retry()) if t is not None and (until is None or t <= until)]
+            if not work:
+                if until is not None:
+                    self.clock.advance_to(until)
                 break
-            self.clock.advance_to(min(upcoming))
+            background = cluster.next_timer()
+            self.clock.advance_to(min(work) if background is None else min(*work, background))
             cluster.fire_due_timers()
             scheduler.process_waiting_pods()
             queue.flush_backoff_completed()
@@ -336,8 +375,11 @@ class Simulation:
             live = self.cluster.pods.get(uid)
             if live is None:
                 gone = self.cluster.deleted[uid]
+                ended = self.cluster.ended.get(uid)
                 if original.metadata.deletion_timestamp is not None:
                     phase, message = PHASE_DELETED, "terminating in the input; gone at its deletionTimestamp"
+                elif ended is not None:
+                    phase, message = ended, ENDED_MESSAGES.get(ended, "")
                 else:
                     phase = PHASE_EVICTED
                     message = next((c.message for c in gone.status.conditions if c.type == "DisruptionTarget"), "")
@@ -369,7 +411,7 @@ class Simulation:
 
     def _usage(self) -> tuple[NodeUsage, ...]:
         usage = []
-        for node in self.input.nodes:
+        for node in self.cluster.nodes.values():
             info = self.scheduler.cache.node_info(node.name)
             if info is None:
                 continue

@@ -1,0 +1,7 @@
+"""The workload controllers of the simulation: each creates pods from a template as its kube-controller-manager
+counterpart does (names, ownerReferences, labels) and reacts to the cluster's events through the
+:class:`~kubesched.sim.controllers.manager.ControllerManager`."""
+
+from kubesched.sim.controllers.manager import ControllerManager, ControllerSettings
+
+__all__ = ["ControllerManager", "ControllerSettings"]

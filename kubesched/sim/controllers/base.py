@@ -1,0 +1,92 @@
+"""What every controller shares: its owner identity, the pods it owns, and pods made from its template."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import attrs
+
+from kubesched.api.apps import PodTemplate
+from kubesched.api.meta import ObjectMeta, OwnerReference
+from kubesched.api.pod import Pod
+
+if TYPE_CHECKING:
+    from kubesched.sim.controllers.manager import ControllerManager
+
+#: The characters of generated name suffixes (k8s.io/apimachinery/pkg/util/rand: no vowels, no confusable digits).
+ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
+#: Where a controller's own resource name appears in events and messages.
+def safe_encode(text: str) -> str:
+    """rand.SafeEncodeString: each character mapped into :data:`ALPHANUMS` (no vowels, so no words)."""
+    return "".join(ALPHANUMS[ord(c) % len(ALPHANUMS)] for c in text)
+
+
+def template_hash(value: object) -> str:
+    """A pod-template-hash for ``value``: a 32-bit hash of its canonical form, safe-encoded as the Deployment
+    controller encodes its FNV hash (the value differs from kube's, which hashes Go's dump of the template)."""
+    return safe_encode(str(zlib.crc32(repr(value).encode("utf-8"))))
+
+
+def is_active(pod: Pod) -> bool:
+    """controller.IsPodActive: not finished and not terminating."""
+    return pod.metadata.deletion_timestamp is None and pod.status.phase not in ("Succeeded", "Failed")
+
+
+def is_available(pod: Pod) -> bool:
+    """Available (and Ready), as kubesched models readiness: active and bound to a node."""
+    return is_active(pod) and bool(pod.spec.node_name)
+
+
+class Controller:
+    """A workload's controller: ``sync`` brings the cluster towards the workload's spec; the manager calls it
+    (after the controller delay) when the workload or one of its pods changes."""
+
+    kind = ""
+    api_version = "apps/v1"
+
+    def __init__(self, manager: ControllerManager, metadata: ObjectMeta) -> None:
+        self.manager = manager
+        self.metadata = metadata
+        self.deleted = False
+
+    @property
+    def regarding(self) -> tuple[str, str, str]:
+        """The controller's object in events: kind, namespace, name."""
+        return self.kind, self.metadata.namespace, self.metadata.name
+
+    def owner_reference(self) -> OwnerReference:
+        """The ownerReference the controller's pods (or ReplicaSets, Jobs) carry: controller true."""
+        return OwnerReference(self.api_version, self.kind, self.metadata.name, self.metadata.uid, controller=True)
+
+    def pods(self) -> list[Pod]:
+        """The live pods this controller owns, by creation (then name)."""
+        return self.manager.owned_pods(self.metadata.uid)
+
+    def sync(self) -> None:
+        """Reconcile; subclasses do the work."""
+
+    def on_owned_pod_change(self, old: Pod | None, new: Pod | None) -> None:
+        """One of its pods appeared, changed or went (``new`` None); by default, sync after the controller delay."""
+        self.manager.queue(self)
+
+    def delete(self) -> None:
+        """The workload is deleted: its pods (and owned objects) go with it, as the garbage collector deletes
+        dependents in the background."""
+        self.deleted = True
+        for pod in self.pods():
+            self.manager.delete_pod(pod, f"Deleted pod: {pod.name}", self)
+
+    def make_pod(self, name: str, template: PodTemplate, labels: Mapping[str, str] | None = None) -> Pod:
+        """A pod from ``template``, named ``name``, owned by this controller, with extra ``labels``."""
+        merged = {**template.metadata.labels, **(labels or {})}
+        meta = ObjectMeta(name=name, namespace=self.metadata.namespace, uid=self.manager.new_uid(), labels=merged,
+                          annotations=template.metadata.annotations,
+                          creation_timestamp=self.manager.clock.timestamp(),
+                          owner_references=(self.owner_reference(),))
+        return attrs.evolve(Pod(metadata=meta, spec=template.spec))
+
+    def create_pod(self, pod: Pod) -> Pod | None:
+        """Create ``pod`` in the cluster (admitted for its priority class) with a SuccessfulCreate event."""
+        return self.manager.create_pod(pod, self)

@@ -1,0 +1,232 @@
+"""The controller manager: runs every workload's controller against the in-memory cluster, on its events.
+
+A controller reacts to a change of its workload or of one of its pods (or, for DaemonSets, of a node) by syncing
+``controller_delay`` seconds of virtual time later (once, however many changes came meanwhile); a new workload is
+synced at once. Everything random (name suffixes, uids) comes from one generator seeded by the run's seed.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Callable, Iterable
+
+import attrs
+
+from kubesched.api.apps import CronJob, DaemonSet, Deployment, Job, ReplicaSet, StatefulSet, Workload
+from kubesched.api.node import Node
+from kubesched.api.pod import Pod, PodCondition
+from kubesched.api.policy import PriorityClass
+from kubesched.api.workload import WorkloadController
+from kubesched.errors import InputError
+from kubesched.io.admission import admit_pod, default_priority_class, effective_priority_classes
+from kubesched.sim.cluster import EPOCH, InMemoryCluster, VirtualClock
+from kubesched.sim.controllers.base import ALPHANUMS, Controller
+
+
+@attrs.frozen
+class ControllerSettings:
+    """How the simulated controllers behave: the delay between a change and the controller's reaction, and how
+    long a Job's pod runs when its template has no ``kubesched.io/duration`` annotation (seconds)."""
+
+    controller_delay: float = 1.0
+    job_duration: float = 60.0
+
+
+class ControllerManager:
+    """Holds the controllers, indexes pods by their controller, and dispatches the cluster's events."""
+
+    def __init__(self, cluster: InMemoryCluster, clock: VirtualClock, *, seed: int = 0,
+                 priority_classes: Iterable[PriorityClass] = (), settings: ControllerSettings | None = None,
+                 on_created: Callable[[Pod], None] | None = None) -> None:
+        self.cluster = cluster
+        self.clock = clock
+        self.settings = settings or ControllerSettings()
+        self.rng = random.Random(f"kubesched-controllers:{seed}")
+        self._classes = effective_priority_classes(list(priority_classes))
+        self._default_class = default_priority_class(self._classes)
+        self._on_created = on_created
+        self.controllers: dict[str, Controller] = {}
+        self._by_name: dict[tuple[str, str, str], Controller] = {}
+        self._owned: dict[str, dict[str, Pod]] = {}
+        self._pending: set[str] = set()
+        for pod in cluster.pods.values():
+            self._index(pod)
+        cluster.subscribe(self)
+
+    # -- identities ----------------------------------------------------------------------------------------
+    def new_uid(self) -> str:
+        """A fresh uid (from the seeded generator)."""
+        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+
+    def suffix(self) -> str:
+        """Five random characters, as generateName appends."""
+        return "".join(self.rng.choice(ALPHANUMS) for _ in range(5))
+
+    def generate_name(self, namespace: str, prefix: str) -> str:
+        """``prefix`` plus a random suffix that no live pod of ``namespace`` has."""
+        while True:
+            name = prefix + self.suffix()
+            if self.cluster.get_pod(namespace, name) is None:
+                return name
+
+    # -- workloads -------------------------------------------------------------------------------------------
+    def add(self, workload: Workload, *, owner: Controller | None = None) -> Controller:
+        """Start the controller of ``workload`` (given a uid when it has none) and sync it at once."""
+        from kubesched.sim.controllers.cronjob import CronJobController
+        from kubesched.sim.controllers.daemonset import DaemonSetController
+        from kubesched.sim.controllers.deployment import DeploymentController
+        from kubesched.sim.controllers.job import JobController
+        from kubesched.sim.controllers.replicaset import ReplicaSetController
+        from kubesched.sim.controllers.statefulset import StatefulSetController
+
+        meta = workload.metadata
+        if not meta.uid:
+            meta = attrs.evolve(meta, uid=self.new_uid())
+        if owner is not None:
+            meta = attrs.evolve(meta, owner_references=(owner.owner_reference(),))
+        if meta.creation_timestamp is None:
+            meta = attrs.evolve(meta, creation_timestamp=self.clock.timestamp())
+        workload = attrs.evolve(workload, metadata=meta)
+        controller: Controller
+        if isinstance(workload, Deployment):
+            controller = DeploymentController(self, workload)
+        elif isinstance(workload, ReplicaSet):
+            controller = ReplicaSetController(self, workload)
+        elif isinstance(workload, StatefulSet):
+            controller = StatefulSetController(self, workload)
+        elif isinstance(workload, DaemonSet):
+            controller = DaemonSetController(self, workload)
+        elif isinstance(workload, Job):
+            controller = JobController(self, workload)
+        else:
+            assert isinstance(workload, CronJob)
+            controller = CronJobController(self, workload)
+        self.controllers[meta.uid] = controller
+        self._by_name[(controller.kind, meta.namespace, meta.name)] = controller
+        if isinstance(workload, ReplicaSet | StatefulSet):
+            # Plugins look these up for default topology spreading.
+            self.cluster.controllers[(workload.kind, meta.namespace, meta.name)] = WorkloadController(
+                workload.kind, meta, workload.selector)
+        self.queue(controller, 0.0)
+        return controller
+
+    def get(self, kind: str, namespace: str, name: str) -> Controller | None:
+        """The controller of that workload, if it runs."""
+        return self._by_name.get((kind, namespace, name))
+
+    def remove(self, controller: Controller) -> None:
+        """Delete a workload: its controller stops and its pods (and owned workloads) are deleted."""
+        meta = controller.metadata
+        self.controllers.pop(meta.uid, None)
+        self._by_name.pop((controller.kind, meta.namespace, meta.name), None)
+        self.cluster.controllers.pop((controller.kind, meta.namespace, meta.name), None)
+        controller.delete()
+
+    def queue(self, controller: Controller, delay: float | None = None) -> None:
+        """Sync ``controller`` after ``delay`` (the controller delay by default), unless a sync is pending."""
+        uid = controller.metadata.uid
+        if uid in self._pending:
+            return
+        self._pending.add(uid)
+
+        def run() -> None:
+            self._pending.discard(uid)
+            if not controller.deleted:
+                controller.sync()
+
+        self.cluster.after(self.settings.controller_delay if delay is None else delay, run)
+
+    # -- pods ---------------------------------------------------------------------------------------------------
+    def owned_pods(self, owner_uid: str) -> list[Pod]:
+        """The live pods whose controller is ``owner_uid``, by creation then name."""
+        pods = list(self._owned.get(owner_uid, {}).values())
+        pods.sort(key=lambda p: (p.metadata.creation_timestamp is None, p.metadata.creation_timestamp or EPOCH,
+                                 p.name))
+        return pods
+
+    def create_pod(self, pod: Pod, controller: Controller) -> Pod | None:
+        """Admit and create ``pod`` (SuccessfulCreate), or record FailedCreate when admission refuses it."""
+        try:
+            pod = admit_pod(pod, self._classes, self._default_class)
+        except InputError as exc:
+            self.cluster.record_object_event(*controller.regarding, "Warning", "FailedCreate",
+                                             f"Error creating: {exc.message}")
+            return None
+        self.cluster.add_pod(pod)
+        self.cluster.record_object_event(*controller.regarding, "Normal", "SuccessfulCreate",
+                                         f"Created pod: {pod.name}")
+        if self._on_created is not None:
+            self._on_created(pod)
+        return pod
+
+    def delete_pod(self, pod: Pod, message: str, controller: Controller,
+                   condition: PodCondition | None = None) -> None:
+        """Delete ``pod`` gracefully, with a SuccessfulDelete event."""
+        if self.cluster.pods.get(pod.uid) is None:
+            return
+        self.cluster.delete_pod(pod, condition=condition)
+        self.cluster.ended.setdefault(pod.uid, "Deleted")
+        self.cluster.record_object_event(*controller.regarding, "Normal", "SuccessfulDelete", message)
+
+    def _controller_of(self, pod: Pod) -> str | None:
+        for ref in pod.metadata.owner_references:
+            if ref.controller:
+                return ref.uid
+        return None
+
+    def _index(self, pod: Pod) -> None:
+        owner = self._controller_of(pod)
+        if owner:
+            self._owned.setdefault(owner, {})[pod.uid] = pod
+
+    # -- the cluster's listener ---------------------------------------------------------------------------------
+    def _notify(self, old: Pod | None, new: Pod | None) -> None:
+        pod = new or old
+        assert pod is not None
+        owner = self._controller_of(pod)
+        if not owner:
+            return
+        if new is None:
+            entry = self._owned.get(owner)
+            if entry is not None:
+                entry.pop(pod.uid, None)
+        else:
+            self._owned.setdefault(owner, {})[pod.uid] = new
+        controller = self.controllers.get(owner)
+        if controller is not None and not controller.deleted:
+            controller.on_owned_pod_change(old, new)
+
+    def on_pod_add(self, pod: Pod) -> None:
+        """Index a new pod by its controller and tell the controller."""
+        self._notify(None, pod)
+
+    def on_pod_update(self, old: Pod, new: Pod) -> None:
+        """Re-index a changed pod and tell its controller."""
+        self._notify(old, new)
+
+    def on_pod_delete(self, pod: Pod) -> None:
+        """Drop a gone pod and tell its controller."""
+        self._notify(pod, None)
+
+    def _nodes_changed(self) -> None:
+        for controller in self.controllers.values():
+            if isinstance_daemon(controller):
+                self.queue(controller)
+
+    def on_node_add(self, node: Node) -> None:
+        """DaemonSets look at every node."""
+        self._nodes_changed()
+
+    def on_node_update(self, node: Node) -> None:
+        """DaemonSets look at every node."""
+        self._nodes_changed()
+
+    def on_node_delete(self, name: str) -> None:
+        """DaemonSets look at every node."""
+        self._nodes_changed()
+
+
+def isinstance_daemon(controller: Controller) -> bool:
+    """Whether ``controller`` is a DaemonSet's (it syncs on node changes)."""
+    return controller.kind == "DaemonSet"

@@ -1,0 +1,65 @@
+"""The ReplicaSet controller: keeps ``replicas`` active pods, named ``<replicaset>-<5 random characters>``.
+
+As kube's manageReplicas: a terminating pod no longer counts (its replacement is created at once); surplus pods
+are deleted unscheduled first, then the newest.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kubesched.api.apps import ReplicaSet
+from kubesched.api.pod import Pod
+from kubesched.sim.cluster import EPOCH
+from kubesched.sim.controllers.base import Controller, is_active, is_available
+
+if TYPE_CHECKING:
+    from kubesched.sim.controllers.manager import ControllerManager
+
+
+class ReplicaSetController(Controller):
+    """A ReplicaSet's controller; ``replicas`` changes when scaled (by a scenario step or its Deployment)."""
+
+    kind = "ReplicaSet"
+
+    def __init__(self, manager: ControllerManager, workload: ReplicaSet) -> None:
+        super().__init__(manager, workload.metadata)
+        self.workload = workload
+        self.replicas = workload.replicas
+
+    def scale(self, replicas: int) -> None:
+        """Set spec.replicas; the pods follow at the next sync."""
+        if replicas != self.replicas:
+            self.replicas = replicas
+            self.manager.queue(self, 0.0)
+
+    def active_pods(self) -> list[Pod]:
+        """Owned pods that count towards replicas."""
+        return [p for p in self.pods() if is_active(p)]
+
+    def available(self) -> int:
+        """Pods available (bound), as status.availableReplicas."""
+        return sum(1 for p in self.pods() if is_available(p))
+
+    def sync(self) -> None:
+        """Create or delete pods so that ``replicas`` are active."""
+        active = self.active_pods()
+        missing = self.replicas - len(active)
+        prefix = f"{self.metadata.name}-"
+        for _ in range(missing):
+            name = self.manager.generate_name(self.metadata.namespace, prefix)
+            self.create_pod(self.make_pod(name, self.workload.template))
+        if missing < 0:
+            # getPodsToDelete's ranking, simplified: unscheduled before scheduled, then the newest first.
+            ranked = sorted(active, key=lambda p: (bool(p.spec.node_name),
+                                                   -(p.metadata.creation_timestamp or EPOCH).timestamp(), p.name))
+            for pod in ranked[:-missing]:
+                self.manager.delete_pod(pod, f"Deleted pod: {pod.name}", self)
+
+    def on_owned_pod_change(self, old: Pod | None, new: Pod | None) -> None:
+        """Sync after the controller delay; tell the owning Deployment (it counts available pods)."""
+        self.manager.queue(self)
+        for ref in self.metadata.owner_references:
+            owner = self.manager.controllers.get(ref.uid)
+            if owner is not None and ref.controller:
+                self.manager.queue(owner)

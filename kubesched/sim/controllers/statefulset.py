@@ -1,0 +1,65 @@
+"""The StatefulSet controller: pods ``<statefulset>-<ordinal>``.
+
+OrderedReady (the default) creates ordinal i+1 only once ordinals 0..i are running (bound, as kubesched models
+readiness) and removes the highest ordinal first, one at a time; Parallel creates and removes them all at once.
+A pod's replacement keeps its name, so it is created only once the old pod is gone (not merely terminating).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kubesched.api.apps import PARALLEL, StatefulSet
+from kubesched.api.pod import Pod
+from kubesched.sim.controllers.base import Controller, is_available
+
+if TYPE_CHECKING:
+    from kubesched.sim.controllers.manager import ControllerManager
+
+POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
+POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
+
+
+class StatefulSetController(Controller):
+    """A StatefulSet's controller."""
+
+    kind = "StatefulSet"
+
+    def __init__(self, manager: ControllerManager, workload: StatefulSet) -> None:
+        super().__init__(manager, workload.metadata)
+        self.workload = workload
+        self.replicas = workload.replicas
+
+    def scale(self, replicas: int) -> None:
+        """Set spec.replicas."""
+        self.replicas = replicas
+        self.manager.queue(self, 0.0)
+
+    def _ordinal(self, pod: Pod) -> int | None:
+        prefix = f"{self.metadata.name}-"
+        tail = pod.name[len(prefix):]
+        return int(tail) if pod.name.startswith(prefix) and tail.isdigit() else None
+
+    def sync(self) -> None:
+        """Create the missing ordinals below ``replicas`` and delete those at or above it, in order."""
+        by_ordinal = {o: p for p in self.pods() if (o := self._ordinal(p)) is not None}
+        ordered = self.workload.pod_management_policy != PARALLEL
+        for ordinal in range(self.replicas):
+            pod = by_ordinal.get(ordinal)
+            if pod is None:
+                name = f"{self.metadata.name}-{ordinal}"
+                if self.manager.cluster.get_pod(self.metadata.namespace, name) is None:
+                    self.create_pod(self.make_pod(name, self.workload.template,
+                                                  {POD_NAME_LABEL: name, POD_INDEX_LABEL: str(ordinal)}))
+                if ordered:
+                    return
+            elif ordered and not is_available(pod):
+                return  # wait until it is running (or, terminating, gone)
+        surplus = sorted((o for o in by_ordinal if o >= self.replicas), reverse=True)
+        for ordinal in surplus:
+            pod = by_ordinal[ordinal]
+            if pod.metadata.deletion_timestamp is None:
+                self.manager.delete_pod(pod, f"delete Pod {pod.name} in StatefulSet {self.metadata.name} "
+                                             "successful", self)
+            if ordered:
+                return

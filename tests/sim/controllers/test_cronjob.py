@@ -1,0 +1,56 @@
+"""The CronJob controller: Jobs on the virtual clock, named by their scheduled minute."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kubesched.runtime import PluginRegistry
+from tests.sim.controllers.helpers import events, node, run
+
+
+def cron(schedule: str = "*/10 * * * *", policy: str = "Allow", duration: str = "15m") -> str:
+    return f"""kind: CronJob
+metadata: {{name: report}}
+spec:
+  schedule: "{schedule}"
+  concurrencyPolicy: {policy}
+  jobTemplate:
+    spec:
+      template:
+        metadata: {{annotations: {{kubesched.io/duration: {duration}}}}}
+        spec: {{restartPolicy: Never, containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]}}
+"""
+
+
+def job_names(sim_events: list[str]) -> list[str]:
+    return [m.removeprefix("Created job ") for m in sim_events]
+
+
+def test_jobs_run_at_the_schedule_named_by_minute(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Every 10 minutes from time 0 (the epoch): Jobs report-10, report-20, report-30 at 600, 1200, 1800 s."""
+    sim = run(tmp_path, node("n1") + cron(duration="1m"), registry, until=1800)
+    made = [e for e in events(sim, "SuccessfulCreate") if (e.kind, e.object) == ("CronJob", "default/report")]
+    assert [(e.time, e.message) for e in made] == [(600.0, "Created job report-10"), (1200.0, "Created job report-20"),
+                                                  (1800.0, "Created job report-30")]
+
+
+def test_schedule_alone_does_not_keep_a_run_going(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Without run-until a time, the run ends when nothing else is due, before the next schedule."""
+    sim = run(tmp_path, node("n1") + cron(), registry)
+    assert sim.clock.now() == 0.0
+    assert events(sim, "SuccessfulCreate") == []
+
+
+def test_forbid_skips_a_run_while_the_previous_job_runs(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Forbid: a 15-minute job every 10 minutes runs at 600 s, skips 1200 s, runs at 1800 s."""
+    sim = run(tmp_path, node("n1") + cron(policy="Forbid"), registry, until=1800)
+    assert [e.time for e in events(sim, "JobAlreadyActive")] == [1200.0]
+    assert [e.time for e in events(sim, "SuccessfulCreate") if (e.kind, e.object) == ("CronJob", "default/report")] == [
+        600.0, 1800.0]
+
+
+def test_replace_deletes_the_running_job(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Replace: the job of 600 s is deleted when the one of 1200 s starts."""
+    sim = run(tmp_path, node("n1") + cron(policy="Replace"), registry, until=1200)
+    deleted = [e for e in events(sim, "SuccessfulDelete") if (e.kind, e.object) == ("CronJob", "default/report")]
+    assert [(e.time, e.message) for e in deleted] == [(1200.0, "Deleted job report-10")]

@@ -1,0 +1,75 @@
+"""PodDisruptionBudget status from controller scale, and the eviction API honouring it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kubesched.runtime import PluginRegistry
+from kubesched.sim.controllers.statefulset import StatefulSetController
+from tests.sim.controllers.helpers import live, node, run
+
+STS = """kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+---
+"""
+
+
+def pdb(spec: str) -> str:
+    return (f"kind: PodDisruptionBudget\nmetadata: {{name: db}}\n"
+            f"spec: {{selector: {{matchLabels: {{app: db}}}}, {spec}}}\n")
+
+
+def test_max_unavailable_counts_the_controllers_scale_not_the_pods(tmp_path: Path, registry: PluginRegistry) -> None:
+    """With 4 replicas but only db-0 running and db-1 pending, maxUnavailable 2 expects 4 pods: 2 must stay
+    healthy, only 1 is, so no disruption is allowed (counting the 2 pods would allow 1)."""
+    sim = run(tmp_path, node("n1", cpu="1") + STS + pdb("maxUnavailable: 2"), registry)
+    (budget,) = sim.cluster.list_pdbs()
+    assert (budget.status.expected_pods, budget.status.desired_healthy, budget.status.current_healthy,
+            budget.status.disruptions_allowed) == (4, 2, 1, 0)
+
+
+def test_integer_min_available_counts_the_pods(tmp_path: Path, registry: PluginRegistry) -> None:
+    """An integer minAvailable expects the matching pods, as the disruption controller does."""
+    sim = run(tmp_path, node("n1", cpu="2") + STS + pdb("minAvailable: 1"), registry)
+    (budget,) = sim.cluster.list_pdbs()
+    assert (budget.status.expected_pods, budget.status.disruptions_allowed) == (3, 1)
+
+
+def test_eviction_is_refused_when_the_budget_allows_none(tmp_path: Path, registry: PluginRegistry) -> None:
+    """The eviction API refuses with the API server's message and leaves the pod running."""
+    sim = run(tmp_path, node("n1", cpu="1") + STS + pdb("maxUnavailable: 2"), registry)
+    assert sim.disruption is not None
+    db0 = next(p for p in live(sim) if p.name == "db-0")
+    assert sim.disruption.evict(db0) == "Cannot evict pod as it would violate the pod's disruption budget."
+    assert sim.cluster.pods[db0.uid].metadata.deletion_timestamp is None
+
+
+def test_eviction_within_the_budget_marks_the_pod_disrupted(tmp_path: Path, registry: PluginRegistry) -> None:
+    """An allowed eviction deletes the pod with the DisruptionTarget condition, and uses up the budget."""
+    sim = run(tmp_path, node("n1", cpu="4") + STS + pdb("maxUnavailable: 1"), registry)
+    assert sim.disruption is not None
+    first, second = live(sim)[:2]
+    assert sim.disruption.evict(first) is None
+    evicted = sim.cluster.pods[first.uid]
+    assert evicted.metadata.deletion_timestamp is not None
+    assert any(c.type == "DisruptionTarget" and c.reason == "EvictionByEvictionAPI"
+               for c in evicted.status.conditions)
+    assert sim.disruption.evict(second) is not None
+
+
+def test_scaling_a_controller_updates_the_budget(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Scaled from 4 to 2 (two pods running), maxUnavailable 1 expects 2 pods: 1 disruption allowed, not 0."""
+    sim = run(tmp_path, node("n1", cpu="2") + STS + pdb("maxUnavailable: 1"), registry)
+    assert sim.cluster.list_pdbs()[0].status.expected_pods == 4
+    assert sim.manager is not None
+    controller = sim.manager.get("StatefulSet", "default", "db")
+    assert isinstance(controller, StatefulSetController)
+    controller.replicas = 2  # the scale alone, before the controller acts on it
+    (budget,) = sim.cluster.list_pdbs()
+    assert (budget.status.expected_pods, budget.status.disruptions_allowed) == (2, 1)

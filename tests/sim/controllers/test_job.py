@@ -1,0 +1,69 @@
+"""The Job controller: parallelism, completions, durations, failures."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kubesched.runtime import PluginRegistry
+from kubesched.sim.controllers import ControllerSettings
+from tests.sim.controllers.helpers import created, events, live, node, run
+
+
+def job(parallelism: int = 2, completions: int | str = 4, duration: str = "2m", backoff: int = 6) -> str:
+    annotations = f"{{kubesched.io/duration: {duration}}}" if duration else "{}"
+    return f"""kind: Job
+metadata: {{name: batch, uid: job-uid}}
+spec:
+  parallelism: {parallelism}
+  completions: {completions}
+  backoffLimit: {backoff}
+  template:
+    metadata: {{annotations: {annotations}}}
+    spec: {{restartPolicy: Never, containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]}}
+"""
+
+
+def test_runs_completions_at_most_parallelism_at_a_time(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Four completions, two at a time, each pod running its 2 minutes: pods start at 0 and 121 s."""
+    sim = run(tmp_path, node("n1") + job(), registry)
+    assert [t for t, _ in created(sim)] == [0.0, 0.0, 121.0, 121.0]
+    assert all(re.fullmatch(r"batch-[bcdfghjklmnpqrstvwxz2456789]{5}", n) for _, n in created(sim))
+    assert [e.time for e in events(sim, "Completed")] == [241.0]
+    assert live(sim) == []
+    assert [sim.cluster.ended[p.uid] for p in sim.pods] == ["Succeeded"] * 4
+
+
+def test_job_pods_carry_the_job_labels(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Pods are labelled with the job's name and uid, as the Job controller labels them."""
+    sim = run(tmp_path, node("n1") + job(), registry, until=10)
+    labels = live(sim)[0].labels
+    assert (labels["job-name"], labels["batch.kubernetes.io/job-name"], labels["controller-uid"]) == (
+        "batch", "batch", "job-uid")
+
+
+def test_succeeded_pod_frees_its_node(tmp_path: Path, registry: PluginRegistry) -> None:
+    """On a node with room for one pod, the second pod binds when the first succeeds."""
+    sim = run(tmp_path, node("n1", cpu="1") + job(parallelism=2, completions=2), registry)
+    bound = sorted(e.time for e in events(sim, "Scheduled"))
+    assert bound == [0.0, 120.0]
+
+
+def test_default_duration_comes_from_the_settings(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Without the annotation a pod runs for the settings' job duration."""
+    sim = run(tmp_path, node("n1") + job(1, 1, duration=""), registry,
+              settings=ControllerSettings(job_duration=30.0))
+    assert [e.time for e in events(sim, "Completed")] == [30.0]
+
+
+def test_lost_pod_is_replaced_and_backoff_limit_fails_the_job(tmp_path: Path, registry: PluginRegistry) -> None:
+    """A deleted pod counts as a failure and is replaced; past backoffLimit the Job fails."""
+    sim = run(tmp_path, node("n1") + job(1, 1, backoff=1), registry, until=5)
+    sim.cluster.delete_pod(live(sim)[0])
+    sim.settle(until=40)
+    assert len(created(sim)) == 2
+    sim.cluster.delete_pod(next(p for p in live(sim) if p.metadata.deletion_timestamp is None))
+    sim.settle()
+    reasons = [e.reason for e in sim.cluster.events if (e.kind, e.object) == ("Job", "default/batch")]
+    assert reasons[-1] == "BackoffLimitExceeded"
+    assert len(created(sim)) == 2
