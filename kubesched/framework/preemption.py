@@ -345,7 +345,7 @@ class Evaluator:
                   for k, amount, name in ((1, request.milli_cpu, CPU), (2, request.memory, MEMORY),
                                           (3, request.ephemeral_storage, EPHEMERAL_STORAGE))
                   if amount > 0 and not request.is_zero()]
-        statuses = node_to_status.statuses
+        codes = node_to_status.codes()
         fit_name = self.resource_shortcut.fit_name if self.resource_shortcut is not None else ""
         # Pods nominated to a node with at least the pod's priority count on it in both Filter passes.
         nominated, extra = self._relevant_nominations(pod, columns)
@@ -370,8 +370,8 @@ class Evaluator:
             for k, amount, allocatable, requested, freed in checks:
                 used = requested[positions] - freed[positions] + extra[k][positions]
                 fits &= amount <= allocatable[positions] - used
-            by_fit = np.fromiter(((s := statuses.get(ni.name)) is not None and s.plugin == fit_name
-                                  and s.code is Code.UNSCHEDULABLE for ni in part), dtype=bool, count=len(part))
+            by_fit = np.fromiter(((e := codes.get(ni.name)) is not None and e[1] == fit_name
+                                  and e[0] is Code.UNSCHEDULABLE for ni in part), dtype=bool, count=len(part))
             # Visit the nodes where removing the lower-priority pods may make room (nominated pods aside), and
             # those whose rejection the shortcut does not cover; the others fail as they are.
             for j in np.flatnonzero((fits & (removable > 0)) | ~by_fit).tolist():
