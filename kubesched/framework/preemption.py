@@ -378,7 +378,7 @@ class Evaluator:
                 i = start + j
                 node_info = window[i]
                 if by_fit[j]:
-                    found = self._cached_reprieve(pod, request, node_info, nominated.get(node_info.name, []),
+                    found = self._cached_reprieve(pod, request, node_info, nominated.get(node_info.name, ()),
                                                   budgets)
                     if found is None:
                         continue  # no room with the nominated pods counted: a lazily built status
@@ -421,14 +421,19 @@ class Evaluator:
         return non_violating + violating, out, _aggregate(errors)
 
     def _relevant_nominations(self, pod: Pod, columns: NodeColumns
-                              ) -> tuple[dict[str, list[PodInfo]], npt.NDArray[np.int64]]:
+                              ) -> tuple[Mapping[str, Sequence[PodInfo]], npt.NDArray[np.int64]]:
         """The pods nominated to each node that count for ``pod`` (other pods of at least its priority), and per
         node of ``columns`` their number, cpu, memory and ephemeral storage (rows 0-3)."""
         nominator = self.handle.nominator
         extra = np.zeros((4, len(columns)), dtype=np.int64)
-        found: dict[str, list[PodInfo]] = {}
+        found: dict[str, Sequence[PodInfo]] = {}
         if not nominator.has_nominations():
             return found, extra
+        # The runtime's nominator keeps these sums per priority (kubesched.runtime's Nominator.nominated_sums).
+        kept = getattr(nominator, "nominated_sums", None)
+        sums = kept(pod, columns) if callable(kept) else None
+        if sums is not None:
+            return sums[0], sums[1][:4]
         listed = getattr(nominator, "nominated_node_names", None)
         names = listed() if callable(listed) else columns.names
         priority, uid, position = pod.priority, pod.uid, columns.position
@@ -467,7 +472,7 @@ class Evaluator:
                   (EPHEMERAL_STORAGE, below(lambda pi: pi.requests.ephemeral_storage)))
         return [columns.pod_counts((_LOWER_KEY, priority, name), count) for name, count in counts]
 
-    def _cached_reprieve(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: list[PodInfo],
+    def _cached_reprieve(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: Sequence[PodInfo],
                          budgets: DisruptionBudgets) -> tuple[tuple[Pod, ...], int] | None:
         """:meth:`_reprieve_by_resources`, remembered per node while the node's pods (its generation), the pod's
         priority and request and the nominated pods' sums stay the same. Only answers that depend on nothing else
@@ -492,7 +497,7 @@ class Evaluator:
             cache[node_info.name] = (key, found)
         return found
 
-    def _reprieve_by_resources(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: list[PodInfo],
+    def _reprieve_by_resources(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: Sequence[PodInfo],
                                budgets: DisruptionBudgets) -> tuple[tuple[Pod, ...], int] | None:
         """:meth:`select_victims_on_node` by arithmetic on NodeResourcesFit's checks, ``nominated`` (the
         higher-or-equal-priority pods nominated to the node) counted on it: (victims, PDB violations), or None

@@ -81,35 +81,16 @@ def nominated_overlay_exact(framework: Framework, state: CycleState, filters: Se
     return all(name in skipped for name in framework.plugins_at(_ADD_POD_HOOK))
 
 
-def _overlay_columns(columns: NodeColumns, positions: IntArray,
-                     nominated: Sequence[Sequence[PodInfo]]) -> NodeColumns | None:
-    """``columns`` with the requests and count of ``nominated[i]`` added at ``positions[i]`` (requested, non-zero
-    requested, pod count; other columns and indexes shared), or None when a sum is too large to be exact."""
-    size = len(columns)
-    flat = [pod_info for pods in nominated for pod_info in pods]
-    owner = positions if len(flat) == len(nominated) else \
-        np.repeat(positions, np.fromiter(map(len, nominated), dtype=np.int64, count=len(nominated)))
-    amounts: dict[tuple[int, str], list[int]] = {
-        (0, CPU): [pi.requests.milli_cpu for pi in flat], (0, MEMORY): [pi.requests.memory for pi in flat],
-        (0, EPHEMERAL_STORAGE): [pi.requests.ephemeral_storage for pi in flat],
-        (1, CPU): [pi.non_zero_requests.milli_cpu for pi in flat],
-        (1, MEMORY): [pi.non_zero_requests.memory for pi in flat]}
-    for i, pod_info in enumerate(flat):
-        for name, value in pod_info.requests.scalar_resources.items():
-            amounts.setdefault((0, name), [0] * len(flat))[i] = value
+def _overlay_columns(columns: NodeColumns, extra: IntArray) -> NodeColumns | None:
+    """``columns`` with nominated pods' sums added (``extra``'s rows, per node position: count, requested cpu,
+    memory and ephemeral storage, non-zero cpu and memory) to the pod count, requested and non-zero requested
+    columns, other columns and indexes shared; None when a sum is too large to be exact."""
     overlay = copy.copy(columns)
     requested, non_zero = dict(columns.requested), dict(columns.non_zero_requested)
-    overlay.pod_count = columns.pod_count + np.bincount(owner, minlength=size)
-    for (table, name), values in amounts.items():
-        if not any(values):
-            continue
-        if sum(map(abs, values)) >= EXACT_LIMIT:
-            return None
-        # float64 sums of integers whose absolute total is below 2**53 are exact.
-        delta = np.bincount(owner, weights=np.array(values, dtype=np.float64), minlength=size).astype(np.int64)
-        target = requested if table == 0 else non_zero
-        base = target.get(name)
-        target[name] = delta if base is None else base + delta
+    overlay.pod_count = columns.pod_count + extra[0]
+    for row, (target, name) in enumerate(((requested, CPU), (requested, MEMORY), (requested, EPHEMERAL_STORAGE),
+                                          (non_zero, CPU), (non_zero, MEMORY)), start=1):
+        target[name] = target[name] + extra[row]
     for column in (overlay.pod_count, *requested.values(), *non_zero.values()):
         if len(column) and (int(column.max()) >= EXACT_LIMIT or int(column.min()) <= -EXACT_LIMIT):
             return None
@@ -147,10 +128,12 @@ class BatchFilter:
         self.codes = np.zeros(size, dtype=np.int8)
         #: Indexes in ``filters`` of the plugins without a batch form.
         self.per_node: list[int] = []
-        #: Batch indexes rejected with their nominated pods counted, and those pods (kept for the statuses, which may
-        #: be read after the nominations change).
-        self.with_nominated: dict[int, Sequence[PodInfo]] = {}
+        #: Batch indexes rejected with their nominated pods counted.
+        self.with_nominated: set[int] = set()
+        # The overlaid columns and the nominated pods by node (a copy: the statuses may be read after the
+        # nominations change).
         self._overlay: NodeColumns | None = None
+        self._nominated: Mapping[str, Sequence[PodInfo]] = {}
 
     def run_batch_forms(self) -> None:
         """Call every batch form once over the whole batch; raise BatchError if one fails."""
@@ -186,21 +169,21 @@ class BatchFilter:
             codes[new] = out[new]
         return per_node
 
-    def add_nominated_pods(self, nominated: Mapping[int, Sequence[PodInfo]]) -> bool:
-        """The two-pass filter on the nodes at batch indexes ``nominated`` (each with the nominated pods that count
-        for the pod), for a cycle :func:`nominated_overlay_exact` accepts: the batch forms run again over those
-        nodes on columns with the pods' requests overlaid, and a node's first rejection becomes the one with them
-        if any, else the one without. False (nothing changed) when the overlay is not exact; the caller then takes
-        the per-node two-pass filter."""
-        indexes = np.fromiter(sorted(nominated), dtype=np.int64, count=len(nominated))
-        pods = [nominated[j] for j in indexes.tolist()]
+    def add_nominated_pods(self, indexes: IntArray, extra: IntArray,
+                           nominated: Mapping[str, Sequence[PodInfo]]) -> bool:
+        """The two-pass filter on the nodes at batch indexes ``indexes``, for a cycle
+        :func:`nominated_overlay_exact` accepts. ``extra`` holds per node position the count and summed requests of
+        the pods the two-pass filter adds (``nominated``, by node name). The batch forms run again over those nodes
+        on columns with the sums overlaid, and a node's first rejection becomes the one with the pods if any, else
+        the one without. False (nothing changed) when the overlay is not exact; the caller then takes the per-node
+        two-pass filter."""
         batch = self.batch
-        positions = batch.positions[indexes]
-        overlay = _overlay_columns(batch.columns, positions, pods)
+        overlay = _overlay_columns(batch.columns, extra)
         if overlay is None:
             return False
         infos = batch.infos
-        sub = NodeBatch([infos[j] for j in indexes.tolist()], positions, overlay)
+        index_list = indexes.tolist()
+        sub = NodeBatch([infos[j] for j in index_list], batch.positions[indexes], overlay)
         first = np.full(len(sub), _NONE, dtype=np.int16)
         codes = np.zeros(len(sub), dtype=np.int8)
         self._run_forms(sub, first, codes)
@@ -209,7 +192,8 @@ class BatchFilter:
         self.first[changed] = first[with_pods]
         self.codes[changed] = codes[with_pods]
         self._overlay = overlay
-        self.with_nominated.update(zip(changed.tolist(), (nominated[j] for j in changed.tolist()), strict=True))
+        self._nominated = nominated
+        self.with_nominated.update(changed.tolist())
         return True
 
     def _error(self, name: str, detail: str, cause: BaseException | None) -> BatchError:
@@ -385,9 +369,9 @@ class BatchFilter:
                 yield info.name, status
                 continue
             name, hook = self.filters[k]
-            nominated = with_nominated.get(j)
             try:
-                status = hook(state, pod, info) if nominated is None else self._with_pods(info, nominated)
+                status = self._with_pods(info, self._nominated[info.name]) if j in with_nominated else \
+                    hook(state, pod, info)
             except PLUGIN_FAILURES as exc:
                 status = Status(Code(code), (f"filter_nodes rejected the node; filter raised {_cause(None, exc)}",))
             if not isinstance(status, Status) or not status.is_rejected():

@@ -421,14 +421,20 @@ class Scheduler:
         filters = framework.cycle_filters(state)
         runner = BatchFilter(framework, state, pod, batch, filters)
         special: dict[int, Callable[[NodeInfo], Status | None]] = {}
-        nominated = self._relevant_nominated_pods(pod, index_of) if self.nominator.has_nominations() else {}
+        sums = self.nominator.nominated_sums(pod, columns) if self.nominator.has_nominations() else None
+        if sums is not None:
+            indexes = np.flatnonzero(batch.column(sums[1][0]))
+        elif self.nominator.has_nominations():
+            indexes = np.fromiter(self._relevant_nominated_nodes(pod, index_of), dtype=np.int64)
+        else:
+            indexes = np.zeros(0, dtype=np.int64)
         try:
             runner.run_batch_forms()
-            if nominated and not (nominated_overlay_exact(framework, state, filters)
-                                  and runner.add_nominated_pods(nominated)):
+            if len(indexes) and not (sums is not None and nominated_overlay_exact(framework, state, filters)
+                                     and runner.add_nominated_pods(indexes, sums[1], sums[0])):
                 # Only nodes with nominated pods that count for this pod need the per-node two-pass filter.
                 run = framework.run_filter_plugins_with_nominated_pods
-                special = dict.fromkeys(nominated, lambda info: run(state, pod, info))
+                special = dict.fromkeys(indexes.tolist(), lambda info: run(state, pod, info))
             found, rejected = runner.find(self.next_start_node_index, to_find, diagnosis, special)
         except BatchError as error:
             raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
@@ -436,20 +442,17 @@ class Scheduler:
         self._feasible_positions = batch.positions[found]
         return list(map(nodes.__getitem__, found.tolist())), lazy
 
-    def _relevant_nominated_pods(self, pod: Pod, index_of: Mapping[str, int]) -> dict[int, list[PodInfo]]:
-        """By batch index, the pods nominated to the node that the two-pass filter adds for ``pod``: other pods of
-        at least its priority (nodes without any take the ordinary filter)."""
+    def _relevant_nominated_nodes(self, pod: Pod, index_of: Mapping[str, int]) -> list[int]:
+        """The batch indexes of the nodes where the two-pass filter adds pods for ``pod``: other pods of at least its
+        priority are nominated there (the other nodes take the ordinary filter)."""
         priority, uid = pod.priority, pod.uid
         nominator = self.nominator
-        found: dict[int, list[PodInfo]] = {}
+        found: list[int] = []
         for name in nominator.nominated_node_names():
             j = index_of.get(name)
-            if j is None:
-                continue
-            relevant = [pi for pi in nominator.nominated_pods_for_node(name)
-                        if pi.pod.priority >= priority and pi.pod.uid != uid]
-            if relevant:
-                found[j] = relevant
+            if j is not None and any(pi.pod.priority >= priority and pi.pod.uid != uid
+                                     for pi in nominator.nominated_pods_for_node(name)):
+                found.append(j)
         return found
 
     def _find_nodes_that_pass_filters(self, framework: Framework, state: CycleState, pod: Pod,
