@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 import attrs
@@ -40,8 +41,8 @@ class PreFilterResult:
         return PreFilterResult(self.node_names & other.node_names)
 
 
-#: Per node of a deferred fill, its name, status code and rejecting plugin (what a fill knows without messages).
-CodeEntries = Iterable[tuple[str, Code, str]]
+#: Per node of a deferred fill, its name with its status code and rejecting plugin (known without messages).
+CodeEntries = Iterable[tuple[str, tuple[Code, str]]]
 
 
 class NodeToStatus:
@@ -74,7 +75,7 @@ class NodeToStatus:
               codes: Callable[[], CodeEntries] | None = None) -> None:
         """Record entries later: ``fill`` yields (node, status) pairs when something first reads the statuses. It
         must be called before the data it reads change (the runtime materialises within the cycle). ``codes``,
-        if given, yields the same entries' (node, code, plugin) in the same order, cheaply."""
+        if given, yields the same entries' (node, (code, plugin)) in the same order, cheaply."""
         self._deferred.append((fill, codes))
         self._codes = None
 
@@ -95,8 +96,7 @@ class NodeToStatus:
         out = {name: (status.code, status.plugin) for name, status in self._statuses.items()}
         for _fill, codes in self._deferred:
             assert codes is not None
-            for name, code, plugin in codes():
-                out[name] = (code, plugin)
+            out.update(codes())
         self._codes = out
         return out
 
@@ -107,6 +107,26 @@ class NodeToStatus:
             return entry[0]
         status = self._statuses.get(name)
         return (status or self.absent_nodes_status).code
+
+    def reason_counts(self) -> dict[str, int]:
+        """How many explicit entries give each reason (a reason repeated within one status counts each time), as
+        the FitError message counts them; statuses shared between nodes are read once."""
+        statuses = self.statuses.values()
+        counts: dict[str, int] = {}
+        tally = Counter(map(id, statuses))
+        unique = dict(zip(map(id, statuses), statuses, strict=True)) if len(tally) < len(statuses) else None
+        for key, times in tally.items():
+            status = unique[key] if unique is not None else None
+            if status is None:
+                break
+            for reason in status.reasons:
+                counts[reason] = counts.get(reason, 0) + times
+        else:
+            return counts
+        for status in statuses:
+            for reason in status.reasons:
+                counts[reason] = counts.get(reason, 0) + 1
+        return counts
 
     def recorded_names(self) -> list[str]:
         """The nodes with an entry so far, deferred entries not included (they are not built for this)."""
@@ -184,11 +204,8 @@ def fit_error_message(num_all_nodes: int, diagnosis: Diagnosis) -> str:
     if diagnosis.pre_filter_msg:
         message += f" {diagnosis.pre_filter_msg}."
     else:
-        counts: dict[str, int] = {}
         node_to_status = diagnosis.node_to_status
-        for status in node_to_status.statuses.values():
-            for reason in status.reasons:
-                counts[reason] = counts.get(reason, 0) + 1
+        counts = node_to_status.reason_counts()
         absent = num_all_nodes - len(node_to_status)
         if absent > 0:
             for reason in node_to_status.absent_nodes_status.reasons:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
@@ -289,18 +289,24 @@ class BatchFilter:
         diagnosis.node_to_status.defer(lambda: self._statuses(rejected, first, codes, known or {}),
                                        lambda: self._codes(rejected, first, codes, known or {}))
 
-    def _codes(self, rejected: IntArray, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8],
-               known: dict[int, Status]) -> Iterator[tuple[str, Code, str]]:
-        """Every rejection's (node, code, plugin) in try order, as :meth:`_statuses` yields them, without messages."""
+    def _names(self, rejected: IntArray) -> list[str]:
+        """The names of the nodes at batch indexes ``rejected``."""
         infos = self.batch.infos
+        return [infos[j].name for j in rejected.tolist()]
+
+    def _codes(self, rejected: IntArray, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8],
+               known: dict[int, Status]) -> Iterable[tuple[str, tuple[Code, str]]]:
+        """Every rejection's (node, (code, plugin)) in try order, as :meth:`_statuses` yields them, without
+        messages."""
         names = [name for name, _hook in self.filters]
-        code_of = {int(code): code for code in Code}
-        for j, k, code in zip(rejected.tolist(), first.tolist(), codes.tolist(), strict=True):
-            status = known.get(j) if known else None
-            if status is not None:
-                yield infos[j].name, status.code, status.plugin
-            else:
-                yield infos[j].name, code_of[code], names[k]
+        keys = list(zip(first.tolist(), codes.tolist(), strict=True))
+        pairs = {key: (Code(key[1]), names[key[0]]) for key in set(keys) if key[0] != _NONE}
+        if known:
+            entries = [(s.code, s.plugin) if (s := known.get(j)) is not None else pairs[key]
+                       for j, key in zip(rejected.tolist(), keys, strict=True)]
+        else:
+            entries = list(map(pairs.__getitem__, keys))
+        return zip(self._names(rejected), entries, strict=True)
 
     def _row_groups(self, rejected: IntArray, first: npt.NDArray[np.int16], known: dict[int, Status]
                     ) -> npt.NDArray[np.int64] | None:
@@ -352,34 +358,39 @@ class BatchFilter:
         return self.framework.run_filter_plugins(self.state, self.pod, copy_with)
 
     def _statuses(self, rejected: IntArray, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8],
-                  known: dict[int, Status]) -> Iterator[tuple[str, Status]]:
+                  known: dict[int, Status]) -> Iterable[tuple[str, Status]]:
         """Every rejection's status in try order: those already known, and batch rejections from each rejecting
         plugin's per-node hook (once per group of :meth:`_row_groups`, whose members share the status)."""
-        infos, state, pod = self.batch.infos, self.state, self.pod
-        with_nominated = self.with_nominated
         groups = self._row_groups(rejected, first, known)
         group_list = groups.tolist() if groups is not None else [-1] * len(rejected)
+        statuses: list[Status] = []
         shared: dict[int, Status] = {}
         for j, k, code, group in zip(rejected.tolist(), first.tolist(), codes.tolist(), group_list, strict=True):
-            info = infos[j]
-            status: Any = known.get(j)
+            status = known.get(j) if known else None
             if status is None:
-                status = shared.get(group)
-            if status is not None:
-                yield info.name, status
-                continue
-            name, hook = self.filters[k]
-            try:
-                status = self._with_pods(info, self._nominated[info.name]) if j in with_nominated else \
-                    hook(state, pod, info)
-            except PLUGIN_FAILURES as exc:
-                status = Status(Code(code), (f"filter_nodes rejected the node; filter raised {_cause(None, exc)}",))
-            if not isinstance(status, Status) or not status.is_rejected():
-                status = Status(Code(code), ("filter_nodes rejected the node but filter accepts it",))
-            status = status.with_plugin(name)
-            if group >= 0:
-                shared[group] = status
-            yield info.name, status
+                status = shared.get(group) if group >= 0 else None
+                if status is None:
+                    status = self._status(j, k, code)
+                    if group >= 0:
+                        shared[group] = status
+            statuses.append(status)
+        return zip(self._names(rejected), statuses, strict=True)
+
+    def _status(self, j: int, k: int, code: int) -> Status:
+        """The status of the node at batch index ``j``, which filter ``k`` rejected with ``code`` in its batch
+        form: its per-node hook's (on the node with its nominated pods where they made it fail)."""
+        info = self.batch.infos[j]
+        name, hook = self.filters[k]
+        status: Any
+        try:
+            status = self._with_pods(info, self._nominated[info.name]) if j in self.with_nominated else \
+                hook(self.state, self.pod, info)
+        except PLUGIN_FAILURES as exc:
+            status = Status(Code(code), (f"filter_nodes rejected the node; filter raised {_cause(None, exc)}",))
+        if not isinstance(status, Status) or not status.is_rejected():
+            status = Status(Code(code), ("filter_nodes rejected the node but filter accepts it",))
+        checked: Status = status
+        return checked.with_plugin(name)
 
 
 def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBatch) -> ScoreTable:
