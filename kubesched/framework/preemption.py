@@ -10,6 +10,8 @@ returns the nomination. Third-party preemption plugins subclass :class:`Evaluato
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -49,6 +51,7 @@ ScoreFunc = Callable[[str], int]
 _EXTENSION_HOOKS = ("pre_filter_add_pod", "pre_filter_remove_pod")
 # Prefix of the NodeColumns pod-count indexes the shortcut keeps (per preemptor priority and resource).
 _LOWER_KEY = "kubesched.preemption.lower"
+_name_of = operator.attrgetter("name")
 
 
 @attrs.frozen
@@ -347,6 +350,7 @@ class Evaluator:
                   if amount > 0 and not request.is_zero()]
         codes = node_to_status.codes()
         fit_name = self.resource_shortcut.fit_name if self.resource_shortcut is not None else ""
+        fit_entry = (Code.UNSCHEDULABLE, fit_name)  # what NodeToStatus.codes holds for a NodeResourcesFit rejection
         # Pods nominated to a node with at least the pod's priority count on it in both Filter passes.
         nominated, extra = self._relevant_nominations(pod, columns)
         non_violating: list[Candidate] = []
@@ -360,8 +364,9 @@ class Evaluator:
         chunk = max(2 * num_candidates, 64)
         for start in range(0, count, chunk):
             part = window[start:start + chunk]
+            names = list(map(_name_of, part))
             try:
-                positions = np.fromiter((position[ni.name] for ni in part), dtype=np.int64, count=len(part))
+                positions = np.fromiter(map(position.__getitem__, names), dtype=np.int64, count=len(part))
             except KeyError:
                 return None
             removable = lower[0][positions]
@@ -370,8 +375,8 @@ class Evaluator:
             for k, amount, allocatable, requested, freed in checks:
                 used = requested[positions] - freed[positions] + extra[k][positions]
                 fits &= amount <= allocatable[positions] - used
-            by_fit = np.fromiter(((e := codes.get(ni.name)) is not None and e[1] == fit_name
-                                  and e[0] is Code.UNSCHEDULABLE for ni in part), dtype=bool, count=len(part))
+            by_fit = np.fromiter(map(operator.eq, map(codes.get, names), itertools.repeat(fit_entry)), dtype=bool,
+                                 count=len(part))
             # Visit the nodes where removing the lower-priority pods may make room (nominated pods aside), and
             # those whose rejection the shortcut does not cover; the others fail as they are.
             for j in np.flatnonzero((fits & (removable > 0)) | ~by_fit).tolist():

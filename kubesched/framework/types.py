@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
@@ -41,6 +42,7 @@ class PreFilterResult:
         return PreFilterResult(self.node_names & other.node_names)
 
 
+_name_of = operator.attrgetter("name")
 #: Per node of a deferred fill, its name with its status code and rejecting plugin (known without messages).
 CodeEntries = Iterable[tuple[str, tuple[Code, str]]]
 
@@ -55,7 +57,7 @@ class NodeToStatus:
     codes lets :meth:`codes`, :meth:`code` and :meth:`nodes_for_status_code` answer without building messages.
     """
 
-    __slots__ = ("_codes", "_deferred", "_statuses", "absent_nodes_status")
+    __slots__ = ("_codes", "_deferred", "_reason_counts", "_statuses", "absent_nodes_status")
 
     def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None) -> None:
         self._statuses: dict[str, Status] = statuses if statuses is not None else {}
@@ -63,10 +65,11 @@ class NodeToStatus:
                                    Callable[[], CodeEntries] | None]] = []
         self.absent_nodes_status: Status = absent or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
         self._codes: dict[str, tuple[Code, str]] | None = None
+        self._reason_counts: dict[str, int] | None = None
 
     @property
     def statuses(self) -> dict[str, Status]:
-        """Every explicit entry (deferred ones built first)."""
+        """Every explicit entry (deferred ones built first); read-only: record entries with :meth:`set`."""
         if self._deferred:
             self.materialise()
         return self._statuses
@@ -77,12 +80,12 @@ class NodeToStatus:
         must be called before the data it reads change (the runtime materialises within the cycle). ``codes``,
         if given, yields the same entries' (node, (code, plugin)) in the same order, cheaply."""
         self._deferred.append((fill, codes))
-        self._codes = None
+        self._codes = self._reason_counts = None
 
     def materialise(self) -> None:
         """Build the deferred entries now, in the order they were recorded."""
         deferred, self._deferred = self._deferred, []
-        self._codes = None
+        self._codes = self._reason_counts = None
         for fill, _codes in deferred:
             self._statuses.update(fill())
 
@@ -110,23 +113,21 @@ class NodeToStatus:
 
     def reason_counts(self) -> dict[str, int]:
         """How many explicit entries give each reason (a reason repeated within one status counts each time), as
-        the FitError message counts them; statuses shared between nodes are read once."""
+        the FitError message counts them; statuses shared between nodes are read once. Read-only."""
         statuses = self.statuses.values()
-        counts: dict[str, int] = {}
-        tally = Counter(map(id, statuses))
-        unique = dict(zip(map(id, statuses), statuses, strict=True)) if len(tally) < len(statuses) else None
-        for key, times in tally.items():
-            status = unique[key] if unique is not None else None
-            if status is None:
-                break
-            for reason in status.reasons:
-                counts[reason] = counts.get(reason, 0) + times
-        else:
-            return counts
-        for status in statuses:
-            for reason in status.reasons:
-                counts[reason] = counts.get(reason, 0) + 1
-        return counts
+        if self._reason_counts is None:
+            tally = Counter(map(id, statuses))
+            if len(tally) < len(statuses):
+                unique = dict(zip(map(id, statuses), statuses, strict=True))
+                pairs: Iterable[tuple[Status, int]] = ((unique[key], times) for key, times in tally.items())
+            else:
+                pairs = ((status, 1) for status in statuses)
+            counts: dict[str, int] = {}
+            for status, times in pairs:
+                for reason in status.reasons:
+                    counts[reason] = counts.get(reason, 0) + times
+            self._reason_counts = counts
+        return self._reason_counts
 
     def recorded_names(self) -> list[str]:
         """The nodes with an entry so far, deferred entries not included (they are not built for this)."""
@@ -144,7 +145,7 @@ class NodeToStatus:
         if self._deferred:
             self.materialise()
         self._statuses[name] = status
-        self._codes = None
+        self._codes = self._reason_counts = None
 
     def __len__(self) -> int:
         return len(self.statuses)
@@ -155,14 +156,12 @@ class NodeToStatus:
     def nodes_for_status_code(self, nodes: Iterable[NodeInfo], code: Code) -> list[NodeInfo]:
         """The nodes (in the given order) whose status has ``code``, absent ones included when it matches; deferred
         entries are read by :meth:`codes` where their fill allows."""
-        absent_matches = self.absent_nodes_status.code is code
         codes = self.codes()
-        out = []
-        for ni in nodes:
-            entry = codes.get(ni.name)
-            if (entry is None and absent_matches) or (entry is not None and entry[0] is code):
-                out.append(ni)
-        return out
+        nodes = list(nodes)
+        entries = map(codes.get, map(_name_of, nodes))
+        if self.absent_nodes_status.code is code:
+            return [ni for ni, entry in zip(nodes, entries, strict=True) if entry is None or entry[0] is code]
+        return [ni for ni, entry in zip(nodes, entries, strict=True) if entry is not None and entry[0] is code]
 
 
 @attrs.define(slots=True)

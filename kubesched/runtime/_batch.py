@@ -291,8 +291,8 @@ class BatchFilter:
 
     def _names(self, rejected: IntArray) -> list[str]:
         """The names of the nodes at batch indexes ``rejected``."""
-        infos = self.batch.infos
-        return [infos[j].name for j in rejected.tolist()]
+        names = self.batch.columns.names
+        return list(map(names.__getitem__, self.batch.positions[rejected].tolist()))
 
     def _codes(self, rejected: IntArray, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8],
                known: dict[int, Status]) -> Iterable[tuple[str, tuple[Code, str]]]:
@@ -326,7 +326,7 @@ class BatchFilter:
             return None
         indexes = rejected[chosen]
         positions = self.batch.positions[indexes]
-        flags = np.fromiter((j in self.with_nominated for j in indexes.tolist()), dtype=bool, count=len(indexes))
+        flags = np.isin(indexes, np.fromiter(self.with_nominated, dtype=np.int64, count=len(self.with_nominated)))
         rows = []
         for columns in (self.batch.columns, self._overlay or self.batch.columns):
             names = sorted(columns.allocatable.keys() | columns.requested.keys())
@@ -362,17 +362,22 @@ class BatchFilter:
         """Every rejection's status in try order: those already known, and batch rejections from each rejecting
         plugin's per-node hook (once per group of :meth:`_row_groups`, whose members share the status)."""
         groups = self._row_groups(rejected, first, known)
+        if groups is not None and not known and int(groups.min()) >= 0:
+            # Every rejection is in a group: one hook call per group, its status shared by the members.
+            _unique, representatives = np.unique(groups, return_index=True)
+            shared = [self._status(int(rejected[i]), int(first[i]), int(codes[i])) for i in representatives.tolist()]
+            return zip(self._names(rejected), map(shared.__getitem__, groups.tolist()), strict=True)
         group_list = groups.tolist() if groups is not None else [-1] * len(rejected)
         statuses: list[Status] = []
-        shared: dict[int, Status] = {}
+        by_group: dict[int, Status] = {}
         for j, k, code, group in zip(rejected.tolist(), first.tolist(), codes.tolist(), group_list, strict=True):
             status = known.get(j) if known else None
             if status is None:
-                status = shared.get(group) if group >= 0 else None
+                status = by_group.get(group) if group >= 0 else None
                 if status is None:
                     status = self._status(j, k, code)
                     if group >= 0:
-                        shared[group] = status
+                        by_group[group] = status
             statuses.append(status)
         return zip(self._names(rejected), statuses, strict=True)
 
