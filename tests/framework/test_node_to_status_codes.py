@@ -7,10 +7,10 @@ from collections.abc import Iterable
 
 import pytest
 
+from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import Diagnosis, NodeToStatus, fit_error_message
 from kubesched.testing import make_node
-from kubesched.framework.node_info import NodeInfo
 
 SHORT = Status(Code.UNSCHEDULABLE, ("Insufficient cpu",), "NodeResourcesFit")
 TAINTED = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("node(s) had untolerated taint {a: b}",), "TaintToleration")

@@ -9,7 +9,8 @@ per-node two-pass filter) where a PreFilter AddPod extension or a third-party Fi
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from typing import ClassVar
 
 import attrs
 import pytest
@@ -34,7 +35,7 @@ class Recorder(Plugin):
     """A PostFilter plugin that keeps what it read: the codes, then every status."""
 
     name = "Recorder"
-    seen: list[tuple[object, ...]] = []
+    seen: ClassVar[list[tuple[object, ...]]] = []
 
     @hookimpl
     def post_filter(self, state: CycleState, pod: Pod,
@@ -114,7 +115,7 @@ def attempt(case: Case, *, fast: bool, extra: Sequence[str] = ()) -> tuple[objec
 
 
 @pytest.fixture
-def overlay_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
+def overlay_runs(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """The results of every BatchFilter.add_nominated_pods call (True: the overlay decided)."""
     results: list[bool] = []
     original = BatchFilter.add_nominated_pods
@@ -125,7 +126,7 @@ def overlay_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
         return result
 
     monkeypatch.setattr(BatchFilter, "add_nominated_pods", spy)
-    yield results
+    return results
 
 
 TWO_NODES = (("n0", "4"), ("n1", "4"))

@@ -81,7 +81,8 @@ def test_a_node_set_change_rebuilds_the_sums() -> None:
     first = (first[0], first[1].copy()) if first is not None else None
     columns.rebuild([NodeInfo.of(make_node(name).obj()) for name in ("n1", "n0")])
     second = nominator.nominated_sums(pod, columns)
-    assert first is not None and second is not None
+    assert first is not None
+    assert second is not None
     assert (first[1][1].tolist(), second[1][1].tolist()) == ([0, 1000], [1000, 0])
 
 
