@@ -11,9 +11,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from typing import ClassVar
+from unittest.mock import patch
 
 import attrs
 import pytest
+from hypothesis import HealthCheck, event, given, settings
 
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
@@ -21,12 +23,15 @@ from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeToStatus, PostFilterResult
+from kubesched.profiles import load_config
+from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import PluginRegistry
 from kubesched.runtime._batch import BatchFilter
 from kubesched.runtime._scheduler import CycleRecord, Scheduler, SchedulerSettings
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
 from tests.framework.fakes import profile_of
+from tests.runtime.test_batch_equivalence import Example, digest, examples, simulate
 
 BUILT_IN_FILTERS = ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodeResourcesFit"]
 
@@ -189,3 +194,31 @@ def test_a_third_party_filter_falls_back_to_the_per_node_two_pass_filter(overlay
     fast = attempt(case, fast=True, extra=["PerNodeOnly"])
     assert not any(overlay_runs)
     assert fast == attempt(case, fast=False, extra=["PerNodeOnly"])
+
+
+@pytest.fixture(scope="module")
+def default_configs() -> tuple[PluginRegistry, SchedulerConfiguration, SchedulerConfiguration]:
+    """The installed plugins and the shipped default profile with the fast path on, then off."""
+    registry = PluginRegistry.discover()
+    config = load_config("default", registry)
+    return (registry, attrs.evolve(config, settings=attrs.evolve(config.settings, fast_path=True)),
+            attrs.evolve(config, settings=attrs.evolve(config.settings, fast_path=False)))
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(example=examples(max_nodes=6, max_pending=8))
+def test_default_profile_decides_as_the_per_node_path_with_nominations(
+        default_configs: tuple[PluginRegistry, SchedulerConfiguration, SchedulerConfiguration],
+        example: Example) -> None:
+    """Random clusters on the default profile (preemption nominates pods, some pods arrive nominated): every
+    decision, event and attempt of the fast path, overlay included, equals the per-node path's."""
+    registry, fast, reference = default_configs
+    original = BatchFilter.add_nominated_pods
+    with patch.object(BatchFilter, "add_nominated_pods", autospec=True, side_effect=original) as spy:
+        fast_result, fast_cycles = simulate(example, fast, registry)
+    event(f"overlay runs: {min(spy.call_count, 1)}")
+    reference_result, reference_cycles = simulate(example, reference, registry)
+    event(f"preemptions: {min(len(reference_result.preemptions), 2)}")
+    assert digest(fast_result) == digest(reference_result)
+    assert fast_cycles == reference_cycles
