@@ -100,6 +100,18 @@ def _overlay_columns(columns: NodeColumns, extra: IntArray) -> NodeColumns | Non
     return overlay
 
 
+def _resource_rows(columns: NodeColumns, positions: IntArray) -> IntArray:
+    """Per node position in ``positions``, its pod count then every resource's allocatable and requested amounts."""
+    names = sorted(columns.allocatable.keys() | columns.requested.keys())
+    table = np.empty((len(positions), 1 + 2 * len(names)), dtype=np.int64)
+    table[:, 0] = columns.pod_count[positions]
+    for i, name in enumerate(names):
+        allocatable, requested = columns.resource(name)
+        table[:, 1 + 2 * i] = allocatable[positions]
+        table[:, 2 + 2 * i] = requested[positions]
+    return table
+
+
 class BatchError(Exception):
     """A plugin failed in a batch form; ``status`` is its Error status (already recorded as a failure)."""
 
@@ -134,6 +146,7 @@ class BatchFilter:
         # nominations change).
         self._overlay: NodeColumns | None = None
         self._nominated: Mapping[str, Sequence[PodInfo]] = {}
+        self._with_mask = np.zeros(size, dtype=bool)
 
     def run_batch_forms(self) -> None:
         """Call every batch form once over the whole batch; raise BatchError if one fails."""
@@ -194,6 +207,7 @@ class BatchFilter:
         self._overlay = overlay
         self._nominated = nominated
         self.with_nominated.update(changed.tolist())
+        self._with_mask[changed] = True
         return True
 
     def _error(self, name: str, detail: str, cause: BaseException | None) -> BatchError:
@@ -326,15 +340,14 @@ class BatchFilter:
             return None
         indexes = rejected[chosen]
         positions = self.batch.positions[indexes]
-        flags = np.isin(indexes, np.fromiter(self.with_nominated, dtype=np.int64, count=len(self.with_nominated)))
-        rows = []
-        for columns in (self.batch.columns, self._overlay or self.batch.columns):
-            names = sorted(columns.allocatable.keys() | columns.requested.keys())
-            resource = [part[positions] for name in names for part in columns.resource(name)]
-            rows.append(np.stack([columns.pod_count[positions], *resource], axis=1))
-        if rows[0].shape != rows[1].shape:  # a scalar resource only nominated pods request
-            return None
-        table = np.where(flags[:, None], rows[1], rows[0])
+        table = _resource_rows(self.batch.columns, positions)
+        if self._overlay is not None:
+            flags = self._with_mask[indexes]
+            if flags.any():
+                with_pods = _resource_rows(self._overlay, positions[flags])
+                if with_pods.shape[1] != table.shape[1]:  # a scalar resource only nominated pods request
+                    return None
+                table[flags] = with_pods
         table = table[:, (table != table[0]).any(axis=0)]  # the columns that tell rows apart
         groups = np.full(len(rejected), -1, dtype=np.int64)
         if not table.shape[1]:
