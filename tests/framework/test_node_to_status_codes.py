@@ -78,10 +78,10 @@ def test_set_after_codes_is_seen() -> None:
     assert statuses.codes()["n2"] == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "TaintToleration")
 
 
-@pytest.mark.parametrize("shared", [True, False], ids=["one object per reason", "one object per node"])
-def test_reason_counts_count_each_node(shared: bool) -> None:
+@pytest.mark.parametrize("one_object", [True, False], ids=["one object per reason", "one object per node"])
+def test_reason_counts_count_each_node(one_object: bool) -> None:
     """A status object shared by several nodes counts once per node, as distinct equal objects do."""
-    entries = {f"n{i}": SHORT if shared else Status(Code.UNSCHEDULABLE, ("Insufficient cpu",)) for i in range(3)}
+    entries = {f"n{i}": SHORT if one_object else Status(Code.UNSCHEDULABLE, ("Insufficient cpu",)) for i in range(3)}
     entries["t"] = TAINTED
     statuses = NodeToStatus(entries)
     assert statuses.reason_counts() == {"Insufficient cpu": 3, "node(s) had untolerated taint {a: b}": 1}
