@@ -10,6 +10,8 @@ returns the nomination. Third-party preemption plugins subclass :class:`Evaluato
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -49,6 +51,7 @@ ScoreFunc = Callable[[str], int]
 _EXTENSION_HOOKS = ("pre_filter_add_pod", "pre_filter_remove_pod")
 # Prefix of the NodeColumns pod-count indexes the shortcut keeps (per preemptor priority and resource).
 _LOWER_KEY = "kubesched.preemption.lower"
+_name_of = operator.attrgetter("name")
 
 
 @attrs.frozen
@@ -369,8 +372,9 @@ class Evaluator:
                   for k, amount, name in ((1, request.milli_cpu, CPU), (2, request.memory, MEMORY),
                                           (3, request.ephemeral_storage, EPHEMERAL_STORAGE))
                   if amount > 0 and not request.is_zero()]
-        statuses = node_to_status.statuses
+        codes = node_to_status.codes()
         fit_name = self.resource_shortcut.fit_name if self.resource_shortcut is not None else ""
+        fit_entry = (Code.UNSCHEDULABLE, fit_name)  # what NodeToStatus.codes holds for a NodeResourcesFit rejection
         # Pods nominated to a node with at least the pod's priority count on it in both Filter passes.
         nominated, extra = self._relevant_nominations(pod, columns)
         non_violating: list[Candidate] = []
@@ -384,8 +388,9 @@ class Evaluator:
         chunk = max(2 * num_candidates, 64)
         for start in range(0, count, chunk):
             part = window[start:start + chunk]
+            names = list(map(_name_of, part))
             try:
-                positions = np.fromiter((position[ni.name] for ni in part), dtype=np.int64, count=len(part))
+                positions = np.fromiter(map(position.__getitem__, names), dtype=np.int64, count=len(part))
             except KeyError:
                 return None
             removable = lower[0][positions]
@@ -394,15 +399,15 @@ class Evaluator:
             for k, amount, allocatable, requested, freed in checks:
                 used = requested[positions] - freed[positions] + extra[k][positions]
                 fits &= amount <= allocatable[positions] - used
-            by_fit = np.fromiter(((s := statuses.get(ni.name)) is not None and s.plugin == fit_name
-                                  and s.code is Code.UNSCHEDULABLE for ni in part), dtype=bool, count=len(part))
+            by_fit = np.fromiter(map(operator.eq, map(codes.get, names), itertools.repeat(fit_entry)), dtype=bool,
+                                 count=len(part))
             # Visit the nodes where removing the lower-priority pods may make room (nominated pods aside), and
             # those whose rejection the shortcut does not cover; the others fail as they are.
             for j in np.flatnonzero((fits & (removable > 0)) | ~by_fit).tolist():
                 i = start + j
                 node_info = window[i]
                 if by_fit[j]:
-                    found = self._cached_reprieve(pod, request, node_info, nominated.get(node_info.name, []),
+                    found = self._cached_reprieve(pod, request, node_info, nominated.get(node_info.name, ()),
                                                   budgets)
                     if found is None:
                         continue  # no room with the nominated pods counted: a lazily built status
@@ -445,14 +450,19 @@ class Evaluator:
         return non_violating + violating, out, _aggregate(errors)
 
     def _relevant_nominations(self, pod: Pod, columns: NodeColumns
-                              ) -> tuple[dict[str, list[PodInfo]], npt.NDArray[np.int64]]:
+                              ) -> tuple[Mapping[str, Sequence[PodInfo]], npt.NDArray[np.int64]]:
         """The pods nominated to each node that count for ``pod`` (other pods of at least its priority), and per
         node of ``columns`` their number, cpu, memory and ephemeral storage (rows 0-3)."""
         nominator = self.handle.nominator
         extra = np.zeros((4, len(columns)), dtype=np.int64)
-        found: dict[str, list[PodInfo]] = {}
+        found: dict[str, Sequence[PodInfo]] = {}
         if not nominator.has_nominations():
             return found, extra
+        # The runtime's nominator keeps these sums per priority (kubesched.runtime's Nominator.nominated_sums).
+        kept = getattr(nominator, "nominated_sums", None)
+        sums = kept(pod, columns) if callable(kept) else None
+        if sums is not None:
+            return sums[0], sums[1][:4]
         listed = getattr(nominator, "nominated_node_names", None)
         names = listed() if callable(listed) else columns.names
         priority, uid, position = pod.priority, pod.uid, columns.position
@@ -491,7 +501,7 @@ class Evaluator:
                   (EPHEMERAL_STORAGE, below(lambda pi: pi.requests.ephemeral_storage)))
         return [columns.pod_counts((_LOWER_KEY, priority, name), count) for name, count in counts]
 
-    def _cached_reprieve(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: list[PodInfo],
+    def _cached_reprieve(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: Sequence[PodInfo],
                          budgets: DisruptionBudgets) -> tuple[tuple[Pod, ...], int] | None:
         """:meth:`_reprieve_by_resources`, remembered per node while the node's pods (its generation), the pod's
         priority and request and the nominated pods' sums stay the same. Only answers that depend on nothing else
@@ -516,7 +526,7 @@ class Evaluator:
             cache[node_info.name] = (key, found)
         return found
 
-    def _reprieve_by_resources(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: list[PodInfo],
+    def _reprieve_by_resources(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: Sequence[PodInfo],
                                budgets: DisruptionBudgets) -> tuple[tuple[Pod, ...], int] | None:
         """:meth:`select_victims_on_node` by arithmetic on NodeResourcesFit's checks, ``nominated`` (the
         higher-or-equal-priority pods nominated to the node) counted on it: (victims, PDB violations), or None

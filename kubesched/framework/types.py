@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import enum
 import itertools
+import operator
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 import attrs
@@ -40,39 +42,92 @@ class PreFilterResult:
         return PreFilterResult(self.node_names & other.node_names)
 
 
+_name_of = operator.attrgetter("name")
+#: Per node of a deferred fill, its name with its status code and rejecting plugin (known without messages).
+CodeEntries = Iterable[tuple[str, tuple[Code, str]]]
+
+
 class NodeToStatus:
     """Filter statuses by node name, with a status for nodes that have no explicit entry.
 
     Nodes are absent when Filter never ran on them (PreFilter rejected, or PreFilter narrowed them away);
     kube-scheduler counts them under ``absent_nodes_status``, UnschedulableAndUnresolvable by default. The batch
     Filter path records rejections as a deferred fill (:meth:`defer`): the statuses are built the first time
-    anything reads them, so a cycle that finds a node never pays for them.
+    anything reads them, so a cycle that finds a node never pays for them. A fill that also knows its entries'
+    codes lets :meth:`codes`, :meth:`code` and :meth:`nodes_for_status_code` answer without building messages.
     """
 
-    __slots__ = ("_deferred", "_statuses", "absent_nodes_status")
+    __slots__ = ("_codes", "_deferred", "_reason_counts", "_statuses", "absent_nodes_status")
 
     def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None) -> None:
         self._statuses: dict[str, Status] = statuses if statuses is not None else {}
-        self._deferred: list[Callable[[], Iterable[tuple[str, Status]]]] = []
+        self._deferred: list[tuple[Callable[[], Iterable[tuple[str, Status]]],
+                                   Callable[[], CodeEntries] | None]] = []
         self.absent_nodes_status: Status = absent or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        self._codes: dict[str, tuple[Code, str]] | None = None
+        self._reason_counts: dict[str, int] | None = None
 
     @property
     def statuses(self) -> dict[str, Status]:
-        """Every explicit entry (deferred ones built first)."""
+        """Every explicit entry (deferred ones built first); read-only: record entries with :meth:`set`."""
         if self._deferred:
             self.materialise()
         return self._statuses
 
-    def defer(self, fill: Callable[[], Iterable[tuple[str, Status]]]) -> None:
+    def defer(self, fill: Callable[[], Iterable[tuple[str, Status]]],
+              codes: Callable[[], CodeEntries] | None = None) -> None:
         """Record entries later: ``fill`` yields (node, status) pairs when something first reads the statuses. It
-        must be called before the data it reads change (the runtime materialises within the cycle)."""
-        self._deferred.append(fill)
+        must be called before the data it reads change (the runtime materialises within the cycle). ``codes``,
+        if given, yields the same entries' (node, (code, plugin)) in the same order, cheaply."""
+        self._deferred.append((fill, codes))
+        self._codes = self._reason_counts = None
 
     def materialise(self) -> None:
         """Build the deferred entries now, in the order they were recorded."""
         deferred, self._deferred = self._deferred, []
-        for fill in deferred:
+        self._codes = self._reason_counts = None
+        for fill, _codes in deferred:
             self._statuses.update(fill())
+
+    def codes(self) -> dict[str, tuple[Code, str]]:
+        """Every explicit entry's (code, rejecting plugin), without building the messages of deferred entries whose
+        fill knows its codes (PostFilter plugins that only need the codes, as preemption, read this)."""
+        if self._codes is not None:
+            return self._codes
+        if any(codes is None for _fill, codes in self._deferred):
+            self.materialise()
+        out = {name: (status.code, status.plugin) for name, status in self._statuses.items()}
+        for _fill, codes in self._deferred:
+            assert codes is not None
+            out.update(codes())
+        self._codes = out
+        return out
+
+    def code(self, name: str) -> Code:
+        """The node's status code (its entry's, or the absent-nodes status's), as :meth:`codes` reads it."""
+        entry = self.codes().get(name) if self._deferred else None
+        if entry is not None:
+            return entry[0]
+        status = self._statuses.get(name)
+        return (status or self.absent_nodes_status).code
+
+    def reason_counts(self) -> dict[str, int]:
+        """How many explicit entries give each reason (a reason repeated within one status counts each time), as
+        the FitError message counts them; statuses shared between nodes are read once. Read-only."""
+        statuses = self.statuses.values()
+        if self._reason_counts is None:
+            tally = Counter(map(id, statuses))
+            if len(tally) < len(statuses):
+                unique = dict(zip(map(id, statuses), statuses, strict=True))
+                pairs: Iterable[tuple[Status, int]] = ((unique[key], times) for key, times in tally.items())
+            else:
+                pairs = ((status, 1) for status in statuses)
+            counts: dict[str, int] = {}
+            for status, times in pairs:
+                for reason in status.reasons:
+                    counts[reason] = counts.get(reason, 0) + times
+            self._reason_counts = counts
+        return self._reason_counts
 
     def recorded_names(self) -> list[str]:
         """The nodes with an entry so far, deferred entries not included (they are not built for this)."""
@@ -80,6 +135,9 @@ class NodeToStatus:
 
     def get(self, name: str) -> Status:
         """The node's status (its explicit entry or the absent-nodes status)."""
+        if self._deferred and all(codes is not None for _fill, codes in self._deferred) \
+                and name not in self._statuses and name not in self.codes():
+            return self.absent_nodes_status
         return self.statuses.get(name) or self.absent_nodes_status
 
     def set(self, name: str, status: Status) -> None:
@@ -87,6 +145,7 @@ class NodeToStatus:
         if self._deferred:
             self.materialise()
         self._statuses[name] = status
+        self._codes = self._reason_counts = None
 
     def __len__(self) -> int:
         return len(self.statuses)
@@ -95,15 +154,14 @@ class NodeToStatus:
         return name in self.statuses
 
     def nodes_for_status_code(self, nodes: Iterable[NodeInfo], code: Code) -> list[NodeInfo]:
-        """The nodes (in the given order) whose status has ``code``, absent ones included when it matches."""
-        absent_matches = self.absent_nodes_status.code is code
-        statuses = self.statuses
-        out = []
-        for ni in nodes:
-            status = statuses.get(ni.name)
-            if (status is None and absent_matches) or (status is not None and status.code is code):
-                out.append(ni)
-        return out
+        """The nodes (in the given order) whose status has ``code``, absent ones included when it matches; deferred
+        entries are read by :meth:`codes` where their fill allows."""
+        codes = self.codes()
+        nodes = list(nodes)
+        entries = map(codes.get, map(_name_of, nodes))
+        if self.absent_nodes_status.code is code:
+            return [ni for ni, entry in zip(nodes, entries, strict=True) if entry is None or entry[0] is code]
+        return [ni for ni, entry in zip(nodes, entries, strict=True) if entry is not None and entry[0] is code]
 
 
 @attrs.define(slots=True)
@@ -145,11 +203,8 @@ def fit_error_message(num_all_nodes: int, diagnosis: Diagnosis) -> str:
     if diagnosis.pre_filter_msg:
         message += f" {diagnosis.pre_filter_msg}."
     else:
-        counts: dict[str, int] = {}
         node_to_status = diagnosis.node_to_status
-        for status in node_to_status.statuses.values():
-            for reason in status.reasons:
-                counts[reason] = counts.get(reason, 0) + 1
+        counts = node_to_status.reason_counts()
         absent = num_all_nodes - len(node_to_status)
         if absent > 0:
             for reason in node_to_status.absent_nodes_status.reasons:

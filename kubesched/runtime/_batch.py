@@ -2,25 +2,35 @@
 
 kube-scheduler's semantics are applied to the arrays: nodes are tried from nextStartNodeIndex in snapshot order,
 the search stops once numFeasibleNodesToFind nodes passed, and a node's rejection is recorded for the first
-rejecting plugin in the profile's order. Plugins without batch forms run per node, interleaved in that order,
-and nodes with nominated pods take the per-node two-pass filter. Statuses are materialised from the per-node
-hooks only when read (see :meth:`NodeToStatus.defer`). Decisions equal the per-node path's; see
+rejecting plugin in the profile's order. Plugins without batch forms run per node, interleaved in that order.
+Nodes with nominated pods take kube-scheduler's two-pass filter: on the columns with the nominated pods' requests
+overlaid when that is exact (:func:`nominated_overlay_exact`), else per node. Statuses are materialised from the
+per-node hooks only when read (see :meth:`NodeToStatus.defer`). Decisions equal the per-node path's; see
 docs/performance.md.
 """
 
 from __future__ import annotations
 
+import copy
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import IntArray, NodeBatch
+from kubesched.framework.columns import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    EXACT_LIMIT,
+    MEMORY,
+    IntArray,
+    NodeBatch,
+    NodeColumns,
+)
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
     MAX_NODE_SCORE,
@@ -36,6 +46,70 @@ if TYPE_CHECKING:
 
 _NONE = np.int16(32767)  # "no batch plugin rejected the node"
 _ALLOWED_CODES = frozenset({int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), int(Code.PENDING)})
+# The PreFilter extension the two-pass filter runs for every nominated pod it adds to a node.
+_ADD_POD_HOOK = "pre_filter_add_pod"
+
+
+def _overlay_plugin_classes() -> Mapping[str, type]:
+    """The built-in Filter plugins (by name, exact class) whose verdict on a node reads only the node object and its
+    resource columns: DefaultPreemption's resource shortcut set, so both shortcuts share one definition."""
+    name, cls = _fit_plugin()
+    from kubesched.plugins.default_preemption import RESOURCE_SHORTCUT
+
+    return {**RESOURCE_SHORTCUT.pod_independent, name: cls}
+
+
+def _fit_plugin() -> tuple[str, type]:
+    """NodeResourcesFit's name and class: its status on a node is a function of the node's resource row."""
+    from kubesched.plugins.default_preemption import RESOURCE_SHORTCUT  # the runtime loads plugins lazily
+
+    return RESOURCE_SHORTCUT.fit_name, RESOURCE_SHORTCUT.fit_class
+
+
+def nominated_overlay_exact(framework: Framework, state: CycleState, filters: Sequence[tuple[str, Hook]]) -> bool:
+    """Whether the two-pass filter may run on columns with the nominated pods' requests overlaid: every cycle
+    filter is one of the built-ins of :func:`_overlay_plugin_classes` (exact class, with its batch form) and no
+    PreFilter AddPod extension runs for the pod (adding a nominated pod then changes only the node's requested
+    amounts and pod count, which the overlay reproduces)."""
+    allowed = _overlay_plugin_classes()
+    plugins, batch_hooks = framework.plugins, framework.batch_filter_hooks
+    for name, _hook in filters:
+        expected = allowed.get(name)
+        if expected is None or type(plugins.get(name)) is not expected or name not in batch_hooks:
+            return False
+    skipped = state.skip_filter_plugins
+    return all(name in skipped for name in framework.plugins_at(_ADD_POD_HOOK))
+
+
+def _overlay_columns(columns: NodeColumns, extra: IntArray) -> NodeColumns | None:
+    """``columns`` with nominated pods' sums added (``extra``'s rows, per node position: count, requested cpu,
+    memory and ephemeral storage, non-zero cpu and memory) to the pod count, requested and non-zero requested
+    columns, other columns and indexes shared; None when a sum is too large to be exact."""
+    overlay = copy.copy(columns)
+    requested, non_zero = dict(columns.requested), dict(columns.non_zero_requested)
+    overlay.pod_count = columns.pod_count + extra[0]
+    for row, (target, name) in enumerate(((requested, CPU), (requested, MEMORY), (requested, EPHEMERAL_STORAGE),
+                                          (non_zero, CPU), (non_zero, MEMORY)), start=1):
+        target[name] = target[name] + extra[row]
+    for column in (overlay.pod_count, *requested.values(), *non_zero.values()):
+        if len(column) and (int(column.max()) >= EXACT_LIMIT or int(column.min()) <= -EXACT_LIMIT):
+            return None
+        column.flags.writeable = False
+    overlay.requested = requested
+    overlay.non_zero_requested = non_zero
+    return overlay
+
+
+def _resource_rows(columns: NodeColumns, positions: IntArray) -> IntArray:
+    """Per node position in ``positions``, its pod count then every resource's allocatable and requested amounts."""
+    names = sorted(columns.allocatable.keys() | columns.requested.keys())
+    table = np.empty((len(positions), 1 + 2 * len(names)), dtype=np.int64)
+    table[:, 0] = columns.pod_count[positions]
+    for i, name in enumerate(names):
+        allocatable, requested = columns.resource(name)
+        table[:, 1 + 2 * i] = allocatable[positions]
+        table[:, 2 + 2 * i] = requested[positions]
+    return table
 
 
 class BatchError(Exception):
@@ -66,19 +140,31 @@ class BatchFilter:
         self.codes = np.zeros(size, dtype=np.int8)
         #: Indexes in ``filters`` of the plugins without a batch form.
         self.per_node: list[int] = []
+        #: Batch indexes rejected with their nominated pods counted.
+        self.with_nominated: set[int] = set()
+        # The overlaid columns and the nominated pods by node (a copy: the statuses may be read after the
+        # nominations change).
+        self._overlay: NodeColumns | None = None
+        self._nominated: Mapping[str, Sequence[PodInfo]] = {}
+        self._with_mask = np.zeros(size, dtype=bool)
 
     def run_batch_forms(self) -> None:
         """Call every batch form once over the whole batch; raise BatchError if one fails."""
+        self.per_node = self._run_forms(self.batch, self.first, self.codes)
+
+    def _run_forms(self, batch: NodeBatch, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8]) -> list[int]:
+        """Run every batch form over ``batch``, recording each node's first rejection in ``first``/``codes``; the
+        indexes of the filters without a batch form."""
         batch_hooks = self.framework.batch_filter_hooks
-        size = len(self.batch)
-        first, codes = self.first, self.codes
+        size = len(batch)
+        per_node: list[int] = []
         for k, (name, _hook) in enumerate(self.filters):
             batch_hook = batch_hooks.get(name)
             if batch_hook is None:
-                self.per_node.append(k)
+                per_node.append(k)
                 continue
             try:
-                out = batch_hook(self.state, self.pod, self.batch)
+                out = batch_hook(self.state, self.pod, batch)
             except PLUGIN_FAILURES as exc:
                 raise self._error(name, _cause(None, exc), exc) from None
             if out is None:
@@ -94,6 +180,35 @@ class BatchFilter:
             new = rejected & (first == _NONE)
             first[new] = k
             codes[new] = out[new]
+        return per_node
+
+    def add_nominated_pods(self, indexes: IntArray, extra: IntArray,
+                           nominated: Mapping[str, Sequence[PodInfo]]) -> bool:
+        """The two-pass filter on the nodes at batch indexes ``indexes``, for a cycle
+        :func:`nominated_overlay_exact` accepts. ``extra`` holds per node position the count and summed requests of
+        the pods the two-pass filter adds (``nominated``, by node name). The batch forms run again over those nodes
+        on columns with the sums overlaid, and a node's first rejection becomes the one with the pods if any, else
+        the one without. False (nothing changed) when the overlay is not exact; the caller then takes the per-node
+        two-pass filter."""
+        batch = self.batch
+        overlay = _overlay_columns(batch.columns, extra)
+        if overlay is None:
+            return False
+        infos = batch.infos
+        index_list = indexes.tolist()
+        sub = NodeBatch([infos[j] for j in index_list], batch.positions[indexes], overlay)
+        first = np.full(len(sub), _NONE, dtype=np.int16)
+        codes = np.zeros(len(sub), dtype=np.int8)
+        self._run_forms(sub, first, codes)
+        with_pods = first != _NONE
+        changed = indexes[with_pods]
+        self.first[changed] = first[with_pods]
+        self.codes[changed] = codes[with_pods]
+        self._overlay = overlay
+        self._nominated = nominated
+        self.with_nominated.update(changed.tolist())
+        self._with_mask[changed] = True
+        return True
 
     def _error(self, name: str, detail: str, cause: BaseException | None) -> BatchError:
         return BatchError(self.framework.record_failure("Filter", name, self.pod, "",
@@ -185,28 +300,115 @@ class BatchFilter:
                 diagnosis.pending_plugins.add(name)
             if (plugin_codes != Code.PENDING).any():
                 diagnosis.unschedulable_plugins.add(name)
-        diagnosis.node_to_status.defer(
-            lambda: self._statuses(rejected, first.tolist(), codes.tolist(), known or {}))
+        diagnosis.node_to_status.defer(lambda: self._statuses(rejected, first, codes, known or {}),
+                                       lambda: self._codes(rejected, first, codes, known or {}))
 
-    def _statuses(self, rejected: IntArray, first: list[int], codes: list[int],
-                  known: dict[int, Status]) -> Iterator[tuple[str, Status]]:
+    def _names(self, rejected: IntArray) -> list[str]:
+        """The names of the nodes at batch indexes ``rejected``."""
+        names = self.batch.columns.names
+        return list(map(names.__getitem__, self.batch.positions[rejected].tolist()))
+
+    def _codes(self, rejected: IntArray, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8],
+               known: dict[int, Status]) -> Iterable[tuple[str, tuple[Code, str]]]:
+        """Every rejection's (node, (code, plugin)) in try order, as :meth:`_statuses` yields them, without
+        messages."""
+        names = [name for name, _hook in self.filters]
+        keys = list(zip(first.tolist(), codes.tolist(), strict=True))
+        pairs = {key: (Code(key[1]), names[key[0]]) for key in set(keys) if key[0] != _NONE}
+        if known:
+            entries = [(s.code, s.plugin) if (s := known.get(j)) is not None else pairs[key]
+                       for j, key in zip(rejected.tolist(), keys, strict=True)]
+        else:
+            entries = list(map(pairs.__getitem__, keys))
+        return zip(self._names(rejected), entries, strict=True)
+
+    def _row_groups(self, rejected: IntArray, first: npt.NDArray[np.int16], known: dict[int, Status]
+                    ) -> npt.NDArray[np.int64] | None:
+        """Per rejection, a group number shared by rejections whose statuses are equal because NodeResourcesFit
+        (the built-in class) rejected nodes with equal resource rows (allocatable, requested and pod count, with
+        the nominated pods counted where they rejected the node); -1 for the others. None when no two share."""
+        fit_name, fit_class = _fit_plugin()
+        plugins = self.framework.plugins
+        ks = [k for k, (name, _hook) in enumerate(self.filters)
+              if name == fit_name and type(plugins.get(name)) is fit_class]
+        if not ks:
+            return None
+        chosen = first == ks[0]
+        if known:
+            chosen &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
+        if int(chosen.sum()) < 2:
+            return None
+        indexes = rejected[chosen]
+        positions = self.batch.positions[indexes]
+        table = _resource_rows(self.batch.columns, positions)
+        if self._overlay is not None:
+            flags = self._with_mask[indexes]
+            if flags.any():
+                with_pods = _resource_rows(self._overlay, positions[flags])
+                if with_pods.shape[1] != table.shape[1]:  # a scalar resource only nominated pods request
+                    return None
+                table[flags] = with_pods
+        table = table[:, (table != table[0]).any(axis=0)]  # the columns that tell rows apart
+        groups = np.full(len(rejected), -1, dtype=np.int64)
+        if not table.shape[1]:
+            groups[chosen] = 0
+            return groups
+        order = np.lexsort(table.T)
+        ordered = table[order]
+        starts = np.ones(len(order), dtype=np.int64)
+        starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+        inverse = np.empty(len(order), dtype=np.int64)
+        inverse[order] = np.cumsum(starts) - 1
+        groups[chosen] = inverse
+        return groups
+
+    def _with_pods(self, info: NodeInfo, nominated: Sequence[PodInfo]) -> Status | None:
+        """The first pass of the two-pass filter, which rejected the node: Filter on a copy of it with
+        ``nominated`` added (no AddPod extension runs, see :func:`nominated_overlay_exact`)."""
+        copy_with = info.clone()
+        for pod_info in nominated:
+            copy_with.add_pod(pod_info)
+        return self.framework.run_filter_plugins(self.state, self.pod, copy_with)
+
+    def _statuses(self, rejected: IntArray, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8],
+                  known: dict[int, Status]) -> Iterable[tuple[str, Status]]:
         """Every rejection's status in try order: those already known, and batch rejections from each rejecting
-        plugin's per-node hook."""
-        infos, state, pod = self.batch.infos, self.state, self.pod
-        for j, k, code in zip(rejected.tolist(), first, codes, strict=True):
-            info = infos[j]
-            status: Any = known.get(j)
-            if status is not None:
-                yield info.name, status
-                continue
-            name, hook = self.filters[k]
-            try:
-                status = hook(state, pod, info)
-            except PLUGIN_FAILURES as exc:
-                status = Status(Code(code), (f"filter_nodes rejected the node; filter raised {_cause(None, exc)}",))
-            if not isinstance(status, Status) or not status.is_rejected():
-                status = Status(Code(code), ("filter_nodes rejected the node but filter accepts it",))
-            yield info.name, status.with_plugin(name)
+        plugin's per-node hook (once per group of :meth:`_row_groups`, whose members share the status)."""
+        groups = self._row_groups(rejected, first, known)
+        if groups is not None and not known and int(groups.min()) >= 0:
+            # Every rejection is in a group: one hook call per group, its status shared by the members.
+            _unique, representatives = np.unique(groups, return_index=True)
+            shared = [self._status(int(rejected[i]), int(first[i]), int(codes[i])) for i in representatives.tolist()]
+            return zip(self._names(rejected), map(shared.__getitem__, groups.tolist()), strict=True)
+        group_list = groups.tolist() if groups is not None else [-1] * len(rejected)
+        statuses: list[Status] = []
+        by_group: dict[int, Status] = {}
+        for j, k, code, group in zip(rejected.tolist(), first.tolist(), codes.tolist(), group_list, strict=True):
+            status = known.get(j) if known else None
+            if status is None:
+                status = by_group.get(group) if group >= 0 else None
+                if status is None:
+                    status = self._status(j, k, code)
+                    if group >= 0:
+                        by_group[group] = status
+            statuses.append(status)
+        return zip(self._names(rejected), statuses, strict=True)
+
+    def _status(self, j: int, k: int, code: int) -> Status:
+        """The status of the node at batch index ``j``, which filter ``k`` rejected with ``code`` in its batch
+        form: its per-node hook's (on the node with its nominated pods where they made it fail)."""
+        info = self.batch.infos[j]
+        name, hook = self.filters[k]
+        status: Any
+        try:
+            status = self._with_pods(info, self._nominated[info.name]) if j in self.with_nominated else \
+                hook(self.state, self.pod, info)
+        except PLUGIN_FAILURES as exc:
+            status = Status(Code(code), (f"filter_nodes rejected the node; filter raised {_cause(None, exc)}",))
+        if not isinstance(status, Status) or not status.is_rejected():
+            status = Status(Code(code), ("filter_nodes rejected the node but filter accepts it",))
+        checked: Status = status
+        return checked.with_plugin(name)
 
 
 def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBatch) -> ScoreTable:

@@ -2,9 +2,57 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
 from kubesched.api.pod import Pod
+from kubesched.framework.columns import IntArray, NodeColumns
 from kubesched.framework.node_info import PodInfo
 from kubesched.framework.types import NominatingInfo, NominatingMode
+
+#: Rows of :meth:`Nominator.nominated_sums`' array: how many pods, then their requested cpu, memory and ephemeral
+#: storage, then their non-zero cpu and memory.
+SUM_ROWS = 6
+# How many changes the log keeps before the per-priority sums rebuild instead of catching up.
+_MAX_LOG = 4096
+
+
+class _Sums:
+    """For one priority, per node the nominated pods of at least that priority and their summed requests over a
+    snapshot's node positions, caught up on the nodes whose nominations changed."""
+
+    __slots__ = ("columns", "extra", "pods", "position", "priority", "scalars", "synced")
+
+    def __init__(self, priority: int, columns: NodeColumns, synced: int) -> None:
+        self.priority = priority
+        self.columns = columns
+        self.position = columns.position
+        self.extra: IntArray = np.zeros((SUM_ROWS, len(columns)), dtype=np.int64)
+        self.pods: dict[str, tuple[PodInfo, ...]] = {}
+        #: Nodes whose counted pods request an extended or scalar resource (the sums leave those out).
+        self.scalars: set[str] = set()
+        self.synced = synced
+
+    def set_node(self, name: str, nominated: Sequence[PodInfo]) -> None:
+        relevant = tuple(pi for pi in nominated if pi.pod.priority >= self.priority)
+        at = self.columns.position.get(name)
+        self.scalars.discard(name)
+        if relevant:
+            self.pods[name] = relevant
+            if any(pi.requests.scalar_resources for pi in relevant):
+                self.scalars.add(name)
+        else:
+            self.pods.pop(name, None)
+        if at is not None:
+            self.extra[:, at] = _row(relevant)
+
+
+def _row(pods: Sequence[PodInfo]) -> tuple[int, ...]:
+    """A node's column of the sums: count, requested cpu/memory/storage, non-zero cpu/memory."""
+    return (len(pods), sum(pi.requests.milli_cpu for pi in pods), sum(pi.requests.memory for pi in pods),
+            sum(pi.requests.ephemeral_storage for pi in pods), sum(pi.non_zero_requests.milli_cpu for pi in pods),
+            sum(pi.non_zero_requests.memory for pi in pods))
 
 
 class Nominator:
@@ -13,6 +61,11 @@ class Nominator:
     def __init__(self) -> None:
         self._by_node: dict[str, list[PodInfo]] = {}
         self._node_of: dict[str, str] = {}
+        # Nodes whose nominations changed, in order, for the per-priority sums to catch up on; the log starts at
+        # change number ``_log_base``.
+        self._log: list[str] = []
+        self._log_base = 0
+        self._sums: dict[int, _Sums] = {}
 
     def add_nominated_pod(self, pod_info: PodInfo, nominating_info: NominatingInfo | None = None) -> None:
         """Record a nomination: the Override node, else the pod's own status.nominatedNodeName.
@@ -29,6 +82,7 @@ class Nominator:
             return
         self._node_of[pod.uid] = node
         self._by_node.setdefault(node, []).append(pod_info)
+        self._changed(node)
 
     def delete_nominated_pod_if_exists(self, pod: Pod) -> None:
         """Forget the pod's nomination, if any."""
@@ -40,6 +94,15 @@ class Nominator:
             self._by_node[node] = remaining
         else:
             self._by_node.pop(node, None)
+        self._changed(node)
+
+    def _changed(self, node: str) -> None:
+        if not self._sums:
+            return
+        self._log.append(node)
+        if len(self._log) > _MAX_LOG:
+            self._log_base += len(self._log)
+            self._log.clear()
 
     def update_nominated_pod(self, old: Pod, new_pod_info: PodInfo) -> None:
         """Follow a pod update; a nomination held only in memory survives updates that carry none."""
@@ -64,3 +127,42 @@ class Nominator:
     def has_nominations(self) -> bool:
         """Whether any pod is nominated anywhere (lets Filter skip the two-pass path cheaply)."""
         return bool(self._node_of)
+
+    def nominated_sums(self, pod: Pod, columns: NodeColumns
+                       ) -> tuple[Mapping[str, tuple[PodInfo, ...]], IntArray] | None:
+        """The pods the two-pass filter adds for ``pod`` (other pods of at least its priority), by node, and per
+        node position of ``columns`` their count and summed requests (rows: see :data:`SUM_ROWS`); None when one
+        of them requests an extended or scalar resource (callers then add the pods one by one).
+
+        Kept per priority and caught up on the nodes whose nominations changed, so a cycle pays for the changes
+        rather than for every nominated node. Both results are the caller's own copies."""
+        now = self._log_base + len(self._log)
+        sums = self._sums.get(pod.priority)
+        if sums is None or sums.columns is not columns or sums.position is not columns.position \
+                or sums.extra.shape[1] != len(columns) or sums.synced < self._log_base:
+            if sums is None and len(self._sums) >= 8:
+                self._sums.pop(next(iter(self._sums)))
+            if not self._sums:
+                self._log_base, self._log = now, []
+            sums = self._sums[pod.priority] = _Sums(pod.priority, columns, now)
+            for name, nominated in self._by_node.items():
+                sums.set_node(name, nominated)
+        elif sums.synced < now:
+            for name in dict.fromkeys(self._log[sums.synced - self._log_base:]):
+                sums.set_node(name, self._by_node.get(name, ()))
+            sums.synced = now
+        pods: dict[str, tuple[PodInfo, ...]] = dict(sums.pods)
+        extra = sums.extra.copy()
+        own = self._node_of.get(pod.uid)
+        if own is not None and own in pods:
+            others = tuple(pi for pi in pods[own] if pi.pod.uid != pod.uid)
+            if others:
+                pods[own] = others
+            else:
+                del pods[own]
+            at = columns.position.get(own)
+            if at is not None:
+                extra[:, at] = _row(others)
+        if any(pi.requests.scalar_resources for name in sums.scalars for pi in pods.get(name, ())):
+            return None
+        return pods, extra

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 import attrs
@@ -43,7 +43,13 @@ from kubesched.metrics import (
     RESULT_UNSCHEDULABLE,
     SchedulerMetrics,
 )
-from kubesched.runtime._batch import BatchError, BatchFilter, score_batch, select_host_index
+from kubesched.runtime._batch import (
+    BatchError,
+    BatchFilter,
+    nominated_overlay_exact,
+    score_batch,
+    select_host_index,
+)
 from kubesched.runtime._cache import Cache
 from kubesched.runtime._explain import AttemptRecorder, Explainer
 from kubesched.runtime._failures import PluginFailure, SlowCalls
@@ -463,23 +469,43 @@ class Scheduler:
             percentage = self.settings.percentage_of_nodes_to_score
         to_find = num_feasible_nodes_to_find(percentage, len(nodes)) if framework.has_score_plugins() else 1
         index_of = columns.position if full else {ni.name: j for j, ni in enumerate(nodes)}
-        special = {}
-        if self.nominator.has_nominations():
-            run = framework.run_filter_plugins_with_nominated_pods
-            for name in self.nominator.nominated_node_names():
-                j = index_of.get(name)
-                if j is not None:
-                    special[j] = lambda info: run(state, pod, info)
         already = [index_of[name] for name in diagnosis.node_to_status.recorded_names() if name in index_of]
-        runner = BatchFilter(framework, state, pod, batch, framework.cycle_filters(state))
+        filters = framework.cycle_filters(state)
+        runner = BatchFilter(framework, state, pod, batch, filters)
+        special: dict[int, Callable[[NodeInfo], Status | None]] = {}
+        sums = self.nominator.nominated_sums(pod, columns) if self.nominator.has_nominations() else None
+        if sums is not None:
+            indexes = np.flatnonzero(batch.column(sums[1][0]))
+        elif self.nominator.has_nominations():
+            indexes = np.fromiter(self._relevant_nominated_nodes(pod, index_of), dtype=np.int64)
+        else:
+            indexes = np.zeros(0, dtype=np.int64)
         try:
             runner.run_batch_forms()
+            if len(indexes) and not (sums is not None and nominated_overlay_exact(framework, state, filters)
+                                     and runner.add_nominated_pods(indexes, sums[1], sums[0])):
+                # Only nodes with nominated pods that count for this pod need the per-node two-pass filter.
+                run = framework.run_filter_plugins_with_nominated_pods
+                special = dict.fromkeys(indexes.tolist(), lambda info: run(state, pod, info))
             found, rejected = runner.find(self.next_start_node_index, to_find, diagnosis, special)
         except BatchError as error:
             raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
         lazy = len(rejected) - sum(1 for j in already if bool((rejected == j).any()))
         self._feasible_positions = batch.positions[found]
         return list(map(nodes.__getitem__, found.tolist())), lazy
+
+    def _relevant_nominated_nodes(self, pod: Pod, index_of: Mapping[str, int]) -> list[int]:
+        """The batch indexes of the nodes where the two-pass filter adds pods for ``pod``: other pods of at least its
+        priority are nominated there (the other nodes take the ordinary filter)."""
+        priority, uid = pod.priority, pod.uid
+        nominator = self.nominator
+        found: list[int] = []
+        for name in nominator.nominated_node_names():
+            j = index_of.get(name)
+            if j is not None and any(pi.pod.priority >= priority and pi.pod.uid != uid
+                                     for pi in nominator.nominated_pods_for_node(name)):
+                found.append(j)
+        return found
 
     def _find_nodes_that_pass_filters(self, framework: Framework, state: CycleState, pod: Pod,
                                       diagnosis: Diagnosis, nodes: list[NodeInfo]) -> list[NodeInfo]:

@@ -1,0 +1,95 @@
+"""The nominator's per-priority sums (the two-pass filter's overlay and preemption's dry run read them): after any
+sequence of nominations and removals they equal the sums worked out from scratch."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubesched.framework.columns import NodeColumns
+from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.runtime._nominator import SUM_ROWS, Nominator
+from kubesched.testing import make_node, make_pod
+
+NODES = ("n0", "n1", "n2", "gone")  # "gone" is nominated to but not in the snapshot
+PRIORITIES = (0, 10, 20)
+
+
+def columns_of(names: tuple[str, ...]) -> NodeColumns:
+    """Columns over empty nodes called ``names``."""
+    columns = NodeColumns()
+    columns.rebuild([NodeInfo.of(make_node(name).capacity(cpu="8").obj()) for name in names])
+    return columns
+
+
+def expected(nominator: Nominator, pod_info: PodInfo, columns: NodeColumns) -> tuple[dict[str, list[str]],
+                                                                                     list[list[int]]]:
+    """From scratch: other pods of at least the pod's priority, by node, and their sums per node position."""
+    pod = pod_info.pod
+    pods: dict[str, list[str]] = {}
+    rows = [[0] * len(columns) for _ in range(SUM_ROWS)]
+    for name in nominator.nominated_node_names():
+        counted = [pi for pi in nominator.nominated_pods_for_node(name)
+                   if pi.pod.uid != pod.uid and pi.pod.priority >= pod.priority]
+        if not counted:
+            continue
+        pods[name] = [pi.pod.uid for pi in counted]
+        at = columns.position.get(name)
+        if at is None:
+            continue
+        for pi in counted:
+            for row, amount in enumerate((1, pi.requests.milli_cpu, pi.requests.memory, pi.requests.ephemeral_storage,
+                                          pi.non_zero_requests.milli_cpu, pi.non_zero_requests.memory)):
+                rows[row][at] += amount
+    return pods, rows
+
+
+operations = st.lists(st.tuples(st.sampled_from(["add", "delete", "check"]), st.integers(0, 5),
+                                st.sampled_from(NODES), st.sampled_from(PRIORITIES),
+                                st.sampled_from(["0", "100m", "1500m"]), st.sampled_from(["0", "1Gi"])),
+                      max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps=operations, own=st.integers(0, 5))
+def test_sums_follow_every_nomination_change(steps: list[tuple[str, int, str, int, str, str]], own: int) -> None:
+    """Each check's sums (the checked pod's own nomination left out) equal those worked out from scratch."""
+    nominator = Nominator()
+    columns = columns_of(NODES[:3])
+    for action, index, node, priority, cpu, memory in steps:
+        pod = make_pod(f"p{index}").req(cpu=cpu, memory=memory).priority(priority).nominated(node).obj()
+        if action == "add":
+            nominator.add_nominated_pod(PodInfo.of(pod))
+        elif action == "delete":
+            nominator.delete_nominated_pod_if_exists(pod)
+        else:
+            checked = PodInfo.of(make_pod(f"p{own}").priority(priority).obj())
+            found = nominator.nominated_sums(checked.pod, columns)
+            assert found is not None
+            pods, extra = found
+            assert ({name: [pi.pod.uid for pi in infos] for name, infos in pods.items()}, extra.tolist()) == \
+                expected(nominator, checked, columns)
+
+
+def test_a_node_set_change_rebuilds_the_sums() -> None:
+    """Sums are over the positions of the columns given: rebuilt columns (nodes reordered) get new sums."""
+    nominator = Nominator()
+    nominator.add_nominated_pod(PodInfo.of(make_pod("w").req(cpu="1").priority(10).nominated("n1").obj()))
+    pod = make_pod("p").priority(10).obj()
+    columns = columns_of(("n0", "n1"))
+    first = nominator.nominated_sums(pod, columns)
+    first = (first[0], first[1].copy()) if first is not None else None
+    columns.rebuild([NodeInfo.of(make_node(name).obj()) for name in ("n1", "n0")])
+    second = nominator.nominated_sums(pod, columns)
+    assert first is not None
+    assert second is not None
+    assert (first[1][1].tolist(), second[1][1].tolist()) == ([0, 1000], [1000, 0])
+
+
+def test_a_pod_requesting_a_scalar_resource_makes_the_sums_step_aside() -> None:
+    """A counted pod requesting an extended resource: None, the callers add the pods one by one."""
+    nominator = Nominator()
+    waiting = make_pod("w").req(cpu="1", **{"example.com/gpu": "1"}).priority(10).nominated("n0").obj()
+    nominator.add_nominated_pod(PodInfo.of(waiting))
+    assert nominator.nominated_sums(make_pod("p").priority(10).obj(), columns_of(("n0",))) is None
+    assert nominator.nominated_sums(make_pod("p").priority(20).obj(), columns_of(("n0",))) is not None
