@@ -45,6 +45,7 @@ from kubesched.metrics import (
 )
 from kubesched.runtime._batch import BatchError, BatchFilter, score_batch, select_host_index
 from kubesched.runtime._cache import Cache
+from kubesched.runtime._cluster_events import node_update_events
 from kubesched.runtime._failures import PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._metrics import MeteredClient
@@ -218,9 +219,14 @@ class Scheduler:
         self.queue.move_all_to_active_or_backoff(event="NodeAdd")
 
     def on_node_update(self, node: Node) -> None:
-        """A node changed."""
+        """A node changed: pods move once per change kube-scheduler watches (labelled with the first one, e.g.
+        NodeUpdateNodeLabel); an update that changes none of them moves no pod."""
+        info = self.cache.node_info(node.name)
+        old = info.node if info is not None else None
         self.cache.update_node(node)
-        self.queue.move_all_to_active_or_backoff(event="NodeUpdate")
+        events = node_update_events(old, node) if old is not None else ["NodeAdd"]
+        if events:
+            self.queue.move_all_to_active_or_backoff(event=events[0])
 
     def on_node_delete(self, name: str) -> None:
         """A node left."""
@@ -584,7 +590,8 @@ class Scheduler:
         queued = binding.queued
         self.metrics.schedule_attempt(RESULT_SCHEDULED, framework.profile_name, time.perf_counter() - binding.started)
         first = queued.initial_attempt_timestamp
-        self.metrics.pod_scheduled_sli(queued.attempts, self.clock.now() - (first if first is not None else 0.0))
+        if first is not None:  # as kube-scheduler, which observes only pods with an initial attempt time
+            self.metrics.pod_scheduled_sli(queued.attempts, self.clock.now() - first)
 
     def _handle_failure(self, queued: QueuedPodInfo, failure: _CycleFailed, *, started: float,
                         binding_cycle: bool = False) -> None:

@@ -1,0 +1,154 @@
+"""Specification of the ``event`` label of scheduler_queue_incoming_pods_total and of when a pod counts, as the real
+kube-scheduler v1.32 in ../shared/kube counts them (each case was scraped from its /metrics)."""
+
+from __future__ import annotations
+
+import random
+
+import attrs
+import pytest
+
+from kubesched.api.node import Node
+from kubesched.api.pod import Pod
+from kubesched.framework.status import Status
+from kubesched.metrics import SchedulerMetrics
+from kubesched.plugins.priority_sort import PrioritySort
+from kubesched.profiles import load_config
+from kubesched.runtime import PluginRegistry, Scheduler, SchedulingQueue
+from kubesched.runtime._cluster_events import node_update_events, unscheduled_pod_update_events
+from kubesched.sim.cluster import InMemoryCluster, VirtualClock
+from kubesched.testing import make_node, make_pod
+
+INCOMING = "scheduler_queue_incoming_pods_total"
+NODE = make_node("n1").capacity(cpu="2").label(zone="a").obj()
+POD = make_pod("p").req(cpu="1").label(app="web").obj()
+
+
+def _annotated(node: Node) -> Node:
+    return attrs.evolve(node, metadata=attrs.evolve(node.metadata, annotations={"note": "x"}))
+
+
+@pytest.mark.parametrize(("new", "expected"), [
+    (make_node("n1").capacity(cpu="2").label(zone="a").unschedulable().obj(), []),
+    (make_node("n1").capacity(cpu="4").label(zone="a").obj(), ["NodeUpdateNodeAllocatable"]),
+    (make_node("n1").capacity(cpu="2").label(zone="b").obj(), ["NodeUpdateNodeLabel"]),
+    (make_node("n1").capacity(cpu="2").label(zone="a").taint("k").obj(), ["NodeUpdateNodeTaint"]),
+    (_annotated(NODE), ["NodeUpdateNodeAnnotation"]),
+    (make_node("n1").capacity(cpu="4").label(zone="b").obj(), ["NodeUpdateNodeAllocatable", "NodeUpdateNodeLabel"]),
+    (NODE, []),
+])
+def test_node_update_events(new: Node, expected: list[str]) -> None:
+    """A node update is one event per property kube-scheduler watches, in its order; cordoning is none."""
+    assert node_update_events(NODE, new) == expected
+
+
+def test_uncordoning_is_a_taint_event() -> None:
+    """kube-scheduler labels a node leaving spec.unschedulable as NodeUpdateNodeTaint."""
+    cordoned = make_node("n1").capacity(cpu="2").label(zone="a").unschedulable().obj()
+    assert node_update_events(cordoned, NODE) == ["NodeUpdateNodeTaint"]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    (POD, make_pod("p").req(cpu="1").label(app="db").obj(), ["UnschedulablePodUpdatePodLabel"]),
+    (POD, make_pod("p").req(cpu="500m").label(app="web").obj(), ["UnschedulablePodUpdatePodScaleDown"]),
+    (POD, make_pod("p").req(cpu="2").label(app="web").obj(), ["UnschedulablePodUpdate"]),
+    (make_pod("p").req(cpu="1").label(app="web").scheduling_gates("g").obj(), POD,
+     ["UnschedulablePodUpdatePodSchedulingGatesEliminated"]),
+    (POD, make_pod("p").req(cpu="1").label(app="web").toleration("k").obj(), ["UnschedulablePodUpdatePodTolerations"]),
+    (POD, POD.with_status(nominated_node_name="n1"), ["UnschedulablePodUpdate"]),
+    (POD, make_pod("p").req(cpu="500m").label(app="db").obj(),
+     ["UnschedulablePodUpdatePodLabel", "UnschedulablePodUpdatePodScaleDown"]),
+])
+def test_unscheduled_pod_update_events(old: Pod, new: Pod, expected: list[str]) -> None:
+    """A pod update is one event per property kube-scheduler watches, in its order; UnschedulablePodUpdate else."""
+    assert unscheduled_pod_update_events(old, new) == expected
+
+
+def _gates(pod: Pod) -> Status | None:
+    """PreEnqueue as SchedulingGates: a pod with gates is held."""
+    return Status.unresolvable("waiting for scheduling gates").with_plugin("SchedulingGates") \
+        if pod.spec.scheduling_gates else None
+
+
+def _queue() -> tuple[SchedulingQueue, SchedulerMetrics]:
+    metrics = SchedulerMetrics()
+    sort = PrioritySort(handle=None)  # type: ignore[arg-type]
+    return SchedulingQueue(sort.queue_sort_less, clock=VirtualClock(), pre_enqueue=_gates, metrics=metrics), metrics
+
+
+def _counts(metrics: SchedulerMetrics) -> dict[tuple[str, ...], float]:
+    family = next(f for f in metrics.families() if f.spec.name == INCOMING)
+    return {labels: value for labels, value in family.samples() if isinstance(value, int | float)}
+
+
+def _unschedulable(queue: SchedulingQueue, pod: Pod) -> None:
+    """Add ``pod``, pop it and reject it by NodeResourcesFit: it waits in the unschedulable pods."""
+    queue.add(pod)
+    info = queue.pop()
+    assert info is not None
+    info.unschedulable_plugins = {"NodeResourcesFit"}
+    queue.add_unschedulable_if_not_present(info, queue.scheduling_cycle)
+
+
+def test_a_new_gated_pod_counts_nothing() -> None:
+    """A pod gated by PreEnqueue on its way to activeQ enters no queue count."""
+    queue, metrics = _queue()
+    queue.add(make_pod("g").scheduling_gates("example.com/g").obj())
+    assert _counts(metrics) == {}
+
+
+def test_a_status_update_of_an_unschedulable_pod_counts_it_again() -> None:
+    """The status write after a failure counts the pod entering the unschedulable pods as UnschedulablePodUpdate."""
+    queue, metrics = _queue()
+    _unschedulable(queue, POD)
+    queue.update(POD, POD.with_status(nominated_node_name="n1"))
+    assert _counts(metrics) == {("active", "UnschedulablePodAdd"): 1,
+                                ("unschedulable", "ScheduleAttemptFailure"): 1,
+                                ("unschedulable", "UnschedulablePodUpdate"): 1}
+
+
+def test_an_update_of_a_pod_that_stays_gated_counts_each_event() -> None:
+    """A gated pod relabelled stays gated and counts as UnschedulablePodUpdatePodLabel."""
+    queue, metrics = _queue()
+    gated = make_pod("g").scheduling_gates("example.com/g").obj()
+    queue.add(gated)
+    queue.update(gated, make_pod("g").scheduling_gates("example.com/g").label(x="y").obj())
+    assert _counts(metrics) == {("unschedulable", "UnschedulablePodUpdatePodLabel"): 1}
+
+
+def test_removing_the_gates_counts_the_pod_into_active() -> None:
+    """An ungated pod enters activeQ as UnschedulablePodUpdatePodSchedulingGatesEliminated."""
+    queue, metrics = _queue()
+    gated = make_pod("g").scheduling_gates("example.com/g").obj()
+    queue.add(gated)
+    queue.update(gated, make_pod("g").obj())
+    assert _counts(metrics) == {("active", "UnschedulablePodUpdatePodSchedulingGatesEliminated"): 1}
+
+
+def _scheduler(registry: PluginRegistry) -> tuple[Scheduler, InMemoryCluster, VirtualClock]:
+    clock = VirtualClock()
+    cluster = InMemoryCluster(clock)
+    scheduler = Scheduler(load_config("default", registry).profiles, registry, client=cluster, clock=clock,
+                          rng=random.Random(0))
+    cluster.subscribe(scheduler)
+    return scheduler, cluster, clock
+
+
+@pytest.mark.parametrize(("new", "expected"), [
+    (make_node("n1").capacity(cpu="8").label(zone="a").obj(), {("active", "NodeUpdateNodeAllocatable"): 1}),
+    (make_node("n1").capacity(cpu="2").label(zone="b").obj(), {("active", "NodeUpdateNodeLabel"): 1}),
+    (make_node("n1").capacity(cpu="2").label(zone="a").unschedulable().obj(), {}),
+])
+def test_a_node_update_moves_pods_under_its_first_event(registry: PluginRegistry, new: Node,
+                                                        expected: dict[tuple[str, ...], int]) -> None:
+    """Pods a node update moves count under its first event; a cordon changes nothing watched and moves none.
+    (The in-memory cluster has no node updates yet: the scheduler is told directly.)"""
+    scheduler, cluster, clock = _scheduler(registry)
+    cluster.add_node(NODE)
+    cluster.add_pod(make_pod("big").req(cpu="4").obj())
+    scheduler.schedule_one()
+    clock.advance_to(60.0)  # past its backoff
+    before = _counts(scheduler.metrics)
+    scheduler.on_node_update(new)
+    after = _counts(scheduler.metrics)
+    assert {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)} == expected
