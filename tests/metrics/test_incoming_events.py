@@ -1,5 +1,5 @@
 """Specification of the ``event`` label of scheduler_queue_incoming_pods_total and of when a pod counts, as the real
-kube-scheduler v1.32 in ../shared/kube counts them (each case was scraped from its /metrics)."""
+kube-scheduler v1.32 binary counts them (each case was scraped from its /metrics)."""
 
 from __future__ import annotations
 
@@ -70,10 +70,12 @@ def _gates(pod: Pod) -> Status | None:
         if pod.spec.scheduling_gates else None
 
 
-def _queue() -> tuple[SchedulingQueue, SchedulerMetrics]:
-    metrics = SchedulerMetrics()
+def _queue() -> tuple[SchedulingQueue, SchedulerMetrics, VirtualClock]:
+    """A queue gating pods by their scheduling gates, counting into new metrics, on a clock at 0."""
+    metrics, clock = SchedulerMetrics(), VirtualClock()
     sort = PrioritySort(handle=None)  # type: ignore[arg-type]
-    return SchedulingQueue(sort.queue_sort_less, clock=VirtualClock(), pre_enqueue=_gates, metrics=metrics), metrics
+    queue = SchedulingQueue(sort.queue_sort_less, clock=clock, pre_enqueue=_gates, metrics=metrics)
+    return queue, metrics, clock
 
 
 def _counts(metrics: SchedulerMetrics) -> dict[tuple[str, ...], float]:
@@ -92,14 +94,14 @@ def _unschedulable(queue: SchedulingQueue, pod: Pod) -> None:
 
 def test_a_new_gated_pod_counts_nothing() -> None:
     """A pod gated by PreEnqueue on its way to activeQ enters no queue count."""
-    queue, metrics = _queue()
+    queue, metrics, _ = _queue()
     queue.add(make_pod("g").scheduling_gates("example.com/g").obj())
     assert _counts(metrics) == {}
 
 
 def test_a_status_update_of_an_unschedulable_pod_counts_it_again() -> None:
     """The status write after a failure counts the pod entering the unschedulable pods as UnschedulablePodUpdate."""
-    queue, metrics = _queue()
+    queue, metrics, _ = _queue()
     _unschedulable(queue, POD)
     queue.update(POD, POD.with_status(nominated_node_name="n1"))
     assert _counts(metrics) == {("active", "UnschedulablePodAdd"): 1,
@@ -109,7 +111,7 @@ def test_a_status_update_of_an_unschedulable_pod_counts_it_again() -> None:
 
 def test_an_update_of_a_pod_that_stays_gated_counts_each_event() -> None:
     """A gated pod relabelled stays gated and counts as UnschedulablePodUpdatePodLabel."""
-    queue, metrics = _queue()
+    queue, metrics, _ = _queue()
     gated = make_pod("g").scheduling_gates("example.com/g").obj()
     queue.add(gated)
     queue.update(gated, make_pod("g").scheduling_gates("example.com/g").label(x="y").obj())
@@ -118,7 +120,7 @@ def test_an_update_of_a_pod_that_stays_gated_counts_each_event() -> None:
 
 def test_removing_the_gates_counts_the_pod_into_active() -> None:
     """An ungated pod enters activeQ as UnschedulablePodUpdatePodSchedulingGatesEliminated."""
-    queue, metrics = _queue()
+    queue, metrics, _ = _queue()
     gated = make_pod("g").scheduling_gates("example.com/g").obj()
     queue.add(gated)
     queue.update(gated, make_pod("g").obj())
@@ -152,3 +154,55 @@ def test_a_node_update_moves_pods_under_its_first_event(registry: PluginRegistry
     scheduler.on_node_update(new)
     after = _counts(scheduler.metrics)
     assert {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)} == expected
+
+
+def _moved_by(move: str) -> dict[tuple[str, ...], float]:
+    """The counts after ``move`` takes a pod rejected at time 0 out of the unschedulable pods or backoffQ."""
+    queue, metrics, clock = _queue()
+    _unschedulable(queue, POD)
+    if move == "backoff-by-event":
+        queue.move_all_to_active_or_backoff(event="NodeAdd")  # at once: the pod is still backing off
+    elif move == "failure-after-move-request":
+        queue.move_all_to_active_or_backoff(event="NodeAdd")
+        clock.advance_to(5.0)
+        queue.flush_backoff_completed()
+        info = queue.pop()
+        assert info is not None
+        queue.move_all_to_active_or_backoff(event="AssignedPodDelete")  # during the attempt: nothing to move
+        info.unschedulable_plugins = {"NodeResourcesFit"}
+        queue.add_unschedulable_if_not_present(info, queue.scheduling_cycle)
+    elif move == "flush":
+        clock.advance_to(301.0)
+        queue.flush_unschedulable_leftover()
+    elif move == "activate":
+        queue.activate([POD])
+    counts = _counts(metrics)
+    for first in (("active", "UnschedulablePodAdd"), ("unschedulable", "ScheduleAttemptFailure")):
+        counts[first] -= 1
+    return {labels: n for labels, n in counts.items() if n}
+
+
+@pytest.mark.parametrize(("move", "expected"), [
+    ("backoff-by-event", {("backoff", "NodeAdd"): 1}),
+    ("failure-after-move-request", {("backoff", "NodeAdd"): 1, ("active", "BackoffComplete"): 1,
+                                    ("backoff", "ScheduleAttemptFailure"): 1}),
+    ("flush", {("active", "UnschedulableTimeout"): 1}),
+    ("activate", {("active", "ForceActivate"): 1}),
+])
+def test_queue_moves_count_under_kube_schedulers_events(move: str, expected: dict[tuple[str, ...], int]) -> None:
+    """Each queue move counts the pod in the queue it enters, under kube-scheduler's event for that move."""
+    assert _moved_by(move) == expected
+
+
+def test_pending_pods_count_each_queue() -> None:
+    """scheduler_pending_pods: one pod active, one backing off, one unschedulable, one gated."""
+    queue, _, _ = _queue()
+    _unschedulable(queue, make_pod("u").obj())
+    queue.add(make_pod("b").obj())
+    info = queue.pop()
+    assert info is not None
+    info.unschedulable_plugins = set()  # an error: backoffQ
+    queue.add_unschedulable_if_not_present(info, queue.scheduling_cycle)
+    queue.add(make_pod("a").obj())
+    queue.add(make_pod("g").scheduling_gates("example.com/g").obj())
+    assert queue.pending_counts() == {("active",): 1, ("backoff",): 1, ("unschedulable",): 1, ("gated",): 1}
