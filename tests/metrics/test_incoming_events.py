@@ -12,6 +12,7 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework.status import Status
 from kubesched.metrics import SchedulerMetrics
+from kubesched.metrics._store import Histogram
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry, Scheduler, SchedulingQueue
@@ -195,7 +196,7 @@ def test_queue_moves_count_under_kube_schedulers_events(move: str, expected: dic
 
 
 def test_pending_pods_count_each_queue() -> None:
-    """scheduler_pending_pods: one pod active, one backing off, one unschedulable, one gated."""
+    """scheduler_pending_pods: two pods active, one backing off, one unschedulable, one gated."""
     queue, _, _ = _queue()
     _unschedulable(queue, make_pod("u").obj())
     queue.add(make_pod("b").obj())
@@ -203,6 +204,61 @@ def test_pending_pods_count_each_queue() -> None:
     assert info is not None
     info.unschedulable_plugins = set()  # an error: backoffQ
     queue.add_unschedulable_if_not_present(info, queue.scheduling_cycle)
-    queue.add(make_pod("a").obj())
+    queue.add(make_pod("a1").obj())
+    queue.add(make_pod("a2").obj())
     queue.add(make_pod("g").scheduling_gates("example.com/g").obj())
-    assert queue.pending_counts() == {("active",): 1, ("backoff",): 1, ("unschedulable",): 1, ("gated",): 1}
+    assert queue.pending_counts() == {("active",): 2, ("backoff",): 1, ("unschedulable",): 1, ("gated",): 1}
+
+
+def test_an_update_moving_a_pod_counts_under_its_first_event() -> None:
+    """A relabelled and scaled-down pod leaves the unschedulable pods as UnschedulablePodUpdatePodLabel."""
+    queue, metrics, clock = _queue()
+    _unschedulable(queue, POD)
+    clock.advance_to(60.0)
+    queue.update(POD, make_pod("p").req(cpu="500m").label(app="db").obj())
+    assert _counts(metrics)[("active", "UnschedulablePodUpdatePodLabel")] == 1
+
+
+@pytest.mark.parametrize(("event", "expected"), [
+    ("NodeAdd", {("active", "NodeAdd"): 1}),
+    ("AssignedPodAdd", {("active", "AssignedPodAdd"): 1}),
+    ("AssignedPodDelete", {("active", "AssignedPodDelete"): 1}),
+])
+def test_cluster_events_move_pods_under_their_label(registry: PluginRegistry, event: str,
+                                                    expected: dict[tuple[str, ...], int]) -> None:
+    """A node added, an assigned pod added (that the rejecting plugin's hint says may help) or deleted."""
+    scheduler, cluster, clock = _scheduler(registry)
+    cluster.add_node(NODE)
+    running = make_pod("db").req(cpu="1500m").label(app="db").node("n1").obj()
+    cluster.add_pod(running)
+    affine = event == "AssignedPodAdd"
+    pending = make_pod("web").req(cpu="100m").pod_affinity("kubernetes.io/hostname", app="cache") if affine \
+        else make_pod("web").req(cpu="1")
+    cluster.add_pod(pending.obj())
+    scheduler.schedule_one()
+    clock.advance_to(60.0)  # past its backoff
+    before = _counts(scheduler.metrics)
+    if event == "NodeAdd":
+        cluster.add_node(make_node("n2").capacity(cpu="2").obj())
+    elif affine:
+        cluster.add_pod(make_pod("cache").label(app="cache").node("n1").obj())
+    else:
+        cluster.delete_pod(running)
+        clock.advance_to(90.0)  # past its 30 s grace period
+        cluster.fire_due_timers()
+    after = _counts(scheduler.metrics)
+    assert {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)} == expected
+
+
+def test_sli_counts_from_the_first_attempt(registry: PluginRegistry) -> None:
+    """A pod created at 10 s and bound on its first attempt observes 0 s, not the time since the run began."""
+    scheduler, cluster, clock = _scheduler(registry)
+    clock.advance_to(10.0)
+    cluster.add_node(NODE)
+    cluster.add_pod(make_pod("p").req(cpu="1").obj())
+    scheduler.schedule_one()
+    family = next(f for f in scheduler.metrics.families()
+                  if f.spec.name == "scheduler_pod_scheduling_sli_duration_seconds")
+    [(labels, histogram)] = family.samples()
+    assert isinstance(histogram, Histogram)
+    assert (labels, histogram.count, histogram.sum) == (("1",), 1, 0.0)
