@@ -136,6 +136,8 @@ class _Binding:
     assumed_at: int
     #: When the attempt started (time.perf_counter), for scheduler_scheduling_attempt_duration_seconds.
     started: float = 0.0
+    #: Where its scheduling cycle timed plugin calls (a sampled cycle), so a resumed binding cycle does the same.
+    metering: SchedulerMetrics | None = None
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -342,7 +344,7 @@ class Scheduler:
             framework.run_reserve_plugins_unreserve(state, assumed.pod, host)
             self.cache.forget_pod(assumed.pod)
             raise self._single_node_failure(pod, host, status)
-        binding = _Binding(framework, state, queued, assumed, host, next(self._sequence), started)
+        binding = _Binding(framework, state, queued, assumed, host, next(self._sequence), started, framework.metering)
         if status is not None:  # Wait: the binding cycle resumes when the waiting pod is resolved
             self._parked[pod.uid] = binding
             return None
@@ -521,6 +523,7 @@ class Scheduler:
                 continue
             del self._parked[uid]
             binding.framework.remove_waiting_pod(uid)
+            binding.framework.meter_plugins(binding.metering)  # sampled as its scheduling cycle was
             self._binding_cycle(binding, waiting.outcome)
 
     def next_wakeup(self) -> float | None:
