@@ -30,8 +30,6 @@ EVENT_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 EVENT_BACKOFF_COMPLETE = "BackoffComplete"
 EVENT_UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
 EVENT_FORCE_ACTIVATE = "ForceActivate"
-#: The event of a move whose caller names none.
-EVENT_UNKNOWN = "Unknown"
 
 
 def _not_counted(queue: str, event: str) -> None:
@@ -191,7 +189,7 @@ class SchedulingQueue:
         return self.backoff_expiry(info) > self._clock.now()
 
     def move_all_to_active_or_backoff(self, pre_check: Callable[[QueuedPodInfo], bool] | None = None, *,
-                                      event: str = EVENT_UNKNOWN) -> int:
+                                      event: str) -> int:
         """A cluster event that may help: move matching unschedulable pods to backoffQ or activeQ.
 
         Gated pods stay: only an update of the pod itself re-runs PreEnqueue (as in kube-scheduler).
