@@ -118,6 +118,8 @@ class Framework(BindingCycleRunners):
         # Metrics: the hooks as resolved above, and the same hooks timed (built on first use).
         self._plain_hooks = self._hooks
         self._metered_hooks: dict[str, list[tuple[str, Hook]]] | None = None
+        #: Where plugin calls are timed now (a sampled cycle), or None.
+        self.metering: SchedulerMetrics | None = None
         self._queue_sort = self._hooks["queue_sort_less"][0][1] if self._hooks["queue_sort_less"] else None
         #: The first failure of the QueueSort plugin, if it ever raised (the queue then fell back to priority order).
         self.queue_sort_error: str | None = None
@@ -142,6 +144,7 @@ class Framework(BindingCycleRunners):
     def meter_plugins(self, metrics: SchedulerMetrics | None) -> None:
         """Time every plugin call of the coming cycle into ``metrics`` (a sampled cycle), or none (``None``).
         Switching costs a few assignments, and only when the choice changes; calls are never timed otherwise."""
+        self.metering = metrics
         if metrics is None:
             if self._hooks is not self._plain_hooks:
                 self._hooks = self._plain_hooks

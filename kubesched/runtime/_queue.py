@@ -17,6 +17,7 @@ from kubesched.framework.node_info import PodInfo
 from kubesched.framework.status import Status
 from kubesched.framework.types import QueuedPodInfo
 from kubesched.metrics import SchedulerMetrics
+from kubesched.runtime._cluster_events import unscheduled_pod_update_events
 from kubesched.runtime._nominator import Nominator
 
 DEFAULT_POD_INITIAL_BACKOFF = 1.0
@@ -25,13 +26,10 @@ DEFAULT_POD_MAX_BACKOFF = 10.0
 POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 300.0
 # The event labels of scheduler_queue_incoming_pods_total for the queue's own moves, as kube-scheduler's.
 EVENT_POD_ADD = "UnschedulablePodAdd"
-EVENT_POD_UPDATE = "UnschedulablePodUpdate"
 EVENT_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 EVENT_BACKOFF_COMPLETE = "BackoffComplete"
 EVENT_UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
 EVENT_FORCE_ACTIVATE = "ForceActivate"
-#: The event of a move whose caller names none.
-EVENT_UNKNOWN = "Unknown"
 
 
 def _not_counted(queue: str, event: str) -> None:
@@ -115,9 +113,9 @@ class SchedulingQueue:
         if self._run_pre_enqueue(info):
             self._push_active(info, event)
         else:
-            # kube-scheduler v1.32 counts a pod gated on its way to activeQ as an UnschedulablePodUpdate, whatever
-            # moved it (checked against the real binary: a new gated pod counts so).
-            self._push_unschedulable(info, EVENT_POD_UPDATE)
+            # kube-scheduler v1.32 counts no incoming pod when PreEnqueue gates one on its way to activeQ (checked
+            # against the real binary: a new gated pod leaves scheduler_queue_incoming_pods_total unchanged).
+            self._unschedulable[info.pod.uid] = info
 
     def _push_unschedulable(self, info: QueuedPodInfo, event: str) -> None:
         uid = info.pod.uid
@@ -191,7 +189,7 @@ class SchedulingQueue:
         return self.backoff_expiry(info) > self._clock.now()
 
     def move_all_to_active_or_backoff(self, pre_check: Callable[[QueuedPodInfo], bool] | None = None, *,
-                                      event: str = EVENT_UNKNOWN) -> int:
+                                      event: str) -> int:
         """A cluster event that may help: move matching unschedulable pods to backoffQ or activeQ.
 
         Gated pods stay: only an update of the pod itself re-runs PreEnqueue (as in kube-scheduler).
@@ -270,21 +268,27 @@ class SchedulingQueue:
         info = self._unschedulable.get(uid)
         if info is not None:
             info.pod_info = pod_info
-            nomination_cleared = bool(old.status.nominated_node_name) and not new.status.nominated_node_name
-            if old.metadata == new.metadata and old.spec == new.spec and not nomination_cleared:
-                return
-            del self._unschedulable[uid]
-            if self._run_pre_enqueue(info):
-                if self._is_backing_off(info):
-                    self._push_backoff(info, EVENT_POD_UPDATE)
-                else:
-                    self._push_active(info, EVENT_POD_UPDATE)
-            else:
-                self._unschedulable[uid] = info  # still gated: it never left the unschedulable pods
+            self._requeue_updated(info, old, new)
             return
         in_flight = self._in_flight.get(uid)
         if in_flight is not None:
             in_flight.pod_info = pod_info
+
+    def _requeue_updated(self, info: QueuedPodInfo, old: Pod, new: Pod) -> None:
+        """An update of a pod in the unschedulable pods: it moves on when more than its status changed (or its
+        nomination was cleared) and PreEnqueue lets it, counted under the update's first event; a pod that stays
+        counts as entering the unschedulable pods again once per event, as kube-scheduler v1.32 counts it."""
+        events = unscheduled_pod_update_events(old, new)
+        nomination_cleared = bool(old.status.nominated_node_name) and not new.status.nominated_node_name
+        if (old.metadata != new.metadata or old.spec != new.spec or nomination_cleared) and self._run_pre_enqueue(info):
+            del self._unschedulable[info.pod.uid]
+            if self._is_backing_off(info):
+                self._push_backoff(info, events[0])
+            else:
+                self._push_active(info, events[0])
+            return
+        for event in events:
+            self._incoming("unschedulable", event)
 
     # -- inspection --------------------------------------------------------------------------------
     def next_backoff_expiry(self) -> float | None:

@@ -51,6 +51,7 @@ from kubesched.runtime._batch import (
     select_host_index,
 )
 from kubesched.runtime._cache import Cache
+from kubesched.runtime._cluster_events import node_update_events
 from kubesched.runtime._explain import AttemptRecorder, Explainer
 from kubesched.runtime._failures import PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
@@ -142,6 +143,8 @@ class _Binding:
     assumed_at: int
     #: When the attempt started (time.perf_counter), for scheduler_scheduling_attempt_duration_seconds.
     started: float = 0.0
+    #: Where its scheduling cycle timed plugin calls (a sampled cycle), so a resumed binding cycle does the same.
+    metering: SchedulerMetrics | None = None
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -229,9 +232,14 @@ class Scheduler:
         self.queue.move_all_to_active_or_backoff(event="NodeAdd")
 
     def on_node_update(self, node: Node) -> None:
-        """A node changed."""
+        """A node changed: pods move once per change kube-scheduler watches (labelled with the first one, e.g.
+        NodeUpdateNodeLabel); an update that changes none of them moves no pod."""
+        info = self.cache.node_info(node.name)
+        old = info.node if info is not None else None
         self.cache.update_node(node)
-        self.queue.move_all_to_active_or_backoff(event="NodeUpdate")
+        events = node_update_events(old, node) if old is not None else ["NodeAdd"]
+        if events:
+            self.queue.move_all_to_active_or_backoff(event=events[0])
 
     def on_node_delete(self, name: str) -> None:
         """A node left."""
@@ -361,7 +369,7 @@ class Scheduler:
             framework.run_reserve_plugins_unreserve(state, assumed.pod, host)
             self.cache.forget_pod(assumed.pod)
             raise self._single_node_failure(pod, host, status)
-        binding = _Binding(framework, state, queued, assumed, host, next(self._sequence), started)
+        binding = _Binding(framework, state, queued, assumed, host, next(self._sequence), started, framework.metering)
         if status is not None:  # Wait: the binding cycle resumes when the waiting pod is resolved
             self._parked[pod.uid] = binding
             return None
@@ -574,6 +582,7 @@ class Scheduler:
                 continue
             del self._parked[uid]
             binding.framework.remove_waiting_pod(uid)
+            binding.framework.meter_plugins(binding.metering)  # sampled as its scheduling cycle was
             self._binding_cycle(binding, waiting.outcome)
 
     def next_wakeup(self) -> float | None:
@@ -643,7 +652,8 @@ class Scheduler:
         queued = binding.queued
         self.metrics.schedule_attempt(RESULT_SCHEDULED, framework.profile_name, time.perf_counter() - binding.started)
         first = queued.initial_attempt_timestamp
-        self.metrics.pod_scheduled_sli(queued.attempts, self.clock.now() - (first if first is not None else 0.0))
+        if first is not None:  # as kube-scheduler, which observes only pods with an initial attempt time
+            self.metrics.pod_scheduled_sli(queued.attempts, self.clock.now() - first)
 
     def _handle_failure(self, queued: QueuedPodInfo, failure: _CycleFailed, *, started: float,
                         binding_cycle: bool = False) -> None:

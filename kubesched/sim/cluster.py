@@ -300,11 +300,14 @@ class InMemoryCluster:
             self._update_pod(current.with_status(nominated_node_name=node_name))
 
     def set_scheduling_failure(self, pod: Pod, reason: str, message: str) -> None:
-        """Patch the PodScheduled=False condition."""
+        """Patch the PodScheduled=False condition; a pod that already has it unchanged is not written again, as
+        kube-scheduler's updatePod skips a write that changes nothing (so watchers see no update)."""
         current = self.pods.get(pod.uid)
         if current is None:
             return
         condition = PodCondition("PodScheduled", "False", reason, message)
+        if condition in current.status.conditions:
+            return
         self._update_pod(current.with_status(conditions=_set_condition(current.status.conditions, condition)))
 
     def record_event(self, regarding: Pod, event_type: str, reason: str, message: str) -> None:

@@ -91,7 +91,7 @@ class TestFailures:
         queue.add(make_pod("p").obj())
         info = queue.pop()
         assert info is not None
-        queue.move_all_to_active_or_backoff()
+        queue.move_all_to_active_or_backoff(event="NodeAdd")
         fail(queue, info)
         assert [i.pod.name for i in queue.backoff_pods()] == ["p"]
 
@@ -126,7 +126,7 @@ class TestFailures:
         assert info is not None
         fail(queue, info)
         clock.advance_to(5.0)
-        assert queue.move_all_to_active_or_backoff() == 1
+        assert queue.move_all_to_active_or_backoff(event="NodeAdd") == 1
         assert pop_all(queue) == ["p"]
 
     def test_status_only_update_does_not_retry(self) -> None:
@@ -193,5 +193,5 @@ class TestGating:
         """Only an update of the pod itself re-runs PreEnqueue; cluster events leave gated pods alone."""
         queue, _ = new_queue(gate={"g"})
         queue.add(make_pod("g").obj())
-        assert queue.move_all_to_active_or_backoff() == 0
+        assert queue.move_all_to_active_or_backoff(event="NodeAdd") == 0
         assert queue.active_count() == 0

@@ -69,15 +69,16 @@ def test_pending_pods_by_queue_at_the_end(metrics: SchedulerMetrics, queue: str,
 @pytest.mark.parametrize(("queue", "event", "expected"), [
     ("active", "UnschedulablePodAdd", 3),
     ("unschedulable", "UnschedulablePodAdd", 0),
-    ("unschedulable", "UnschedulablePodUpdate", 1),
+    ("unschedulable", "UnschedulablePodUpdate", 4),
     ("unschedulable", "ScheduleAttemptFailure", 4),
     ("active", "AssignedPodDelete", 3),
     ("backoff", "ScheduleAttemptFailure", 0),
 ])
 def test_incoming_pods_by_queue_and_event(metrics: SchedulerMetrics, queue: str, event: str, expected: int) -> None:
-    """New pods enter activeQ, failures the unschedulable pods, and low's deletion at 30 s moves the three failed
-    pods back to activeQ. The gated pod enters the unschedulable pods as an UnschedulablePodUpdate, as the real
-    kube-scheduler v1.32 counts a new gated pod."""
+    """New pods enter activeQ (the gated one counts nowhere), failures the unschedulable pods, and low's deletion at
+    30 s moves the three failed pods back to activeQ. Each status write to a pod waiting there counts it again as
+    an UnschedulablePodUpdate: hi's nomination and its condition, small's and huge's conditions; huge's second
+    failure, with the same message, writes nothing."""
     assert metrics.value(INCOMING, queue=queue, event=event) == expected
 
 
