@@ -141,6 +141,35 @@ def bench(workload_name: str, nodes: int | None, init_pods: int | None, measure_
 
 
 @main.command()
+@click.option("--kubeconfig", type=click.Path(dir_okay=False), default=None,
+              help="The kubeconfig to use (default: in-cluster config, the pod's service account).")
+@click.option("--profile", "profile", default=DEFAULT_PROFILE, show_default=True, help=PROFILE_HELP)
+@click.option("--leader-elect", is_flag=True, help="Schedule only while holding the Lease (run several replicas).")
+@click.option("--lease-namespace", default="kube-system", show_default=True, help="The Lease's namespace.")
+@click.option("--lease-name", default="kubesched", show_default=True, help="The Lease's name.")
+@click.option("--metrics-bind-address", default="127.0.0.1:10259", show_default=True, metavar="HOST:PORT",
+              help="Where /healthz, /readyz and /metrics are served.")
+@_guarded
+def run(kubeconfig: str | None, profile: str, leader_elect: bool, lease_namespace: str, lease_name: str,
+        metrics_bind_address: str) -> None:
+    """Schedule a real cluster's pending pods whose schedulerName matches a profile (needs 'kubesched[kube]')."""
+    import logging
+
+    from kubesched.kube.leader import LeaderElectionSettings
+    from kubesched.kube.rest import KubeApi
+    from kubesched.kube.run import Runner, RunOptions
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    registry = PluginRegistry.discover()
+    config = _load_profile(profile, registry)
+    options = RunOptions(kubeconfig=kubeconfig, leader_elect=leader_elect,
+                         lease=LeaderElectionSettings(namespace=lease_namespace, name=lease_name),
+                         metrics_bind_address=metrics_bind_address)
+    runner = Runner(KubeApi.connect(kubeconfig), config, registry, options)
+    sys.exit(runner.run())
+
+
+@main.command()
 @click.option("--output", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @_guarded
 def plugins(output: str) -> None:
