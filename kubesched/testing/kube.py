@@ -32,7 +32,8 @@ import pytest
 ASSETS_VARIABLE = "KUBEBUILDER_ASSETS"
 #: How long etcd and kube-apiserver get to become ready before the fixture fails with their logs.
 READY_TIMEOUT = 60.0
-STOP_TIMEOUT = 10.0
+#: kube-apiserver waits for its watch connections when stopped; past this it is killed.
+STOP_TIMEOUT = 5.0
 SKIP_REASON = (f"{ASSETS_VARIABLE} is not set: point it at a folder holding etcd and kube-apiserver "
                "(setup-envtest's, or .ci/run's unpacked ../shared/kube) to run the tests against a real API server")
 #: The token-file identities: name -> (user, groups).

@@ -101,7 +101,11 @@ def deploy_objects() -> list[Obj]:
 def grant_deploy_role(api: KubeApi, user: str = "kubesched") -> None:
     """Create deploy/'s ClusterRole and bind it to ``user`` (a token-file identity), as the ServiceAccount is."""
     role = next(o for o in deploy_objects() if o["kind"] == "ClusterRole")
-    create(api, role)
+    try:
+        create(api, role)
+    except ApiError as error:
+        if error.status != 409:  # granted to another user already
+            raise
     create(api, {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
                  "metadata": {"name": f"kubesched-{user}"},
                  "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "kubesched"},

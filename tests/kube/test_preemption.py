@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,14 @@ def _terminating(api: KubeApi, name: str) -> dict[str, Any] | None:
     return found if found is not None and found["metadata"].get("deletionTimestamp") else None
 
 
+def _terminating_probe(api: KubeApi, name: str) -> Callable[[], dict[str, Any] | None]:
+    return lambda: _terminating(api, name)
+
+
+def _two(items: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    return items if len(items) == 2 else None
+
+
 def test_preemption_nominates_deletes_exactly_the_victims_and_binds(kube_control_plane: ControlPlane,
                                                                     tmp_path: Path) -> None:
     """A high-priority pod that fits nowhere is nominated to n1; the two low-priority pods kube-scheduler would pick
@@ -43,7 +52,7 @@ def test_preemption_nominates_deletes_exactly_the_victims_and_binds(kube_control
         create(admin, _bound(name, cpu, priority))
     with kubesched_run(kube_control_plane, tmp_path) as process:
         create(admin, pod("preemptor", cpu="600m", priority_class="high"))
-        victims = [wait_for(f"{name} to be terminating", lambda name=name: _terminating(admin, name), log=process.log)
+        victims = [wait_for(f"{name} to be terminating", _terminating_probe(admin, name), log=process.log)
                    for name in ("low-a", "low-b")]
         preemptor = get_pod(admin, "preemptor")
         assert preemptor is not None
@@ -53,8 +62,7 @@ def test_preemption_nominates_deletes_exactly_the_victims_and_binds(kube_control
             target = conditions["DisruptionTarget"]
             assert (target["status"], target["reason"], target["message"]) == \
                 ("True", "PreemptionByScheduler", "default-scheduler: preempting to accommodate a higher priority pod")
-        preempted = wait_for("the Preempted events", lambda: len(events(admin, reason="Preempted")) == 2 and
-                             events(admin, reason="Preempted"))
+        preempted = wait_for("the Preempted events", lambda: _two(events(admin, reason="Preempted")))
         uid = preemptor["metadata"]["uid"]
         assert sorted((e["regarding"]["name"], e["note"]) for e in preempted) == \
             [(name, f"Preempted by pod {uid} on node n1") for name in ("low-a", "low-b")]
