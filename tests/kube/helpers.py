@@ -87,6 +87,11 @@ def node_of(api: KubeApi, name: str, namespace: str = "default") -> str:
     return str((found or {}).get("spec", {}).get("nodeName", ""))
 
 
+def bound_to(api: KubeApi, name: str, namespace: str = "default") -> Callable[[], str]:
+    """A probe for :func:`wait_for`: the pod's node ("" while unbound)."""
+    return lambda: node_of(api, name, namespace)
+
+
 def events(api: KubeApi, namespace: str = "default", reason: str | None = None) -> list[Obj]:
     """The events.k8s.io/v1 events of a namespace (with ``reason`` only, when given)."""
     items = api.get(f"/apis/events.k8s.io/v1/namespaces/{namespace}/events").get("items") or []

@@ -9,7 +9,7 @@ import pytest
 from kubesched.kube.leader import LeaderElectionSettings
 from kubesched.kube.rest import KubeApi
 from kubesched.testing.kube import ControlPlane
-from tests.kube.helpers import create, grant_deploy_role, kubesched_run, node, node_of, pod, wait_for
+from tests.kube.helpers import bound_to, create, grant_deploy_role, kubesched_run, node, node_of, pod, wait_for
 
 pytestmark = [pytest.mark.kube, pytest.mark.slow]
 
@@ -35,7 +35,7 @@ def test_only_the_leader_schedules_and_the_standby_takes_over_after_sigkill(kube
             for name in ("a", "b", "c"):
                 create(admin, pod(name))
             for name in ("a", "b", "c"):
-                wait_for(f"{name} to be bound", lambda name=name: node_of(admin, name), log=first.log)
+                wait_for(f"{name} to be bound", bound_to(admin, name), log=first.log)
             assert "Scheduled" not in second.log_text()
             assert first.log_text().count("Scheduled default/") == 3
             first.process.kill()
