@@ -134,3 +134,19 @@ def test_bind_rejected_by_server_is_retried_without_double_bind(
     assert "forbidden" in log
     assert log.count("Scheduled default/retried") == 1
     assert "already assigned" not in log
+
+
+def test_health_and_metrics_endpoints(admin: KubeApi, scheduler: Kubesched) -> None:
+    """/healthz and /readyz answer ok; /metrics counts scheduled attempts under kube-scheduler's metric name."""
+    create(admin, pod("counted"))
+    wait_for("counted to be bound", lambda: node_of(admin, "counted"), log=scheduler.log)
+    base = f"http://127.0.0.1:{scheduler.port}"
+    for path in ("/healthz", "/readyz"):
+        with urllib.request.urlopen(base + path, timeout=5) as response:
+            assert (response.status, response.read()) == (200, b"ok")
+    with urllib.request.urlopen(base + "/metrics", timeout=5) as response:
+        text = response.read().decode()
+    line = next(line for line in text.splitlines()
+                if line.startswith('scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"}'))
+    assert float(line.split()[-1]) >= 1
+    assert 'scheduler_pending_pods{queue="active"}' in text
