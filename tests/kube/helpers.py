@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -128,6 +129,13 @@ class Kubesched:
     def log_text(self) -> str:
         """Everything it logged so far."""
         return self.log.read_text(errors="replace")
+
+    def attempts(self) -> float:
+        """Its scheduling attempts so far, from /metrics (scheduler_schedule_attempts_total, every label)."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=5) as response:
+            text = response.read().decode()
+        return sum(float(line.split()[-1]) for line in text.splitlines()
+                   if line.startswith("scheduler_schedule_attempts_total{"))
 
     def stop(self) -> int:
         """SIGTERM, wait, then SIGKILL if needed; the exit status."""

@@ -36,6 +36,7 @@ def test_only_the_leader_schedules_and_the_standby_takes_over_after_sigkill(kube
                 create(admin, pod(name))
             for name in ("a", "b", "c"):
                 wait_for(f"{name} to be bound", bound_to(admin, name), log=first.log)
+            assert (first.attempts(), second.attempts()) == (3, 0)
             assert "Scheduled" not in second.log_text()
             assert first.log_text().count("Scheduled default/") == 3
             first.process.kill()
