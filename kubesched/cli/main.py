@@ -24,9 +24,12 @@ PROFILE_HELP = ("A shipped profile name (default, ...), or the path of a TOML pr
                 "KubeSchedulerConfiguration YAML file.")
 
 
+def _error_lines(exc: KubeschedError) -> list[str]:
+    return [str(e) for e in exc.errors] if isinstance(exc, InputErrorList) else str(exc).splitlines() or [""]
+
+
 def _fail(exc: KubeschedError) -> None:
-    lines = [str(e) for e in exc.errors] if isinstance(exc, InputErrorList) else str(exc).splitlines() or [""]
-    for line in lines:
+    for line in _error_lines(exc):
         click.echo(f"error: {line}", err=True)
     sys.exit(1)
 
@@ -158,15 +161,33 @@ def run(kubeconfig: str | None, profile: str, leader_elect: bool, lease_namespac
     from kubesched.kube.leader import LeaderElectionSettings
     from kubesched.kube.rest import KubeApi
     from kubesched.kube.run import Runner, RunOptions
+    from kubesched.kube.server import parse_address
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     registry = PluginRegistry.discover()
-    config = _load_profile(profile, registry)
+    problems: list[KubeschedError] = []  # every problem with the flags in one run, then exit 1
+    config = api = None
+    try:
+        config = _load_profile(profile, registry)
+    except KubeschedError as exc:
+        problems.append(exc)
+    try:
+        api = KubeApi.connect(kubeconfig)
+    except KubeschedError as exc:
+        problems.append(exc)
+    try:
+        parse_address(metrics_bind_address)
+    except KubeschedError as exc:
+        problems.append(exc)
+    if problems or config is None or api is None:
+        for problem in problems:
+            for line in _error_lines(problem):
+                click.echo(f"error: {line}", err=True)
+        sys.exit(1)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     options = RunOptions(kubeconfig=kubeconfig, leader_elect=leader_elect,
                          lease=LeaderElectionSettings(namespace=lease_namespace, name=lease_name),
                          metrics_bind_address=metrics_bind_address)
-    runner = Runner(KubeApi.connect(kubeconfig), config, registry, options)
-    sys.exit(runner.run())
+    sys.exit(Runner(api, config, registry, options).run())
 
 
 @main.command()

@@ -69,10 +69,10 @@ class KubeApi:
                                         persist_config=False)
             else:
                 config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
-        except (config.ConfigException, OSError, ValueError) as exc:
+        except Exception as exc:  # a malformed file fails anywhere in the loader: one line for it
             where = f"kubeconfig {kubeconfig!r}" if kubeconfig else \
                 "in-cluster config (no --kubeconfig given and not running in a pod?)"
-            raise ConfigError(f"{where}: {exc}") from None
+            raise ConfigError(f"{where}: {' '.join(str(exc).split()) or type(exc).__name__}") from None
         return cls(configuration)
 
     def _headers(self, content_type: str | None = None) -> dict[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from kubesched.cli.main import main, run
@@ -40,11 +41,26 @@ def test_run_help_lists_the_flags() -> None:
         assert flag in result.output
 
 
-def test_missing_kubeconfig_is_one_line_error(tmp_path: Path) -> None:
-    """A kubeconfig that does not exist is one error line naming it, exit 1, no traceback."""
+@pytest.mark.slow
+def test_bad_flags_are_reported_together(tmp_path: Path) -> None:
+    """A missing kubeconfig, an unknown profile and a bad address: one error line each, exit 1, no traceback."""
     missing = tmp_path / "nope.kubeconfig"
-    result = CliRunner().invoke(main, ["run", "--kubeconfig", str(missing)])
+    result = CliRunner().invoke(main, ["run", "--kubeconfig", str(missing), "--profile", "nope",
+                                       "--metrics-bind-address", "localhost"])
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1, result.output
-    assert lines[0].startswith(f"error: kubeconfig '{missing}'")
+    assert len(lines) == 3, result.output
+    assert lines[0].startswith("error: no shipped profile named 'nope'")
+    assert lines[1].startswith(f"error: kubeconfig '{missing}'")
+    assert lines[2] == 'error: --metrics-bind-address: invalid value "localhost": want HOST:PORT'
+
+
+@pytest.mark.slow
+def test_malformed_kubeconfig_is_one_line_error(tmp_path: Path) -> None:
+    """A kubeconfig that is not YAML is one error line naming the file, not a traceback."""
+    bad = tmp_path / "bad.kubeconfig"
+    bad.write_text("clusters: [\n")
+    result = CliRunner().invoke(main, ["run", "--kubeconfig", str(bad)])
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1, result.output
+    assert result.output.startswith(f"error: kubeconfig '{bad}': while parsing a flow node")
