@@ -54,6 +54,11 @@ def decode_object(obj: Obj) -> Any | None:
     return value
 
 
+def _name_key(value: Any) -> str:
+    """"namespace/name" of a decoded object ("/name" when cluster-scoped)."""
+    return f"{value.metadata.namespace or ''}/{value.metadata.name}"
+
+
 def _uid(obj: Obj) -> str:
     return str((obj.get("metadata") or {}).get("uid", ""))
 
@@ -72,6 +77,8 @@ class KubeCluster:
         #: kind -> uid -> (resourceVersion, decoded object)
         self.stores: dict[str, dict[str, tuple[str, Any]]] = {kind: {} for kind in DECODERS}
         self._by_key: dict[str, str] = {}
+        #: kind -> "namespace/name" -> object, for the kinds other than Pod (looked up by name per cycle).
+        self._named: dict[str, dict[str, Any]] = {kind: {} for kind in DECODERS if kind != "Pod"}
         self._by_node: dict[str, dict[str, Pod]] = {}
         self._by_namespace: dict[str, dict[str, Pod]] = {}
         #: Pods this scheduler bound and the informer has not yet shown bound: uid -> (node, monotonic time).
@@ -119,6 +126,10 @@ class KubeCluster:
             return
         old = store.get(uid)
         store[uid] = (_version(obj), value)
+        if kind != "Pod":
+            if old is not None:
+                self._named[kind].pop(_name_key(old[1]), None)
+            self._named[kind][_name_key(value)] = value
         if kind == "Pod":
             self.fresher.pop(uid, None)
             if value.spec.node_name:
@@ -142,6 +153,8 @@ class KubeCluster:
         if old is None:
             return
         value = old[1]
+        if kind != "Pod" and self._named[kind].get(_name_key(value)) is value:
+            del self._named[kind][_name_key(value)]
         if kind == "Pod":
             self.fresher.pop(uid, None)
             self._unindex(value)
@@ -281,7 +294,8 @@ class KubeCluster:
 
     def get_namespace(self, name: str) -> Namespace | None:
         """The Namespace ``name``."""
-        return next((ns for ns in self.objects("Namespace") if ns.metadata.name == name), None)
+        found: Namespace | None = self._named["Namespace"].get(f"/{name}")
+        return found
 
     def get_namespace_labels(self, name: str) -> Mapping[str, str]:
         """The labels of namespace ``name``."""
@@ -298,11 +312,12 @@ class KubeCluster:
 
     def get_controller(self, kind: str, namespace: str, name: str) -> WorkloadController | None:
         """The ReplicaSet, StatefulSet or ReplicationController of that kind and name."""
-        if kind not in self.stores:
+        if kind not in self._named or kind in ("Pod", "Node", "Namespace"):
             return None
-        return next((c for c in self.objects(kind) if c.metadata.namespace == namespace and c.metadata.name == name),
-                    None)
+        found: WorkloadController | None = self._named[kind].get(f"{namespace}/{name}")
+        return found
 
     def node(self, name: str) -> Node | None:
         """The informer's Node ``name``."""
-        return next((n for n in self.objects("Node") if n.name == name), None)
+        found: Node | None = self._named["Node"].get(f"/{name}")
+        return found

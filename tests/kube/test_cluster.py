@@ -132,3 +132,25 @@ def test_pod_deleted_before_its_bind_was_seen_leaves_with_its_node(cluster: tupl
     backend.bind(pending, "n1")
     backend.apply(Delta("Pod", "DELETED", obj))
     assert listener.calls[-1] == ("pod_delete", "a", "n1")
+
+
+def test_namespaces_and_controllers_are_found_by_name_until_deleted(cluster: tuple[KubeCluster, Recorder]) -> None:
+    """get_namespace(_labels) and get_controller answer from the informers' objects, and forget deleted ones."""
+    backend, _ = cluster
+    namespace = {"kind": "Namespace", "metadata": {"name": "ml", "uid": "ns", "resourceVersion": "1",
+                                                   "labels": {"team": "ai"}}}
+    replica_set = {"kind": "ReplicaSet", "metadata": {"name": "web", "namespace": "ml", "uid": "rs",
+                                                      "resourceVersion": "1"},
+                   "spec": {"selector": {"matchLabels": {"app": "web"}}}}
+    backend.apply(Delta("Namespace", "ADDED", namespace))
+    backend.apply(Delta("ReplicaSet", "ADDED", replica_set))
+    assert backend.get_namespace_labels("ml") == {"team": "ai", "kubernetes.io/metadata.name": "ml"}
+    found = backend.get_controller("ReplicaSet", "ml", "web")
+    assert found is not None
+    assert found.selector is not None
+    assert found.selector.match_labels == {"app": "web"}
+    assert backend.get_controller("StatefulSet", "ml", "web") is None
+    backend.apply(Delta("ReplicaSet", "DELETED", replica_set))
+    backend.apply(Delta("Namespace", "DELETED", namespace))
+    assert (backend.get_controller("ReplicaSet", "ml", "web"), backend.get_namespace("ml")) == (None, None)
+    assert backend.get_namespace_labels("ml") == {"kubernetes.io/metadata.name": "ml"}

@@ -72,3 +72,20 @@ def test_preemption_nominates_deletes_exactly_the_victims_and_binds(kube_control
             admin.request("DELETE", pod_path("default", name), body={"gracePeriodSeconds": 0})
         assert wait_for("the preemptor to be bound", lambda: node_of(admin, "preemptor"), log=process.log) == "n1"
     assert get_pod(admin, "mid") is not None
+
+
+def test_terminated_pods_hold_no_room(kube_control_plane: ControlPlane, tmp_path: Path) -> None:
+    """A pod that finished (phase Succeeded) on a full node is ignored, as kube-scheduler's informer ignores it:
+    a new pod that needs its room is bound there."""
+    admin = KubeApi.connect(str(kube_control_plane.kubeconfig("admin")))
+    create(admin, node("small", cpu="1", labels={"size": "small"}))
+    finished = pod("finished", cpu="900m")
+    finished["spec"]["nodeName"] = "small"
+    create(admin, finished)
+    admin.request("PATCH", pod_path("default", "finished", "status"), body={"status": {"phase": "Succeeded"}},
+                  content_type="application/merge-patch+json")
+    latecomer = pod("latecomer", cpu="500m")
+    latecomer["spec"]["nodeSelector"] = {"size": "small"}
+    with kubesched_run(kube_control_plane, tmp_path) as process:
+        create(admin, latecomer)
+        assert wait_for("latecomer to be bound", lambda: node_of(admin, "latecomer"), log=process.log) == "small"
