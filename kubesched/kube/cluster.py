@@ -145,7 +145,7 @@ class KubeCluster:
         elif kind == "Node" and self.listener is not None:
             if old is None:
                 self.listener.on_node_add(value)
-            else:
+            elif old[1] != value:  # a heartbeat changes nothing the scheduler reads: no retry storm
                 self.listener.on_node_update(value)
 
     def _delete(self, kind: str, uid: str) -> None:

@@ -22,6 +22,8 @@ REPORTING_CONTROLLER = "kubesched"
 #: kube-scheduler's action per reason (its recorder's ``action`` argument).
 ACTIONS = {"Scheduled": "Binding", "FailedScheduling": "Scheduling", "Preempted": "Preempting"}
 MAX_QUEUED = 10_000
+#: An object name's limit (a DNS subdomain).
+MAX_NAME = 253
 
 
 def micro_time(when: datetime) -> str:
@@ -33,7 +35,8 @@ def event_object(regarding: Pod, event_type: str, reason: str, note: str, instan
     """The Event kube-scheduler's recorder would create about ``regarding``."""
     return {
         "apiVersion": "events.k8s.io/v1", "kind": "Event",
-        "metadata": {"name": f"{regarding.name}.{secrets.token_hex(8)}", "namespace": regarding.namespace},
+        "metadata": {"name": f"{regarding.name[:MAX_NAME - 17]}.{secrets.token_hex(8)}",
+                     "namespace": regarding.namespace},
         "eventTime": micro_time(datetime.now(UTC)),
         "reportingController": REPORTING_CONTROLLER, "reportingInstance": instance,
         "action": ACTIONS.get(reason, "Scheduling"), "reason": reason, "type": event_type, "note": note,

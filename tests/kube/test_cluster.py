@@ -154,3 +154,13 @@ def test_namespaces_and_controllers_are_found_by_name_until_deleted(cluster: tup
     backend.apply(Delta("Namespace", "DELETED", namespace))
     assert (backend.get_controller("ReplicaSet", "ml", "web"), backend.get_namespace("ml")) == (None, None)
     assert backend.get_namespace_labels("ml") == {"kubernetes.io/metadata.name": "ml"}
+
+
+def test_node_update_that_changes_nothing_read_is_not_passed_on(cluster: tuple[KubeCluster, Recorder]) -> None:
+    """A node update that only moves the resourceVersion (a heartbeat) is not an event for the scheduler; a label
+    change is."""
+    backend, listener = cluster
+    backend.apply(Delta("Node", "ADDED", _obj(node("n1"), "n1")))
+    backend.apply(Delta("Node", "MODIFIED", _obj(node("n1"), "n1", "2")))
+    backend.apply(Delta("Node", "MODIFIED", _obj(node("n1", labels={"disk": "ssd"}), "n1", "3")))
+    assert listener.calls == [("node_add", "n1", ""), ("node_update", "n1", "")]
