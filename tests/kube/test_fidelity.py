@@ -4,9 +4,10 @@ The real kube-scheduler (from KUBEBUILDER_ASSETS, ``-v=10``) schedules each pod 
 ``simulate`` gets the same objects (the nodes, the pods already bound, the pending pod) and must decide the same:
 a node among those with the best final score in kube-scheduler's log (the same node when the best is unique), or,
 for a pod that fits nowhere, the same message. The clusters vary resources, node selectors, taints and tolerations,
-preferred node affinity, pod anti-affinity (required and preferred) and zone topology spread (priorities, PDBs and
-preemption victims are not generated yet: docs/fidelity.md). ``KUBESCHED_FIDELITY_CLUSTERS`` sets how many clusters
-(default 50); the tally (``-s`` shows it) counts decisions: bound with a unique best node, among ties, unschedulable.
+preferred node affinity, pod anti-affinity (required and preferred) and zone topology spread. A second test fills
+nodes with low-priority pods and checks a high-priority pod's nominated node and victims (PDBs are not generated
+yet: docs/fidelity.md). ``KUBESCHED_FIDELITY_CLUSTERS`` sets how many clusters (default 50; half as many for
+preemption); the tally (``-s`` shows it) counts the kinds of decisions checked.
 """
 
 from __future__ import annotations
@@ -119,9 +120,10 @@ def _random_cluster(rng: random.Random, case: int) -> tuple[list[dict[str, Any]]
     return nodes, bound, pending
 
 
-def _outcome(api: KubeApi, name: str, nodes: int) -> tuple[str, str] | None:
-    """("bound", node) or ("unschedulable", message) once kube-scheduler decided about all ``nodes``; else None."""
-    found = get_pod(api, name) or {}
+def _outcome(api: KubeApi, name: str, nodes: int, found: dict[str, Any] | None = None) -> tuple[str, str] | None:
+    """("bound", node) or ("unschedulable", message) once kube-scheduler decided about all ``nodes``; else None.
+    ``found`` is the pod when the caller already read it (one read, so the answer is one state of the pod)."""
+    found = found if found is not None else get_pod(api, name) or {}
     node_name = found.get("spec", {}).get("nodeName")
     if node_name:
         return "bound", str(node_name)
@@ -202,5 +204,102 @@ def test_simulate_decides_as_the_real_kube_scheduler(kube_control_plane: Control
         _cleanup(admin, [o["metadata"]["name"] for o in live if o["kind"] == "Pod"],
                  [o["metadata"]["name"] for o in nodes])
     print(f"fidelity: {CLUSTERS} clusters: " + ", ".join(f"{k} {v}" for k, v in tally.items()))
+    assert not disagreements, f"{len(disagreements)} of {tally['checked']} decisions differ:\n" + \
+        "\n".join(disagreements)
+
+
+def _priority_classes() -> list[dict[str, Any]]:
+    """low-1..low-12 (values 10..120, one per bound pod, so victims are never tied) and high (1000)."""
+    classes = [("high", 1000), *((f"low-{i}", 10 * i) for i in range(1, 13))]
+    return [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+             "value": value} for name, value in classes]
+
+
+def _preemption_cluster(rng: random.Random, case: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
+                                                               dict[str, Any]]:
+    """Nodes mostly full of low-priority pods (distinct priorities) and a high-priority pod that fits nowhere as it
+    is: usually it can preempt, sometimes it is too big for any node."""
+    nodes, bound = [], []
+    classes = rng.sample(range(1, 13), 12)
+    free = []
+    for j in range(rng.randint(1, 3)):
+        name = f"p{case}-n{j}"
+        millis = rng.choice([1000, 2000])
+        nodes.append(node(name, cpu=str(millis // 1000), labels={"kubernetes.io/hostname": name}))
+        used = 0
+        for k in range(4):
+            cpu = rng.choice([200, 300, 400, 500])
+            if used + cpu > millis or not classes or used >= 0.7 * millis:
+                break
+            obj = pod(f"p{case}-n{j}-v{k}", cpu=f"{cpu}m", priority_class=f"low-{classes.pop()}")
+            obj["spec"]["nodeName"] = name
+            bound.append(obj)
+            used += cpu
+        free.append(millis - used)
+    biggest = max(int(n["status"]["capacity"]["cpu"]) * 1000 for n in nodes)
+    wanted = rng.choice(list(range(max(free) + 100, biggest + 1, 100)) or [biggest + 500])
+    if rng.random() < 0.1:
+        wanted = biggest + 500
+    return nodes, bound, pod(f"p{case}-high", cpu=f"{wanted}m", priority_class="high")
+
+
+def _preemption_outcome(api: KubeApi, name: str, nodes: int) -> tuple[str, str] | None:
+    """("nominated", node), ("bound", node) or ("unschedulable", message), once kube-scheduler decided."""
+    found = get_pod(api, name) or {}
+    if found.get("spec", {}).get("nodeName"):
+        return "bound", str(found["spec"]["nodeName"])
+    nominated = found.get("status", {}).get("nominatedNodeName")
+    if nominated:
+        return "nominated", str(nominated)
+    return _outcome(api, name, nodes, found)
+
+
+def test_preemption_decides_as_the_real_kube_scheduler(kube_control_plane: ControlPlane, real_scheduler: Path,
+                                                       tmp_path: Path) -> None:
+    """For random nodes full of low-priority pods, the high-priority pod gets the node kube-scheduler nominates and
+    exactly its victims in simulate (or the same message when nothing can be preempted)."""
+    admin = KubeApi.connect(str(kube_control_plane.kubeconfig("admin")))
+    classes = _priority_classes()
+    for obj in classes:
+        create(admin, obj)
+    rng = random.Random(1124)
+    disagreements = []
+    tally = {"checked": 0, "preempted": 0, "bound": 0, "unschedulable": 0}
+    for case in range(max(CLUSTERS // 2, 1)):
+        nodes, bound, preemptor = _preemption_cluster(rng, case)
+        for obj in [*nodes, *bound, preemptor]:
+            create(admin, obj)
+        name = preemptor["metadata"]["name"]
+        deadline = time.monotonic() + WAIT
+        real = None
+        while real is None and time.monotonic() < deadline:
+            real = _preemption_outcome(admin, name, len(nodes))
+            time.sleep(0.05)
+        assert real is not None, f"kube-scheduler decided nothing about {name}:\n{log_tail(real_scheduler)}"
+        victims = sorted(o["metadata"]["name"] for o in bound
+                         if (get_pod(admin, o["metadata"]["name"]) or {}).get("metadata", {}).get("deletionTimestamp"))
+        manifest = tmp_path / "cluster.json"
+        manifest.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                        "items": [*classes, *nodes, *bound, preemptor]}))
+        registry = PluginRegistry.discover()
+        result = simulate(load([manifest]), load_config("default", registry), registry)
+        mine = next(p for p in result.pods if p.name == name)
+        preemptions = [p for p in result.preemptions if p.preemptor == f"default/{name}"]
+        tally["checked"] += 1
+        tally[real[0] if real[0] != "nominated" else "preempted"] += 1
+        if real[0] == "nominated":
+            simulated: tuple[str, ...] = ("nominated", preemptions[0].node, *sorted(
+                v.split("/")[1] for v in preemptions[0].victims)) if preemptions else ("none", mine.phase)
+            if simulated != ("nominated", real[1], *victims):
+                disagreements.append(f"{name}: kube-scheduler nominated {real[1]} evicting {victims}; "
+                                     f"simulate: {simulated}")
+        elif real[0] == "bound":
+            if (mine.phase, mine.node, preemptions) != ("Bound", real[1], []):
+                disagreements.append(f"{name}: kube-scheduler bound it to {real[1]}; simulate: {mine}")
+        elif (mine.phase, mine.message) != ("Pending", real[1]):
+            disagreements.append(f"{name}: kube-scheduler: {real[1]!r}; simulate: {mine.message!r}")
+        _cleanup(admin, [o["metadata"]["name"] for o in [*bound, preemptor]], [o["metadata"]["name"] for o in nodes])
+    print(f"fidelity (preemption): {max(CLUSTERS // 2, 1)} clusters: " +
+          ", ".join(f"{k} {v}" for k, v in tally.items()))
     assert not disagreements, f"{len(disagreements)} of {tally['checked']} decisions differ:\n" + \
         "\n".join(disagreements)
