@@ -16,6 +16,8 @@ class FakeApi:
     def __init__(self) -> None:
         self.objects: dict[str, Obj] = {}
         self.requests: list[tuple[str, str]] = []
+        #: (method, path, content type, body) of every request that had a body.
+        self.bodies: list[tuple[str, str, str, Any]] = []
         self.fail: Callable[[str, str], ApiError | None] = lambda method, path: None
         self._versions = itertools.count(1)
 
@@ -30,6 +32,8 @@ class FakeApi:
                 content_type: str = "application/json", timeout: float = 30.0) -> Obj:
         """Record the request, then answer it like the API server would (roughly)."""
         self.requests.append((method, path))
+        if body is not None:
+            self.bodies.append((method, path, content_type, copy.deepcopy(body)))
         error = self.fail(method, path)
         if error is not None:
             raise error

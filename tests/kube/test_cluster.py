@@ -7,7 +7,7 @@ from typing import Any, cast
 import pytest
 
 from kubesched.api.node import Node
-from kubesched.api.pod import Pod
+from kubesched.api.pod import Pod, PodCondition
 from kubesched.backend import BindingError
 from kubesched.kube.cluster import KubeCluster
 from kubesched.kube.informer import Delta, Replace
@@ -164,3 +164,30 @@ def test_node_update_that_changes_nothing_read_is_not_passed_on(cluster: tuple[K
     backend.apply(Delta("Node", "MODIFIED", _obj(node("n1"), "n1", "2")))
     backend.apply(Delta("Node", "MODIFIED", _obj(node("n1", labels={"disk": "ssd"}), "n1", "3")))
     assert listener.calls == [("node_add", "n1", ""), ("node_update", "n1", "")]
+
+
+def test_status_writes_are_patches_of_the_status_subresource(api: FakeApi,
+                                                              cluster: tuple[KubeCluster, Recorder]) -> None:
+    """Nominating (and clearing with null), the PodScheduled condition and DisruptionTarget before a delete are
+    patches of pods/status; the delete carries the uid as a precondition."""
+    backend, _ = cluster
+    backend.apply(Delta("Pod", "ADDED", _obj(pod("a"), "ua")))
+    target = backend.get_pod("default", "a")
+    assert target is not None
+    backend.set_nominated_node_name(target, "n1")
+    backend.set_nominated_node_name(target, "")
+    backend.set_scheduling_failure(target, "Unschedulable", "0/1 nodes are available: 1 Insufficient cpu.")
+    backend.delete_pod(target, condition=PodCondition("DisruptionTarget", "True", "PreemptionByScheduler", "why"))
+    status = pod_path("default", "a", "status")
+    merge, strategic = "application/merge-patch+json", "application/strategic-merge-patch+json"
+    assert [(m, p, c) for m, p, c, _ in api.bodies] == [
+        ("PATCH", status, merge), ("PATCH", status, merge), ("PATCH", status, strategic), ("PATCH", status, strategic),
+        ("DELETE", pod_path("default", "a"), "application/json")]
+    bodies = [b for *_, b in api.bodies]
+    assert bodies[0] == {"status": {"nominatedNodeName": "n1"}}
+    assert bodies[1] == {"status": {"nominatedNodeName": None}}
+    condition = bodies[2]["status"]["conditions"][0]
+    assert (condition["type"], condition["status"], condition["reason"], condition["message"]) == \
+        ("PodScheduled", "False", "Unschedulable", "0/1 nodes are available: 1 Insufficient cpu.")
+    assert bodies[3]["status"]["conditions"][0]["type"] == "DisruptionTarget"
+    assert bodies[4]["preconditions"] == {"uid": "ua"}
