@@ -18,11 +18,12 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.workload import Namespace, Service, WorkloadController, namespace_labels
-from kubesched.backend import BindingError, ClusterListener
+from kubesched.backend import ClusterListener
 from kubesched.errors import InputError
 from kubesched.io import decode
 from kubesched.io.decode_pod import pod as decode_pod
 from kubesched.io.fields import collecting
+from kubesched.kube.binder import BindConflictError, Binder
 from kubesched.kube.events import EventRecorder
 from kubesched.kube.informer import Delta, Replace
 from kubesched.kube.rest import MERGE_PATCH, STRATEGIC_MERGE_PATCH, ApiError, KubeApi, Obj, pod_path
@@ -85,8 +86,7 @@ class KubeCluster:
         self.bound: dict[str, tuple[str, float]] = {}
         #: Fresher versions of pods learned from direct reads (a 409 on bind), until the watch catches up.
         self.fresher: dict[str, Pod] = {}
-        #: How many binds this process made.
-        self.binds = 0
+        self.binder = Binder(api, decode_object)
         #: Told the number of victims of each preemption (the metrics).
         self.on_preemption: Callable[[int], None] | None = None
 
@@ -188,28 +188,15 @@ class KubeCluster:
 
     # -- ClusterClient: writes -----------------------------------------------------------------------
     def bind(self, pod: Pod, node_name: str) -> None:
-        """POST pods/binding (with the pod's uid as a precondition); a 409 means the pod is already bound (by
-        another scheduler, or by an earlier attempt whose answer was lost): the pod is read back so the failure
-        handling sees it bound and forgets it instead of requeueing it."""
-        body = {"apiVersion": "v1", "kind": "Binding",
-                "metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid},
-                "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
+        """Bind through :class:`~kubesched.kube.binder.Binder`. After a 409 the pod read back is what get_pod
+        answers until the watch catches up, so the failure handling sees it bound and forgets it."""
         try:
-            self.api.request("POST", pod_path(pod.namespace, pod.name, "binding"), body=body)
-        except ApiError as error:
-            if error.status == 409:
-                self._read_back(pod)
-            raise BindingError(error.message or str(error)) from None
-        self.binds += 1
+            self.binder.bind(pod, node_name)
+        except BindConflictError as conflict:
+            if conflict.current is not None:
+                self.fresher[pod.uid] = conflict.current
+            raise
         self.bound[pod.uid] = (node_name, time.monotonic())
-
-    def _read_back(self, pod: Pod) -> None:
-        try:
-            current = decode_object({**self.api.get(pod_path(pod.namespace, pod.name)), "kind": "Pod"})
-        except ApiError:
-            return
-        if current is not None and current.uid == pod.uid:
-            self.fresher[pod.uid] = current
 
     def delete_pod(self, pod: Pod, *, condition: PodCondition | None = None) -> None:
         """Add ``condition`` (DisruptionTarget) to the pod's status, then delete it with its grace period."""
