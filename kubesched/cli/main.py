@@ -31,9 +31,12 @@ PROFILE_HELP = ("A shipped profile name (default, ...), or the path of a TOML pr
                 "KubeSchedulerConfiguration YAML file.")
 
 
+def _error_lines(exc: KubeschedError) -> list[str]:
+    return [str(e) for e in exc.errors] if isinstance(exc, InputErrorList) else str(exc).splitlines() or [""]
+
+
 def _fail(exc: KubeschedError) -> None:
-    lines = [str(e) for e in exc.errors] if isinstance(exc, InputErrorList) else str(exc).splitlines() or [""]
-    for line in lines:
+    for line in _error_lines(exc):
         click.echo(f"error: {line}", err=True)
     sys.exit(1)
 
@@ -199,6 +202,53 @@ def bench(workload_name: str, nodes: int | None, init_pods: int | None, measure_
     bench_command(workload_name, nodes=nodes, init_pods=init_pods, measure_pods=measure_pods,
                   load_profile=lambda registry: _load_profile(profile, registry), seed=seed, reference=reference,
                   output=output)
+
+
+@main.command()
+@click.option("--kubeconfig", type=click.Path(dir_okay=False), default=None,
+              help="The kubeconfig to use (default: in-cluster config, the pod's service account).")
+@click.option("--profile", "profile", default=DEFAULT_PROFILE, show_default=True, help=PROFILE_HELP)
+@click.option("--leader-elect", is_flag=True, help="Schedule only while holding the Lease (run several replicas).")
+@click.option("--lease-namespace", default="kube-system", show_default=True, help="The Lease's namespace.")
+@click.option("--lease-name", default="kubesched", show_default=True, help="The Lease's name.")
+@click.option("--metrics-bind-address", default="127.0.0.1:10259", show_default=True, metavar="HOST:PORT",
+              help="Where /healthz, /readyz and /metrics are served.")
+@_guarded
+def run(kubeconfig: str | None, profile: str, leader_elect: bool, lease_namespace: str, lease_name: str,
+        metrics_bind_address: str) -> None:
+    """Schedule a real cluster's pending pods whose schedulerName matches a profile (needs 'kubesched[kube]')."""
+    import logging
+
+    from kubesched.kube.leader import LeaderElectionSettings
+    from kubesched.kube.rest import KubeApi
+    from kubesched.kube.run import Runner, RunOptions
+    from kubesched.kube.server import parse_address
+
+    registry = PluginRegistry.discover()
+    problems: list[KubeschedError] = []  # every problem with the flags in one run, then exit 1
+    config = api = None
+    try:
+        config = _load_profile(profile, registry)
+    except KubeschedError as exc:
+        problems.append(exc)
+    try:
+        api = KubeApi.connect(kubeconfig)
+    except KubeschedError as exc:
+        problems.append(exc)
+    try:
+        parse_address(metrics_bind_address)
+    except KubeschedError as exc:
+        problems.append(exc)
+    if problems or config is None or api is None:
+        for problem in problems:
+            for line in _error_lines(problem):
+                click.echo(f"error: {line}", err=True)
+        sys.exit(1)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    options = RunOptions(kubeconfig=kubeconfig, leader_elect=leader_elect,
+                         lease=LeaderElectionSettings(namespace=lease_namespace, name=lease_name),
+                         metrics_bind_address=metrics_bind_address)
+    sys.exit(Runner(api, config, registry, options).run())
 
 
 @main.command()

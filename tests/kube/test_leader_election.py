@@ -1,0 +1,51 @@
+"""Leader election between two `kubesched run --leader-elect` processes on one Lease."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kubesched.kube.leader import LeaderElectionSettings
+from kubesched.kube.rest import KubeApi
+from kubesched.testing.kube import ControlPlane
+from tests.kube.helpers import bound_to, create, grant_deploy_role, kubesched_run, node, node_of, pod, wait_for
+
+pytestmark = [pytest.mark.kube, pytest.mark.slow]
+
+LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubesched"
+DEFAULTS = LeaderElectionSettings()
+
+
+def test_only_the_leader_schedules_and_the_standby_takes_over_after_sigkill(kube_control_plane: ControlPlane,
+                                                                            tmp_path: Path) -> None:
+    """Of two processes only the Lease holder binds pods; after SIGKILL of the leader the standby takes the Lease
+    within the lease duration (plus a retry period) and schedules; on SIGTERM it releases the Lease."""
+    admin = KubeApi.connect(str(kube_control_plane.kubeconfig("admin")))
+    grant_deploy_role(admin, "kubesched")
+    grant_deploy_role(admin, "kubesched-2")
+    create(admin, node("n1"))
+    with kubesched_run(kube_control_plane, tmp_path, "--leader-elect", name="first") as first:
+        wait_for("the first process to lead", lambda: "successfully acquired lease" in first.log_text(),
+                 log=first.log)
+        with kubesched_run(kube_control_plane, tmp_path, "--leader-elect", identity="kubesched-2",
+                           name="second") as second:
+            wait_for("the second process to try the Lease", lambda: "attempting to acquire" in second.log_text(),
+                     log=second.log)
+            for name in ("a", "b", "c"):
+                create(admin, pod(name))
+            for name in ("a", "b", "c"):
+                wait_for(f"{name} to be bound", bound_to(admin, name), log=first.log)
+            assert (first.attempts(), second.attempts()) == (3, 0)
+            assert "Scheduled" not in second.log_text()
+            assert first.log_text().count("Scheduled default/") == 3
+            first.process.kill()
+            first.process.wait(10)
+            create(admin, pod("after-failover"))
+            wait_for("the standby to take over and bind", lambda: node_of(admin, "after-failover"),
+                     timeout=DEFAULTS.lease_duration + 2 * DEFAULTS.retry_period + 5, log=second.log)
+            assert "successfully acquired lease" in second.log_text()
+            assert second.stop() == 0
+            assert "released lease" in second.log_text()
+        holder = admin.get(LEASE)["spec"].get("holderIdentity")
+    assert not holder
