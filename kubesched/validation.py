@@ -62,25 +62,40 @@ def parse_float(text: str) -> float:
 
 
 # -- rendering values --------------------------------------------------------------------------------
+def _escaped(char: str) -> str:
+    """One character as Go's %q writes it inside quotes."""
+    if char in _SIMPLE_ESCAPES:
+        return _SIMPLE_ESCAPES[char]
+    if char.isprintable():
+        return char
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def escape(text: str) -> str:
     """``text`` with quotes, backslashes, control characters and lone surrogates escaped, as Go's %q does."""
-    out = []
+    return "".join(_escaped(char) for char in text)
+
+
+def escape_cut(text: str, limit: int = MAX_SHOWN) -> tuple[str, bool]:
+    """``text`` escaped, cut before the escaped form passes ``limit`` characters (escapes are never split), and
+    whether it was cut: a message stays short even for a string of control characters."""
+    out: list[str] = []
+    size = 0
     for char in text:
-        if char in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[char])
-        elif char.isprintable():
-            out.append(char)
-        else:
-            code = ord(char)
-            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-    return "".join(out)
+        piece = _escaped(char)
+        size += len(piece)
+        if size > limit:
+            return "".join(out), True
+        out.append(piece)
+    return "".join(out), False
 
 
 def quote(text: str) -> str:
-    """``text`` in double quotes and escaped; cut after :data:`MAX_SHOWN` characters, with its length given."""
-    if len(text) > MAX_SHOWN:
-        return f'"{escape(text[:MAX_SHOWN])}..." ({len(text)} characters)'
-    return f'"{escape(text)}"'
+    """``text`` in double quotes and escaped; cut where its escaped form passes :data:`MAX_SHOWN` characters, with
+    its length given."""
+    escaped, cut = escape_cut(text)
+    return f'"{escaped}..." ({len(text)} characters)' if cut else f'"{escaped}"'
 
 
 def digits(number: int) -> int:
@@ -160,9 +175,10 @@ class Wording:
                 return "NaN"
             return "+Inf" if value > 0 else "-Inf"
         if isinstance(value, str):
-            if self.cut_length_given or len(value) <= MAX_SHOWN:
+            if self.cut_length_given:
                 return quote(value)
-            return f'"{escape(value[:MAX_SHOWN])}..."'
+            escaped, cut = escape_cut(value)
+            return f'"{escaped}..."' if cut else f'"{escaped}"'
         return self.describe(value)
 
     def _integer(self, value: int | HugeInteger) -> str:

@@ -59,6 +59,13 @@ def test_quote_cuts_long_text_and_gives_its_length() -> None:
     assert quote("x" * 100) == '"' + "x" * 80 + '..." (100 characters)'
 
 
+@pytest.mark.parametrize("wording", [MANIFEST, PROFILE], ids=["manifest", "profile"])
+def test_a_short_string_of_control_characters_is_cut_by_its_escaped_length(wording: Wording) -> None:
+    """80 control characters escape to 320: the shown text is cut at 80 escaped characters, escapes whole."""
+    shown = wording.show("\x01" * 80)
+    assert shown.startswith('"' + "\\x01" * 20 + '..."')
+
+
 @pytest.mark.parametrize(("wording", "value", "shown"), [
     pytest.param(MANIFEST, None, "null", id="manifest-null"),
     pytest.param(MANIFEST, False, "false", id="manifest-boolean"),
@@ -234,7 +241,7 @@ def test_a_rendered_value_is_always_one_printable_line(wording: Wording, value: 
     """Whatever a file holds, show() renders it as one bounded, printable line, without raising."""
     text = wording.show(value)
     assert text.isprintable()
-    assert len(text) <= 10 * 80 + 40
+    assert len(text) <= 100
 
 
 def defined_names(relative: str) -> set[str]:
