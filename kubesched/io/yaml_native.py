@@ -116,7 +116,7 @@ def _scalars_agree(text: str, scalar: Callable[[str], Any]) -> bool:
     bounded by whitespace, flow indicators or colons, so each such run (and each part of it between colons) is
     checked, once per distinct text; quoted text checked along the way can only refuse, never admit."""
     seen = set()
-    for word in set(text.split()):
+    for word in _words(text):
         parts = _FLOW.split(word) if ("[" in word or "{" in word or "," in word or "]" in word or "}" in word) \
             else (word,)
         for part in parts:
@@ -138,6 +138,19 @@ def _scalars_agree(text: str, scalar: Callable[[str], Any]) -> bool:
         if not agreed:
             return False
     return True
+
+
+def _words(text: str) -> set[str]:
+    """The distinct whitespace-separated runs of ``text``, split a line-aligned slice at a time (splitting the
+    whole text at once would hold every run of it at once: several times the text's size)."""
+    words: set[str] = set()
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + CHUNK_CHARS)
+        end = len(text) if end < 0 else end
+        words.update(text[start:end].split())
+        start = end
+    return words
 
 
 def _agree(candidate: str, scalar: Callable[[str], Any]) -> bool:

@@ -214,3 +214,12 @@ def test_the_scalar_check_is_remembered_per_text(monkeypatch: pytest.MonkeyPatch
 def test_the_reader_names_the_native_parser_first() -> None:
     """The reader reports the native parser first, where installed (the benchmark prints it)."""
     assert yaml_reader.PARSER.startswith("fastyaml-rs, then ")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet="ab \n\t", max_size=60), st.integers(1, 8))
+def test_the_words_of_a_text_are_found_a_slice_at_a_time(text: str, chunk: int) -> None:
+    """Slicing the text at line ends finds exactly the runs splitting it whole finds."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(yaml_native, "CHUNK_CHARS", chunk)
+        assert yaml_native._words(text) == set(text.split())
