@@ -5,10 +5,13 @@ from __future__ import annotations
 import gc
 import json
 import textwrap
+import uuid
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, Pod
 from kubesched.io import decode_pod
@@ -380,3 +383,9 @@ def test_the_cycle_collector_is_paused_while_loading_and_restored_after(tmp_path
     with pytest.raises(InputErrorList):
         load([tmp_path / "missing.yaml"])
     assert gc.isenabled()
+
+
+@given(st.text(max_size=40).map(lambda s: s.encode("utf-8", "replace").decode("utf-8")))
+def test_a_derived_uid_is_the_uuid5_of_the_object_s_location(location: str) -> None:
+    """kubesched's uid for an object without one is uuid5(NAMESPACE_URL, "kubesched:" + its location)."""
+    assert load_module.derived_uid(location) == str(uuid.uuid5(uuid.NAMESPACE_URL, f"kubesched:{location}"))
