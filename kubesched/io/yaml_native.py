@@ -1,8 +1,8 @@
 """The native YAML fast path: fastyaml-rs (a Rust YAML 1.2 parser, the ``kubesched[fast]`` extra) builds the
 documents, where it provably gives what the libyaml reader gives: the text is plain block/flow YAML (no anchors,
-aliases, tags, directives, block scalars, escapes, tabs or carriage returns), libyaml accepts it, and every
-plain scalar that YAML 1.1 (Kubernetes' reading) and the parser might read differently reads the same in both.
-Anything else returns None, and the caller reads the text as before.
+aliases, tags, directives, block scalars, escapes, tabs or line breaks other than newlines), libyaml accepts
+it, and every plain scalar that YAML 1.1 (Kubernetes' reading) and the parser might read differently reads the
+same in both. Anything else returns None, and the caller reads the text as before.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ try:
 except ImportError:  # pragma: no cover - depends on the installation
     NATIVE = None
 
-#: Characters whose YAML meaning the native path leaves to the libyaml reader: tabs and carriage returns (line
-#: folding), backslashes (escapes), block scalars, anchors, aliases, tags, directives and a byte order mark.
-_UNHANDLED = "\t\r\\|>&*!%\ufeff"
+#: Characters whose YAML meaning the native path leaves to the libyaml reader: tabs, carriage returns and the
+#: line breaks only YAML 1.1 has (NEL, LS, PS: line folding), backslashes (escapes), block scalars, anchors,
+#: aliases, tags, directives and a byte order mark.
+_UNHANDLED = "\t\r\x85\u2028\u2029\\|>&*!%\ufeff"
 #: Where a plain scalar may start or end inside a whitespace-free run of text: flow indicators.
 _FLOW = re.compile(r"[\[\]{},]")
 #: Every plain scalar that YAML 1.1 or YAML 1.2 (with any parser's leniency around numbers) might read as

@@ -68,9 +68,10 @@ def test_a_plain_manifest_is_read_by_the_native_parser(monkeypatch: pytest.Monke
     "a: yes\n", "a: [on, off]\n", "0777: x\n", "a: 1_000\n", "a: 1:20\n", "a: 1e3\n", "a: 0o17\n", "a: .5\n",
     "a: =\n", "b: &x 1\nc: *x\n", "a: !!str 1\n", "a: |\n  x\n", "a: \"\\u00e9\"\n", "a:\tb\n", "a: b\r\n",
     "%YAML 1.1\n---\na: 1\n", "a: " + "9" * 1001 + "\n", "a: [\n", "# only a comment\n", "a: 1\n---\n",
+    "a: 'x\u2029\n  y'\n", "a: b\u2028c: d\n", "a: x\x85y\n",
 ], ids=["yes", "on-off", "octal-key", "underscores", "sexagesimal", "exponent-without-dot", "0o", "leading-dot",
         "value-key", "alias", "tag", "block-scalar", "escape", "tab", "crlf", "directive", "huge-integer",
-        "syntax-error", "comment-only", "empty-last-document"])
+        "syntax-error", "comment-only", "empty-last-document", "paragraph-separator", "line-separator", "nel"])
 def test_what_yaml_1_1_reads_otherwise_is_left_to_the_libyaml_reader(text: str,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Scalars YAML 1.1 (Kubernetes' reading) and YAML 1.2 read differently, and every construct the native
@@ -154,7 +155,7 @@ _SCALARS = st.one_of(
     st.sampled_from(["yes", "No", "on", "OFF", "y", "1_000", "0o17", "0x1F", "017", "1:20", "1e3", ".5", "=", "<<",
                      "2024-01-31", "null", "~", "", " ", "a: b", "- x", "#x", "x #y", "[a]", "{}", "'q'", '"q"',
                      "---", "...", "é", "100m", "10.0.0.1"]),
-    st.text(alphabet=string.ascii_letters + string.digits + " -._/:#,[]{}'\"é", max_size=12))
+    st.text(alphabet=string.ascii_letters + string.digits + " -._/:#,[]{}'\"é\u00a0\u2029", max_size=12))
 _VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner,
                                                                                            max_size=4),
                        max_leaves=20)
