@@ -14,8 +14,6 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-import yaml
-
 #: The native parser's module, or None where the extra is not installed.
 NATIVE: ModuleType | None
 try:
@@ -47,19 +45,17 @@ _MARKER = "\n---"
 
 
 def documents(text: str, max_depth: int, libyaml_reader: Callable[[str], Iterator[Any]],
-              scalar: Callable[[str], Any]) -> Iterator[Any] | None:
+              scalar: Callable[[str], Any], libyaml_accepts: Callable[[str], bool]) -> Iterator[Any] | None:
     """The documents of ``text`` read natively, or None when the native path does not apply to this text.
 
     ``libyaml_reader(chunk)`` reads a chunk the native parser leaves (an empty document, which the two count
     differently); ``scalar(text)`` is what YAML 1.1 makes of a plain scalar (raising when it is not a plain
-    value)."""
+    value); ``libyaml_accepts(text)`` is libyaml's verdict on the text (an error is its reader's to word)."""
     if NATIVE is None or not 3 <= max_depth <= 512 or any(c in text for c in _UNHANDLED):
         return None
     if not _scalars_agree(text, scalar) and not ("#" in text and _scalars_agree(_COMMENT.sub("", text), scalar)):
         return None
-    try:
-        yaml.CSafeLoader(text).raw_parse()  # libyaml's verdict, no Python objects: an error is its reader's
-    except (yaml.YAMLError, AttributeError):
+    if not libyaml_accepts(text):
         return None
     return _read(text, max_depth - 2, libyaml_reader)
 

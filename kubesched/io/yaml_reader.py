@@ -94,7 +94,19 @@ def _native_documents(text: str, rules: YamlRules) -> Iterator[Any] | None:
     """The documents of ``text`` from the native parser (:mod:`kubesched.io.yaml_native`), None where it does
     not apply; a chunk it leaves is read by the fast reader, which raises :class:`_NotFast` as usual."""
     return yaml_native.documents(text, rules.max_depth, lambda chunk: _fast_documents(chunk, rules),
-                                 functools.partial(_plain_scalar, rules))
+                                 functools.partial(_plain_scalar, rules), _libyaml_accepts)
+
+
+def _libyaml_accepts(text: str) -> bool:
+    """Whether libyaml parses ``text`` without error: its C parser run through, no Python object made."""
+    raw_parse = getattr(_FAST_BASE, "raw_parse", None)  # libyaml's parser only
+    if raw_parse is None:
+        return False
+    try:
+        raw_parse(_FAST_BASE(text))
+    except yaml.YAMLError:
+        return False
+    return True
 
 
 def _plain_scalar(rules: YamlRules, text: str) -> Any:
