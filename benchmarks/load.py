@@ -11,6 +11,7 @@ stream, as a YAML ``kind: List`` and as a JSON one, then, each in a fresh proces
 
     python benchmarks/load.py [--nodes 5000] [--pods 50000] [--bound 0.5] [--sim-nodes 5000] [--sim-pods 50000]
                               [--only load|sim] [--format stream|list|json] [--style kubectl|compact] [--profile]
+                              [--without-native]
 
 Timings are this machine's (CPU seconds beside wall-clock ones, as other work may share the cores); nothing here
 is asserted by tests.
@@ -284,10 +285,13 @@ def _rss_peak() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def _measure_load(path: str, profile: bool) -> dict[str, Any]:
+def _measure_load(path: str, profile: bool, native: bool = True) -> dict[str, Any]:
     from kubesched.io import load as load_module
     from kubesched.io import yaml_reader
 
+    if not native:
+        yaml_reader.NATIVE = False
+        yaml_reader.PARSER = yaml_reader.PARSER.removeprefix("fastyaml-rs, then ")
     base = _rss_now()
     profiler = cProfile.Profile() if profile else None
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -348,8 +352,9 @@ def _measure_sim(path: str, profile: bool) -> dict[str, Any]:
             "pods": scheduler.cache.pod_count()}
 
 
-def _child(kind: str, path: str, profile: bool) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--child", kind, path] + (["--profile"] if profile else [])
+def _child(kind: str, path: str, profile: bool, native: bool = True) -> dict[str, Any]:
+    command = ([sys.executable, __file__, "--child", kind, path] + (["--profile"] if profile else [])
+               + ([] if native else ["--without-native"]))
     done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True)
     result: dict[str, Any] = json.loads(done.stdout)
     return result
@@ -372,12 +377,16 @@ def main() -> None:
     parser.add_argument("--format", choices=("stream", "list", "json"), action="append",
                         help="manifest layout(s) to time: a YAML stream, a YAML List, a JSON List (default: all)")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions to stderr")
+    parser.add_argument("--without-native", action="store_true",
+                        help="read YAML with the libyaml reader even where the kubesched[fast] extra is installed")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "PATH"), help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.child:
         kind, path = options.child
-        measure = _measure_load if kind == "load" else _measure_sim
-        print(json.dumps(measure(path, options.profile)))
+        if kind == "load":
+            print(json.dumps(_measure_load(path, options.profile, not options.without_native)))
+        else:
+            print(json.dumps(_measure_sim(path, options.profile)))
         return
     with tempfile.TemporaryDirectory(prefix="kubesched-load-") as tmp:
         directory = Path(tmp)
@@ -386,7 +395,7 @@ def main() -> None:
                                for f in options.format or ("stream", "list", "json")):
                 path = write_manifest(directory, options.nodes, options.pods, options.bound, fmt, style)
                 size = path.stat().st_size
-                result = _child("load", str(path), options.profile)
+                result = _child("load", str(path), options.profile, not options.without_native)
                 print(f"load {style:7} {fmt:6} {result['nodes']} nodes + {result['pods']} pods "
                       f"({size / 2**20:,.0f} MiB, YAML parser {result['yamlParser']}): {result['seconds']:.2f} s "
                       f"({result.get('cpuSeconds', 0):.2f} s CPU), "

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, Pod
+from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, Pod, PodSpec
 from kubesched.api.policy import PriorityClass, builtin_priority_classes
 from kubesched.errors import InputError
 from kubesched.validation import escape, quote
@@ -45,7 +45,7 @@ def admit_pod(pod: Pod, classes: dict[str, PriorityClass], default: PriorityClas
     if spec.priority is not None:
         if spec.preemption_policy is not None:
             return pod
-        return attrs.evolve(pod, spec=attrs.evolve(spec, preemption_policy=PREEMPT_LOWER_PRIORITY))
+        return _with_spec(pod, preemption_policy=PREEMPT_LOWER_PRIORITY)
     class_name = spec.priority_class_name
     if not class_name:
         pc = default
@@ -64,8 +64,27 @@ def admit_pod(pod: Pod, classes: dict[str, PriorityClass], default: PriorityClas
                               f"priority admission controller computed {computed} from the given PriorityClass "
                               "name", "spec.preemptionPolicy")
     policy = computed
-    return attrs.evolve(pod, spec=attrs.evolve(spec, priority=priority, priority_class_name=class_name,
-                                               preemption_policy=policy))
+    return _with_spec(pod, priority=priority, priority_class_name=class_name, preemption_policy=policy)
+
+
+#: The fields of a Pod and of a PodSpec, in order.
+_POD_FIELDS = tuple(field.name for field in attrs.fields(Pod))
+_SPEC_FIELDS = tuple(field.name for field in attrs.fields(PodSpec))
+#: The spec fields admission sets: plain values, which no converter of PodSpec touches.
+_ADMITTED_FIELDS = frozenset({"priority", "priority_class_name", "preemption_policy"})
+
+
+def _with_spec(pod: Pod, **changes: object) -> Pod:
+    """``pod`` with the admitted spec ``changes``, copied field by field: ``attrs.evolve`` would run every
+    converter of the spec again (containers, tolerations, selectors), a tenth of loading a large cluster."""
+    assert _ADMITTED_FIELDS.issuperset(changes)
+    spec = object.__new__(PodSpec)
+    for name in _SPEC_FIELDS:
+        object.__setattr__(spec, name, changes[name] if name in changes else getattr(pod.spec, name))
+    admitted = object.__new__(Pod)
+    for name in _POD_FIELDS:
+        object.__setattr__(admitted, name, spec if name == "spec" else getattr(pod, name))
+    return admitted
 
 
 def admit_pods(pods: Sequence[Pod], classes: Sequence[PriorityClass]) -> tuple[list[Pod], list[tuple[Pod, InputError]]]:

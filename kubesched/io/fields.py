@@ -7,6 +7,7 @@ Values shown in messages are quoted and escaped (:func:`quote`), so every messag
 
 from __future__ import annotations
 
+import pickle
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -295,21 +296,11 @@ _remembered: dict[tuple[object, ...], tuple[Any, tuple[InputError, ...]]] = {}
 _REMEMBERED_SIZE = 4096
 
 
-_PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
-
-
-def _frozen(value: object) -> object:
-    """A hashable form of a decoded YAML/JSON value, equal only for values of the same types and contents."""
-    kind = value.__class__
-    if kind is str:
-        return value
-    if kind is dict:
-        return (dict, *((_frozen(k), _frozen(v)) for k, v in value.items()))  # type: ignore[attr-defined]
-    if kind is list:
-        return (list, *(_frozen(v) for v in value))  # type: ignore[attr-defined]
-    if kind in _PLAIN_SCALARS:
-        return (kind, value)  # 1, 1.0 and true are equal in Python, but not as YAML
-    return (kind, id(value), value)  # a HugeInteger or FloatText: equal only to itself (the key keeps it alive)
+def _frozen(value: object) -> bytes:
+    """A hashable form of a decoded YAML/JSON value, equal only for values of the same types and contents: its
+    pickle (1, 1.0 and true differ there, as in YAML; a HugeInteger or FloatText keeps its class and text).
+    Pickling runs in C, several times faster than a tuple built in Python for each collection."""
+    return pickle.dumps(value, protocol=5)
 
 
 def remembered(read: Callable[[Any, str], T]) -> Callable[[Any, str], T]:

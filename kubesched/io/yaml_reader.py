@@ -24,6 +24,7 @@ from yaml.events import (
 )
 from yaml.nodes import ScalarNode
 
+from kubesched.io import yaml_native
 from kubesched.validation import HugeInteger, escape, quote, refused_integer
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
@@ -40,8 +41,11 @@ _MEMO_SIZE = 8192
 
 #: libyaml's event parser when PyYAML was built with it, else PyYAML's pure-Python one (the same events, slower).
 _FAST_BASE: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-#: Which parser the fast reader uses: ``libyaml`` or ``pure-Python``.
-PARSER = "libyaml" if _FAST_BASE is not yaml.SafeLoader else "pure-Python"
+#: Whether the native parser (the ``kubesched[fast]`` extra) reads the texts it can read identically.
+NATIVE = yaml_native.NATIVE is not None
+#: Which parser the fast reader uses: ``libyaml`` or ``pure-Python`` (``fastyaml-rs`` first where installed).
+PARSER = ("fastyaml-rs, then " if NATIVE else "") + ("libyaml" if _FAST_BASE is not yaml.SafeLoader
+                                                     else "pure-Python")
 
 
 @attrs.frozen
@@ -76,13 +80,48 @@ def documents(text: str, rules: YamlRules) -> Iterator[Any]:
     yielded = 0
     if not _NON_PRINTABLE.search(text):
         try:
-            for document in _fast_documents(text, rules):
+            native = _native_documents(text, rules) if NATIVE else None
+            for document in native if native is not None else _fast_documents(text, rules):
                 yield document
                 yielded += 1
             return
         except _NotFast:
             pass
     yield from _reference_documents(text, rules, skip=yielded)
+
+
+def _native_documents(text: str, rules: YamlRules) -> Iterator[Any] | None:
+    """The documents of ``text`` from the native parser (:mod:`kubesched.io.yaml_native`), None where it does
+    not apply; a chunk it leaves is read by the fast reader, which raises :class:`_NotFast` as usual."""
+    return yaml_native.documents(text, rules.max_depth, lambda chunk: _fast_documents(chunk, rules),
+                                 functools.partial(_plain_scalar, rules), _libyaml_accepts)
+
+
+def _libyaml_accepts(text: str) -> bool:
+    """Whether libyaml parses ``text`` without error: its C parser run through, no Python object made."""
+    raw_parse = getattr(_FAST_BASE, "raw_parse", None)  # libyaml's parser only
+    if raw_parse is None:
+        return False
+    try:
+        raw_parse(_FAST_BASE(text))
+    except yaml.YAMLError:
+        return False
+    return True
+
+
+def _plain_scalar(rules: YamlRules, text: str) -> Any:
+    """What the fast reader makes of ``text`` as a plain scalar: resolved and constructed as :func:`_build` does
+    (raising :class:`_NotFast` for a merge key, a value key or anything else not a plain value)."""
+    loader = _fast_loader(rules, _FAST_BASE)("")
+    try:
+        tag = loader.resolve(ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+        if tag == _STR:
+            return text
+        if tag not in _SCALAR_TAGS:
+            raise _NotFast
+        return loader.yaml_constructors[tag](loader, ScalarNode(tag, text))
+    finally:
+        loader.dispose()
 
 
 def _reference_documents(text: str, rules: YamlRules, skip: int = 0) -> Iterator[Any]:

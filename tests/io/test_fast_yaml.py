@@ -10,21 +10,26 @@ from typing import Any
 import pytest
 import yaml
 
-from kubesched.io import yaml_reader
+from kubesched.io import yaml_native, yaml_reader
 from kubesched.io.yaml_reader import YamlError, YamlRules, documents
 from kubesched.validation import HugeInteger
 
 RULES = YamlRules(100, "nesting deeper than {limit} levels", max_integer_digits=10)
-PARSERS = [pytest.param(yaml.SafeLoader, id="pure-Python")]
+PARSERS = [pytest.param((yaml.SafeLoader, False), id="pure-Python")]
 if hasattr(yaml, "CSafeLoader"):
-    PARSERS.insert(0, pytest.param(yaml.CSafeLoader, id="libyaml"))
+    PARSERS.insert(0, pytest.param((yaml.CSafeLoader, False), id="libyaml"))
+    if yaml_native.NATIVE is not None:
+        PARSERS.insert(0, pytest.param((yaml.CSafeLoader, True), id="native"))
 
 
 @pytest.fixture(params=PARSERS)
 def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> type[yaml.SafeLoader]:
-    """Run the test with the fast reader on each parser available (libyaml's, then the pure-Python one)."""
-    base: type[yaml.SafeLoader] = request.param
+    """Run the test with the fast reader on each parser available (the native one where installed, with
+    libyaml's for what it leaves; libyaml's; the pure-Python one)."""
+    base: type[yaml.SafeLoader]
+    base, native = request.param
     monkeypatch.setattr(yaml_reader, "_FAST_BASE", base)
+    monkeypatch.setattr(yaml_reader, "NATIVE", native)
     return base
 
 
@@ -137,5 +142,7 @@ def test_after_a_fallback_the_documents_already_yielded_are_not_repeated(parser:
 
 
 def test_libyaml_is_the_parser_where_pyyaml_has_it() -> None:
-    """The fast reader names its parser; it is libyaml's whenever PyYAML was built with it."""
-    assert ("libyaml" if hasattr(yaml, "CSafeLoader") else "pure-Python") == yaml_reader.PARSER
+    """The fast reader names its parser; it is libyaml's whenever PyYAML was built with it (after the native one,
+    where the extra is installed)."""
+    native = "fastyaml-rs, then " if yaml_native.NATIVE else ""
+    assert yaml_reader.PARSER.removeprefix(native) == ("libyaml" if hasattr(yaml, "CSafeLoader") else "pure-Python")

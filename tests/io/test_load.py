@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import textwrap
+import uuid
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, Pod
+from kubesched.io import decode_pod
+from kubesched.io import load as load_module
 from kubesched.io.load import ClusterInput, InputErrorList, load
 
 # A kube-apiserver dump of our own: pods with admitted priorities, no PriorityClass objects.
@@ -356,3 +362,30 @@ def test_every_missing_path_is_reported(tmp_path: Path) -> None:
         f"{empty}: no manifest files (.yaml, .yml, .json) in this directory",
         f"{tmp_path / 'b.yaml'}: no such file or directory",
     ]
+
+
+def test_the_cycle_collector_is_paused_while_loading_and_restored_after(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading runs without Python's cycle collector (it would rescan every loaded object) and turns it back on."""
+    seen: list[bool] = []
+    real = decode_pod.pod
+
+    def recording(obj: object) -> Pod:
+        seen.append(gc.isenabled())
+        return real(obj)  # type: ignore[arg-type]
+
+    monkeypatch.setitem(load_module._DECODERS, "Pod", recording)
+    path = write(tmp_path, "pods.yaml", POD.format(name="a"))
+    assert gc.isenabled()
+    load([path])
+    assert seen == [False]
+    assert gc.isenabled()
+    with pytest.raises(InputErrorList):
+        load([tmp_path / "missing.yaml"])
+    assert gc.isenabled()
+
+
+@given(st.text(max_size=40).map(lambda s: s.encode("utf-8", "replace").decode("utf-8")))
+def test_a_derived_uid_is_the_uuid5_of_the_object_s_location(location: str) -> None:
+    """kubesched's uid for an object without one is uuid5(NAMESPACE_URL, "kubesched:" + its location)."""
+    assert load_module.derived_uid(location) == str(uuid.uuid5(uuid.NAMESPACE_URL, f"kubesched:{location}"))

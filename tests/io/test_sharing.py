@@ -9,7 +9,9 @@ import pytest
 
 from kubesched.api.pod import Pod
 from kubesched.api.quantity import Quantity
+from kubesched.io import fields
 from kubesched.io.load import InputErrorList, load
+from kubesched.validation import FloatText, HugeInteger
 
 POD = """\
 ---
@@ -145,3 +147,28 @@ def test_objects_equal_in_python_but_not_in_yaml_are_decoded_apart(tmp_path: Pat
     fields = [e.field for e in caught.value.errors]
     assert "spec.containers[0].resources.requests.1" in fields
     assert "spec.containers[0].resources.requests.true" in fields
+
+
+@pytest.mark.parametrize(("one", "other"), [
+    (1, 1.0), (1, True), (0, None), ("1", 1), (float("inf"), FloatText("1e999")),
+    (HugeInteger("1" * 1001), HugeInteger("2" * 1001)), ({"a": 1, "b": 2}, {"b": 2, "a": 1}), ([1], (1,)),
+    (0.0, -0.0),
+], ids=["int-float", "int-bool", "zero-null", "text-int", "float-its-text", "huge-integers", "key-order",
+        "list-tuple", "signed-zeros"])
+def test_values_a_decoder_could_tell_apart_are_remembered_apart(one: object, other: object) -> None:
+    """A decoder reads each of these pairs apart (types, texts, key order), so neither takes the other's result."""
+    assert fields._frozen({"v": one}) != fields._frozen({"v": other})
+
+
+def test_equal_values_are_remembered_as_one() -> None:
+    """Equal raw values, of the same types, are one decoding, whichever objects hold them."""
+    assert fields._frozen({"a": [1, "web-1", None], "b": HugeInteger("9" * 1001)}) == fields._frozen(
+        {"a": [1, "".join(["web", "-1"]), None], "b": HugeInteger("9" * 1001)})
+
+
+def test_a_container_holding_itself_through_an_alias_loads(tmp_path: Path) -> None:
+    """An alias may make a raw object contain itself; remembering its decoding does not recurse without end."""
+    path = tmp_path / "pod.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - &c\n"
+                    "    name: a\n    env: [*c]\n", encoding="utf-8")
+    assert [c.name for c in load([path]).pods[0].spec.containers] == ["a"]
