@@ -126,8 +126,10 @@ class Framework(BindingCycleRunners):
         self.queue_sort_error: str | None = None
         #: The plugins' queueing-hint registrations, in plugin order: (event, plugin, hint or None for always Queue).
         self.registrations: list[tuple[ClusterEvent, str, QueueingHintFn | None]] = self._registrations()
-        # Per incoming event (resource, action): the registered (plugin, hint) pairs that match it.
-        self._hints_by_event: dict[tuple[EventResource, ActionType], list[tuple[str, QueueingHintFn | None]]] = {}
+        # Per incoming event (resource, action): the names of the plugins that registered it, and their
+        # (plugin, hint) pairs in registration order.
+        self._hints_by_event: dict[tuple[EventResource, ActionType],
+                                   tuple[frozenset[str], list[tuple[str, QueueingHintFn | None]]]] = {}
 
     # -- construction helpers ----------------------------------------------------------------------
     def _implements(self, plugin: str, hook: str) -> bool:
@@ -230,16 +232,26 @@ class Framework(BindingCycleRunners):
                 found.append((NODE_TAINT_UPDATE, name, None))
         return found
 
+    def _hints_for(self, event: ClusterEvent) -> tuple[frozenset[str], list[tuple[str, QueueingHintFn | None]]]:
+        key = (event.resource, event.action_type)
+        found = self._hints_by_event.get(key)
+        if found is None:
+            pairs = [(name, hint) for registered, name, hint in self.registrations if registered.matches(event)]
+            found = self._hints_by_event[key] = (frozenset(name for name, _ in pairs), pairs)
+        return found
+
+    def plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
+        """The plugins that registered ``event``: only pods one of them rejected can be moved by it."""
+        return self._hints_for(event)[0]
+
     def queueing_hint_strategy(self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> Strategy:
         """What ``event`` means for ``info``'s pod, by the hints of the plugins that rejected it (kube-scheduler's
         isPodWorthRequeuing): Queue from a Pending plugin moves it at once, from another plugin after its backoff;
         Skip from every one leaves it. A hint that raises or returns something else counts as Queue."""
-        key = (event.resource, event.action_type)
-        matching = self._hints_by_event.get(key)
-        if matching is None:
-            matching = self._hints_by_event[key] = [(name, hint) for registered, name, hint in self.registrations
-                                                    if registered.matches(event)]
+        names, matching = self._hints_for(event)
         unschedulable, pending = info.unschedulable_plugins, info.pending_plugins
+        if names.isdisjoint(unschedulable) and names.isdisjoint(pending):
+            return Strategy.SKIP  # the common case, for every unschedulable pod on every event
         strategy = Strategy.SKIP
         for name, hint in matching:
             if name not in unschedulable and name not in pending:

@@ -44,6 +44,9 @@ class Strategy(enum.IntEnum):
 
 #: ``strategy(info, event, old_obj, new_obj)``: what the rejecting plugins' hints make of one event for one pod.
 HintRunner = Callable[[QueuedPodInfo, ClusterEvent, Any, Any], Strategy]
+#: ``interested(event)``: the plugins that registered ``event`` (in any profile); a pod none of them rejected
+#: stays, without asking its hints.
+InterestedPlugins = Callable[[ClusterEvent], frozenset[str]]
 
 
 class _Ordered:
@@ -81,7 +84,7 @@ class SchedulingQueue:
     def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool], *, clock: Clock,
                  nominator: Nominator | None = None,
                  pre_enqueue: Callable[[Pod], Status | None] | None = None,
-                 hints: HintRunner | None = None,
+                 hints: HintRunner | None = None, interested: InterestedPlugins | None = None,
                  initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
                  max_backoff: float = DEFAULT_POD_MAX_BACKOFF) -> None:
         self._less = less
@@ -90,6 +93,7 @@ class SchedulingQueue:
         self._pre_enqueue = pre_enqueue
         # Without hints (a bare queue) every event counts for every pod.
         self._hints = hints
+        self._interested = interested if hints is not None else None
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
         self._active = SortedList()
@@ -270,7 +274,11 @@ class SchedulingQueue:
 
     def _move_pods(self, infos: Iterable[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any) -> int:
         moved = 0
+        names = self._interested(event) if self._interested is not None and not event.is_wildcard() else None
         for info in infos:
+            if names is not None and (info.unschedulable_plugins or info.pending_plugins) and \
+                    names.isdisjoint(info.unschedulable_plugins) and names.isdisjoint(info.pending_plugins):
+                continue  # no plugin that rejected the pod registered the event
             strategy = self._strategy(info, event, old, new)
             if strategy is Strategy.SKIP:
                 continue

@@ -187,7 +187,10 @@ class Scheduler:
         }
         first = next(iter(self.frameworks.values()))
         self.queue = SchedulingQueue(first.queue_sort_less, clock=clock, nominator=self.nominator,
-                                     pre_enqueue=self._pre_enqueue, hints=self._queueing_hint_strategy,
+                                     pre_enqueue=self._pre_enqueue,
+                                     hints=(first.queueing_hint_strategy if len(self.frameworks) == 1
+                                            else self._queueing_hint_strategy),
+                                     interested=self._plugins_interested_in,
                                      initial_backoff=self.settings.pod_initial_backoff_seconds,
                                      max_backoff=self.settings.pod_max_backoff_seconds)
         self.next_start_node_index = 0
@@ -290,6 +293,11 @@ class Scheduler:
                     wp.reject("", "pod was deleted")
         for listener in self._listeners():
             listener.on_pod_delete(pod)
+
+    def _plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
+        if len(self.frameworks) == 1:
+            return next(iter(self.frameworks.values())).plugins_interested_in(event)
+        return frozenset().union(*(f.plugins_interested_in(event) for f in self.frameworks.values()))
 
     def _queueing_hint_strategy(self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> Strategy:
         framework = self.frameworks.get(info.pod.spec.scheduler_name)
