@@ -1,9 +1,8 @@
 """The public plugin contract: everything a Filter, Score or any other plugin sees, and nothing else.
 
 Hook specifications (:mod:`~kubesched.framework.hookspecs`), the plugin base and marker, Status,
-CycleState, NodeInfo/PodInfo/Snapshot as plugins see them, cluster events and queueing hints, the
-Handle, the values hooks take and return,
-and the reusable preemption :class:`Evaluator`. The machinery that runs plugins lives in
+CycleState, NodeInfo/PodInfo/Snapshot as plugins see them, cluster events and queueing hints, the Handle,
+the values hooks take and return, and the reusable preemption :class:`Evaluator`. The machinery that runs plugins lives in
 :mod:`kubesched.runtime`; importing this package loads neither it nor the manifest loader.
 """
 
