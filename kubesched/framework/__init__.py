@@ -2,8 +2,8 @@
 
 Hook specifications (:mod:`~kubesched.framework.hookspecs`), the plugin base and marker, Status,
 CycleState, NodeInfo/PodInfo/Snapshot as plugins see them, cluster events and queueing hints, the Handle,
-the values hooks take and return, and the reusable preemption :class:`Evaluator`. The machinery that runs plugins lives in
-:mod:`kubesched.runtime`; importing this package loads neither it nor the manifest loader.
+the values hooks take and return, and the reusable preemption :class:`Evaluator`. The machinery that runs
+plugins lives in :mod:`kubesched.runtime`; importing this package loads neither it nor the manifest loader.
 """
 
 from kubesched.framework.args import ArgsError, in_range
