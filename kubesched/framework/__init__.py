@@ -1,13 +1,21 @@
 """The public plugin contract: everything a Filter, Score or any other plugin sees, and nothing else.
 
 Hook specifications (:mod:`~kubesched.framework.hookspecs`), the plugin base and marker, Status,
-CycleState, NodeInfo/PodInfo/Snapshot as plugins see them, the Handle, the values hooks take and return,
-and the reusable preemption :class:`Evaluator`. The machinery that runs plugins lives in
-:mod:`kubesched.runtime`; importing this package loads neither it nor the manifest loader.
+CycleState, NodeInfo/PodInfo/Snapshot as plugins see them, cluster events and queueing hints, the Handle,
+the values hooks take and return, and the reusable preemption :class:`Evaluator`. The machinery that runs
+plugins lives in :mod:`kubesched.runtime`; importing this package loads neither it nor the manifest loader.
 """
 
 from kubesched.framework.args import ArgsError, in_range
 from kubesched.framework.cycle_state import CycleState, StateKey, StateNotFoundError
+from kubesched.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    QueueingHintFn,
+)
 from kubesched.framework.handle import Handle, NamespaceLister, PodLister, PodNominator, WaitingPod
 from kubesched.framework.hookspecs import EXTENSION_POINTS, ExtensionPoint
 from kubesched.framework.node_info import NodeInfo, PodInfo
@@ -32,11 +40,15 @@ __all__ = [
     "EXTENSION_POINTS",
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
+    "ActionType",
     "ArgsError",
     "Candidate",
+    "ClusterEvent",
+    "ClusterEventWithHint",
     "Code",
     "CycleState",
     "Evaluator",
+    "EventResource",
     "ExtensionPoint",
     "Handle",
     "NamespaceLister",
@@ -52,6 +64,8 @@ __all__ = [
     "PostFilterResult",
     "PreFilterResult",
     "QueuedPodInfo",
+    "QueueingHint",
+    "QueueingHintFn",
     "Resource",
     "Snapshot",
     "StateKey",

@@ -9,7 +9,7 @@ from typing import Protocol
 
 from kubesched.api.pod import Pod
 from kubesched.api.workload import Namespace
-from kubesched.backend import Clock, ClusterClient
+from kubesched.backend import Clock, ClusterClient, ClusterListener
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.snapshot import Snapshot
@@ -188,3 +188,9 @@ class Handle(Protocol):
 
     def waiting_pods(self) -> list[WaitingPod]:
         """Every pod Permit is holding, oldest first."""
+
+    def subscribe(self, listener: ClusterListener) -> None:
+        """Have ``listener`` told of every pod and node change (its ``on_pod_add``, ``on_node_update``... methods,
+        as :class:`~kubesched.backend.ClusterListener` defines them), as a kube-scheduler plugin registers informer
+        event handlers: called in order of the changes, after the scheduler's cache and queue handled each, so a
+        plugin can keep its own ledger. Subscribe in the constructor to see every change from the start."""

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from kubesched.api.pod import Pod
     from kubesched.framework.columns import NodeBatch
     from kubesched.framework.cycle_state import CycleState
+    from kubesched.framework.events import ClusterEventWithHint
     from kubesched.framework.node_info import NodeInfo, PodInfo
     from kubesched.framework.status import Status
     from kubesched.framework.types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult, QueuedPodInfo
@@ -71,7 +72,11 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     ExtensionPoint("PostBind", "post-bind", "post_bind"),
 )
 POINTS_BY_KEY = {p.key: p for p in EXTENSION_POINTS}
-HOOK_NAMES = frozenset(h for p in EXTENSION_POINTS for h in (p.hook, *p.companions))
+#: The queueing-hint hook (kube-scheduler's EnqueueExtensions): not an extension point, it tells the queue which
+#: cluster events may make a pod the plugin rejected schedulable (see docs/queue.md).
+EVENTS_HOOK = "events_to_register"
+#: Every hook a plugin may implement: the extension points' hooks and :data:`EVENTS_HOOK`.
+HOOK_NAMES = frozenset({EVENTS_HOOK, *(h for p in EXTENSION_POINTS for h in (p.hook, *p.companions))})
 #: Batch forms and the per-node hook each stands beside: a plugin with a batch form must also have the per-node
 #: one, which gives the statuses and is what the plain path (``--reference``) and preemption dry runs call.
 BATCH_FORMS: Mapping[str, str] = MappingProxyType({
@@ -166,6 +171,17 @@ def parameter_problems(hook: str, function: Callable[..., Any]) -> list[str]:
             problems.append(f"parameter {name!r} has a default: hook parameters take none (pluggy would never "
                             "pass a parameter with a default, so the hook would always see the default)")
     return problems
+
+
+@hookspec
+def events_to_register() -> list[ClusterEventWithHint]:
+    """EnqueueExtensions: the cluster events that may make a pod this plugin rejected schedulable, each with an
+    optional hint ``hint(pod, old_obj, new_obj) -> QueueingHint`` deciding per pod (None: always Queue).
+
+    Called once, when the profile is built. A plugin without this hook is treated as interested in every event
+    (kube-scheduler's default); one that returns an empty list is moved back only by the 5-minute flush.
+    A PreEnqueue plugin's events also re-run PreEnqueue for the pods it gates.
+    """
 
 
 @hookspec

@@ -18,7 +18,6 @@ from kubesched.framework.hookspecs import (  # the table lives in hookspecs; re-
 )
 
 if TYPE_CHECKING:
-    from kubesched.api.pod import Pod
     from kubesched.framework.handle import Handle
 
 #: Marks a plugin method as the implementation of the hook with the same name.
@@ -60,8 +59,3 @@ class Plugin:
     def __init__(self, handle: Handle, args: Any = None) -> None:
         self.handle = handle
         self.args = args
-
-    def assigned_pod_may_help(self, pod: Pod, assigned: Pod) -> bool:
-        """Queueing hint: whether ``assigned``, a pod that just got a node, may make ``pod`` (which this plugin
-        rejected) schedulable. Override to return True when it can; by default such a pod is not woken by it."""
-        return False

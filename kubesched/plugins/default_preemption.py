@@ -15,6 +15,7 @@ import attrs
 from kubesched.api.pod import Pod
 from kubesched.framework.args import ArgsError, in_range
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import ClusterEventWithHint
 from kubesched.framework.handle import Handle
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.preemption import Evaluator, ResourceShortcut
@@ -65,6 +66,11 @@ class DefaultPreemption(Plugin):
             self.name, handle, min_candidate_nodes_percentage=args.min_candidate_nodes_percentage,
             min_candidate_nodes_absolute=args.min_candidate_nodes_absolute)
         self.evaluator.resource_shortcut = RESOURCE_SHORTCUT
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """None: PostFilter never rejects a pod (v1.32 without async preemption registers nothing)."""
+        return []
 
     @hookimpl
     def post_filter(self, state: CycleState, pod: Pod,

@@ -14,12 +14,14 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from kubesched.api.node import Node
 from kubesched.api.node_selector import OBJECT_NAME_FIELD, RequiredNodeAffinity, node_selector_matches, preferred_score
 from kubesched.api.pod import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm
 from kubesched.api.validation import label_value, qualified_name
 from kubesched.framework.args import ArgsError, in_range, kebab, show_value
 from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
@@ -197,6 +199,26 @@ class NodeAffinity(Plugin):
             self._added_preferred = tuple(
                 PreferredSchedulingTerm(t.weight, t.preference.to_api())
                 for t in added.preferred_during_scheduling_ignored_during_execution)
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """A node added, or one whose labels changed, may now match the pod's node affinity."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
+                                     self.hint_node_changed)]
+
+    def hint_node_changed(self, pod: Pod, old_obj: Node | None, new_obj: Node | None) -> QueueingHint:
+        """Queue when the node matches the enforced affinity and the pod's required affinity and nodeSelector now,
+        and (for an update) did not before."""
+        if new_obj is None:
+            return QueueingHint.QUEUE
+        if self._added_required is not None and not node_selector_matches(self._added_required, new_obj):
+            return QueueingHint.QUEUE_SKIP
+        required = RequiredNodeAffinity.of(pod)
+        if not required.matches(new_obj):
+            return QueueingHint.QUEUE_SKIP
+        if old_obj is not None and required.matches(old_obj):
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> PreFilterResult | Status | None:

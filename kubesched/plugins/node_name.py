@@ -7,9 +7,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
@@ -22,6 +24,18 @@ class NodeName(Plugin):
     """Rejects every node but the one in spec.nodeName, if the pod names one."""
 
     name = "NodeName"
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """Only a new node can be the one the pod names."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD), self.hint_node_added)]
+
+    def hint_node_added(self, pod: Pod, old_obj: Node | None, new_obj: Node | None) -> QueueingHint:
+        """Queue when the added node is the one in the pod's spec.nodeName (or the pod names none)."""
+        wanted = pod.spec.node_name
+        if new_obj is None or not wanted or wanted == new_obj.name:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

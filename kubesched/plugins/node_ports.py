@@ -18,6 +18,7 @@ import numpy.typing as npt
 from kubesched.api.pod import Pod
 from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.node_info import HostPort, HostPortInfo, NodeInfo, pod_host_ports
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
@@ -47,6 +48,26 @@ class NodePorts(Plugin):
     """Rejects nodes where a host port the pod asks for is already in use (Unschedulable: preemption can free it)."""
 
     name = NAME
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """A deleted pod may free a port the pod wants; a new node has all ports free (always Queue)."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), self.hint_pod_deleted),
+                ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD))]
+
+    def hint_pod_deleted(self, pod: Pod, old_obj: Pod | None, new_obj: Pod | None) -> QueueingHint:
+        """Queue when the deleted pod was bound and held a host port that clashes with one the pod wants."""
+        if old_obj is None:
+            return QueueingHint.QUEUE
+        if not old_obj.spec.node_name:
+            return QueueingHint.QUEUE_SKIP
+        freed = pod_host_ports(old_obj)
+        if not freed:
+            return QueueingHint.QUEUE_SKIP
+        used = HostPortInfo()
+        for ip, protocol, port in freed:
+            used.add(ip, protocol, port)
+        return QueueingHint.QUEUE_SKIP if fits_ports(pod_host_ports(pod), used) else QueueingHint.QUEUE
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:

@@ -10,11 +10,13 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended_resource_name
 from kubesched.framework.args import ArgsError, in_range
 from kubesched.framework.columns import NodeBatch, NodeColumns
 from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.resource import Resource
@@ -187,6 +189,37 @@ class NodeResourcesFit(Plugin):
         self._ignored_groups = frozenset(config.ignored_resource_groups)
         strategy = config.scoring_strategy
         self._scorer = ResourceAllocationScorer(strategy.resources, *_strategy_scorers(strategy))
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """An assigned pod's deletion frees room; a new node, or more allocatable, may fit the pod (v1.32 with
+        queueing hints on and InPlacePodVerticalScaling off, so no pod scale-down event)."""
+        nodes = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), self.hint_pod_deleted),
+                ClusterEventWithHint(ClusterEvent(EventResource.NODE, nodes), self.hint_node_changed)]
+
+    def hint_pod_deleted(self, pod: Pod, old_obj: Pod | None, new_obj: Pod | None) -> QueueingHint:
+        """Queue when the deleted pod was bound (its requests are freed), not when it was still unscheduled."""
+        return QueueingHint.QUEUE if old_obj is not None and old_obj.spec.node_name else QueueingHint.QUEUE_SKIP
+
+    def hint_node_changed(self, pod: Pod, old_obj: Node | None, new_obj: Node | None) -> QueueingHint:
+        """Queue when the pod fits the new or updated node while empty and, for an update, when the allocatable of
+        some resource the pod requests (or the pod count) grew."""
+        if new_obj is None:
+            return QueueingHint.QUEUE
+        request = pod_resource(pod)
+        if fits_request(request, NodeInfo.of(new_obj)):
+            return QueueingHint.QUEUE_SKIP
+        if old_obj is None:
+            return QueueingHint.QUEUE
+        before, after = NodeInfo.of(old_obj).allocatable, NodeInfo.of(new_obj).allocatable
+        grew = (after.allowed_pod_number > before.allowed_pod_number
+                or (request.milli_cpu > 0 and after.milli_cpu > before.milli_cpu)
+                or (request.memory > 0 and after.memory > before.memory)
+                or (request.ephemeral_storage > 0 and after.ephemeral_storage > before.ephemeral_storage)
+                or any(quantity and after.scalar_resources.get(name, 0) > before.scalar_resources.get(name, 0)
+                       for name, quantity in request.scalar_resources.items()))
+        return QueueingHint.QUEUE if grew else QueueingHint.QUEUE_SKIP
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:

@@ -7,10 +7,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.node import NO_SCHEDULE, TAINT_NODE_UNSCHEDULABLE
+from kubesched.api.node import NO_SCHEDULE, TAINT_NODE_UNSCHEDULABLE, Node
 from kubesched.api.pod import Pod
 from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
@@ -30,6 +31,28 @@ class NodeUnschedulable(Plugin):
     """Rejects nodes with spec.unschedulable unless the pod tolerates node.kubernetes.io/unschedulable."""
 
     name = "NodeUnschedulable"
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """A schedulable node added or uncordoned (an UpdateNodeTaint event), or the pod's own new tolerations."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                                     self.hint_node_changed),
+                ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS),
+                                     self.hint_pod_tolerations_changed)]
+
+    def hint_node_changed(self, pod: Pod, old_obj: Node | None, new_obj: Node | None) -> QueueingHint:
+        """Queue when a schedulable node is added, or a cordoned node is uncordoned."""
+        if new_obj is None:
+            return QueueingHint.QUEUE
+        if not new_obj.spec.unschedulable and (old_obj is None or old_obj.spec.unschedulable):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def hint_pod_tolerations_changed(self, pod: Pod, old_obj: Pod | None, new_obj: Pod | None) -> QueueingHint:
+        """Queue when the rejected pod itself now tolerates the node.kubernetes.io/unschedulable taint."""
+        if new_obj is not None and new_obj.uid == pod.uid and _tolerates_cordon(new_obj):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kubesched.api.pod import Pod
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 
@@ -13,6 +14,16 @@ class SchedulingGates(Plugin):
     """Gates pods until every scheduling gate is removed (pods are released by an update of the pod)."""
 
     name = NAME
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """Only the removal of the pod's last gate releases it."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED),
+                                     self.hint_gates_eliminated)]
+
+    def hint_gates_eliminated(self, pod: Pod, old_obj: Pod | None, new_obj: Pod | None) -> QueueingHint:
+        """Queue when the pod whose gates are gone is the gated pod itself."""
+        return QueueingHint.QUEUE if new_obj is not None and new_obj.uid == pod.uid else QueueingHint.QUEUE_SKIP
 
     @hookimpl
     def pre_enqueue(self, pod: Pod) -> Status | None:

@@ -11,10 +11,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.node import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Taint
+from kubesched.api.node import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Node, Taint
 from kubesched.api.pod import Pod, Toleration
 from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
@@ -59,6 +60,29 @@ class TaintToleration(Plugin):
     """Keeps pods off nodes whose hard taints they do not tolerate; prefers nodes with fewer soft ones."""
 
     name = NAME
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """A node added or whose taints changed may be tolerated now; so may any node once the pod's own
+        tolerations change."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                                     self.hint_node_changed),
+                ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS),
+                                     self.hint_pod_tolerations_changed)]
+
+    def hint_node_changed(self, pod: Pod, old_obj: Node | None, new_obj: Node | None) -> QueueingHint:
+        """Queue when the node has no NoSchedule/NoExecute taint the pod does not tolerate, and had one before (a
+        new node counts as having had one)."""
+        if new_obj is None:
+            return QueueingHint.QUEUE
+        tolerations = pod.spec.tolerations
+        was_untolerated = old_obj is None or find_untolerated_taint(old_obj.spec.taints, tolerations) is not None
+        is_untolerated = find_untolerated_taint(new_obj.spec.taints, tolerations) is not None
+        return QueueingHint.QUEUE if was_untolerated and not is_untolerated else QueueingHint.QUEUE_SKIP
+
+    def hint_pod_tolerations_changed(self, pod: Pod, old_obj: Pod | None, new_obj: Pod | None) -> QueueingHint:
+        """Queue when the pod that changed its tolerations is the rejected pod itself."""
+        return QueueingHint.QUEUE if new_obj is not None and new_obj.uid == pod.uid else QueueingHint.QUEUE_SKIP
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -17,9 +17,19 @@ from kubesched.api.pod import Pod
 from kubesched.backend import Clock, ClusterClient
 from kubesched.errors import ProfileError
 from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.hookspecs import EXTENSION_POINTS, REJECTION_CODES
+from kubesched.framework.events import (
+    NODE_TAINT_UPDATE,
+    WILDCARD_EVENT,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    QueueingHintFn,
+)
+from kubesched.framework.hookspecs import EVENTS_HOOK, EXTENSION_POINTS, REJECTION_CODES
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import Plugin
+from kubesched.framework.plugin import marked_hooks
 from kubesched.framework.preemption import CandidateChoice
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
@@ -51,6 +61,7 @@ from kubesched.runtime._failures import (
 from kubesched.runtime._metrics import EXTENSION_POINT_LABELS, metered
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import Profile
+from kubesched.runtime._queue import Strategy
 from kubesched.runtime._registry import PluginRegistry, new_plugin_manager
 
 _SUCCESS = Code.SUCCESS
@@ -59,12 +70,6 @@ _REJECTED = REJECTION_CODES  # the contract's rejection codes (kube-scheduler's 
 _CYCLE_FILTERS = StateKey[list[tuple[str, Hook]]]("kubesched/cycle-filter-plugins")
 #: Told one Score plugin's scores over the nodes: (plugin, nodes, raw, normalised, weighted).
 ScoreRecorder = Callable[[str, Sequence[str], Sequence[int], Sequence[int], Sequence[int]], None]
-
-
-def _declares(plugin: object, attribute: str) -> bool:
-    """Whether ``plugin`` provides ``attribute`` itself (not just inherits the no-op of the Plugin base class)."""
-    value = getattr(type(plugin), attribute, None)
-    return callable(value) and value is not getattr(Plugin, attribute, None)
 
 
 def _go_list(names: Sequence[str]) -> str:
@@ -123,12 +128,14 @@ class Framework(BindingCycleRunners):
         self._queue_sort = self._hooks["queue_sort_less"][0][1] if self._hooks["queue_sort_less"] else None
         #: The first failure of the QueueSort plugin, if it ever raised (the queue then fell back to priority order).
         self.queue_sort_error: str | None = None
-        # Queueing hints: plugins that say which assigned pods may make a pod they rejected schedulable.
-        self._assigned_pod_hints: dict[str, Callable[[Pod, Pod], bool]] = {
-            name: plugin.assigned_pod_may_help for name, plugin in self.plugins.items()
-            if _declares(plugin, "assigned_pod_may_help")}
         #: Told the preemption Evaluator's candidates and choice while explain records a pod's attempt; else None.
         self.preemption_observer: Callable[[CandidateChoice], None] | None = None
+        #: The plugins' queueing-hint registrations, in plugin order: (event, plugin, hint or None for always Queue).
+        self.registrations: list[tuple[ClusterEvent, str, QueueingHintFn | None]] = self._registrations()
+        # Per incoming event (resource, action): the names of the plugins that registered it, and their
+        # (plugin, hint) pairs in registration order.
+        self._hints_by_event: dict[tuple[EventResource, ActionType],
+                                   tuple[frozenset[str], list[tuple[str, QueueingHintFn | None]]]] = {}
 
     # -- construction helpers ----------------------------------------------------------------------
     def _bind_hooks(self) -> None:
@@ -235,24 +242,71 @@ class Framework(BindingCycleRunners):
         return self._score_weights[plugin]
 
     # -- queueing hints ----------------------------------------------------------------------------
-    def assigned_pod_may_help(self, info: QueuedPodInfo, assigned: Pod) -> bool:
-        """Whether a plugin that rejected ``info``'s pod says ``assigned`` (a pod that just got a node) may make it
-        schedulable. A hint that raises counts as yes, as in kube-scheduler."""
-        hints = self._assigned_pod_hints
-        if not hints or (hints.keys().isdisjoint(info.unschedulable_plugins)
-                         and hints.keys().isdisjoint(info.pending_plugins)):
-            return False  # the common case, checked for every pending pod on every binding: no sorting
-        for name in sorted(info.unschedulable_plugins | info.pending_plugins):
-            hint = hints.get(name)
-            if hint is None:
+    def _registrations(self) -> list[tuple[ClusterEvent, str, QueueingHintFn | None]]:
+        """Every plugin's events_to_register, checked; a plugin without the hook registers every event (as
+        kube-scheduler does for plugins that are not EnqueueExtensions)."""
+        found: list[tuple[ClusterEvent, str, QueueingHintFn | None]] = []
+        for name, plugin in self.plugins.items():
+            if EVENTS_HOOK not in marked_hooks(type(plugin)):
+                found.append((WILDCARD_EVENT, name, None))
                 continue
+            key = f"profiles.{self.profile.scheduler_name}"
             try:
-                if hint(info.pod, assigned):
-                    return True
+                events = plugin.events_to_register()
             except PLUGIN_FAILURES as exc:
-                self._failed("QueueingHint", name, info.pod, assigned.spec.node_name, "", _cause(None, exc), exc)
-                return True
-        return False
+                raise ProfileError(f'plugin "{name}": events_to_register raised {_cause(None, exc)}', key=key) from None
+            if not isinstance(events, list | tuple) or not all(isinstance(e, ClusterEventWithHint) for e in events):
+                raise ProfileError(f'plugin "{name}": events_to_register must return a list of ClusterEventWithHint, '
+                                   f"got {events!r}", key=key)
+            found.extend((e.event, name, e.hint) for e in events)
+            # kube-scheduler's workaround for issue 109437 (buildQueueingHintMap): a plugin registering Node/Add
+            # but not Node/UpdateNodeTaint also gets UpdateNodeTaint, always Queue.
+            nodes = [e.event.action_type for e in events if e.event.resource is EventResource.NODE]
+            if any(a & ActionType.ADD for a in nodes) and not any(a & ActionType.UPDATE_NODE_TAINT for a in nodes):
+                found.append((NODE_TAINT_UPDATE, name, None))
+        return found
+
+    def _hints_for(self, event: ClusterEvent) -> tuple[frozenset[str], list[tuple[str, QueueingHintFn | None]]]:
+        key = (event.resource, event.action_type)
+        found = self._hints_by_event.get(key)
+        if found is None:
+            pairs = [(name, hint) for registered, name, hint in self.registrations if registered.matches(event)]
+            found = self._hints_by_event[key] = (frozenset(name for name, _ in pairs), pairs)
+        return found
+
+    def plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
+        """The plugins that registered ``event``: only pods one of them rejected can be moved by it."""
+        return self._hints_for(event)[0]
+
+    def queueing_hint_strategy(self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> Strategy:
+        """What ``event`` means for ``info``'s pod, by the hints of the plugins that rejected it (kube-scheduler's
+        isPodWorthRequeuing): Queue from a Pending plugin moves it at once, from another plugin after its backoff;
+        Skip from every one leaves it. A hint that raises or returns something else counts as Queue."""
+        names, matching = self._hints_for(event)
+        unschedulable, pending = info.unschedulable_plugins, info.pending_plugins
+        if names.isdisjoint(unschedulable) and names.isdisjoint(pending):
+            return Strategy.SKIP  # the common case, for every unschedulable pod on every event
+        strategy = Strategy.SKIP
+        for name, hint in matching:
+            if name not in unschedulable and name not in pending:
+                continue
+            if hint is not None:
+                try:
+                    answer = hint(info.pod, old, new)
+                except PLUGIN_FAILURES as exc:
+                    self._failed("QueueingHint", name, info.pod, "", "", _cause(None, exc), exc)
+                    answer = QueueingHint.QUEUE
+                if not isinstance(answer, QueueingHint):
+                    self._failed("QueueingHint", name, info.pod, "", "", _returned(answer, "a QueueingHint"))
+                    answer = QueueingHint.QUEUE
+                if answer is QueueingHint.QUEUE_SKIP:
+                    continue
+            if name in pending:
+                return Strategy.IMMEDIATELY
+            if not pending:
+                return Strategy.AFTER_BACKOFF
+            strategy = Strategy.AFTER_BACKOFF
+        return strategy
 
     # -- QueueSort / PreEnqueue --------------------------------------------------------------------
     def queue_sort_less(self, a: Any, b: Any) -> bool:

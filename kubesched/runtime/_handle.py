@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from kubesched.api.pod import Pod
 from kubesched.api.workload import Namespace
-from kubesched.backend import Clock, ClusterClient
+from kubesched.backend import Clock, ClusterClient, ClusterListener
 from kubesched.framework.handle import WaitingPod
 from kubesched.framework.snapshot import Snapshot
 from kubesched.runtime._nominator import Nominator
@@ -80,6 +80,8 @@ class FrameworkHandle:
         self._waiting: dict[str, WaitingPod] = {}
         self._pod_lister = ClientPodLister(client)
         self._namespace_lister = ClientNamespaceLister(client)
+        #: The plugins' cluster listeners (:meth:`subscribe`), in subscription order.
+        self.listeners: list[ClusterListener] = []
 
     @property
     def snapshot(self) -> Snapshot:
@@ -132,3 +134,7 @@ class FrameworkHandle:
     def remove_waiting_pod(self, uid: str) -> WaitingPod | None:
         """Stop tracking a waiting pod (its binding cycle resumed or it was rejected)."""
         return self._waiting.pop(uid, None)
+
+    def subscribe(self, listener: ClusterListener) -> None:
+        """Tell ``listener`` of every pod and node change from now on, after the scheduler handled it."""
+        self.listeners.append(listener)

@@ -1,23 +1,32 @@
 """The scheduling queue: activeQ ordered by the QueueSort plugin, backoffQ by expiry, unschedulable pods.
 
-This follows kube-scheduler's PriorityQueue with queueing hints off (the legacy mode): a pod that failed
-goes to the unschedulable pods unless a cluster event arrived while it was being scheduled, and cluster
-events move unschedulable pods to backoffQ (still backing off) or activeQ.
+This follows kube-scheduler v1.32's PriorityQueue with queueing hints on: a cluster event moves an unschedulable pod
+only when a plugin that rejected it registered the event and its hint says Queue (to backoffQ while the pod is still
+backing off, else activeQ; straight to activeQ when the plugin had said Pending); a pod that failed is requeued by
+replaying, through the same hints, the events that arrived while it was being scheduled; a pod rejected by no
+plugin (an Error) goes to backoffQ; pods unschedulable for 5 minutes are retried whatever happened.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from sortedcontainers import SortedList
 
 from kubesched.api.pod import Pod
 from kubesched.backend import Clock
+from kubesched.framework.events import (
+    FORCE_ACTIVATE,
+    UNSCHEDULABLE_TIMEOUT,
+    ClusterEvent,
+    pod_events,
+)
 from kubesched.framework.node_info import PodInfo
 from kubesched.framework.status import Status
 from kubesched.framework.types import QueuedPodInfo
 from kubesched.metrics import SchedulerMetrics
-from kubesched.runtime._cluster_events import unscheduled_pod_update_events
 from kubesched.runtime._nominator import Nominator
 
 DEFAULT_POD_INITIAL_BACKOFF = 1.0
@@ -28,12 +37,26 @@ POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 300.0
 EVENT_POD_ADD = "UnschedulablePodAdd"
 EVENT_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 EVENT_BACKOFF_COMPLETE = "BackoffComplete"
-EVENT_UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
-EVENT_FORCE_ACTIVATE = "ForceActivate"
 
 
 def _not_counted(queue: str, event: str) -> None:
     """Where incoming pods go when the queue has no metrics."""
+
+
+class Strategy(enum.IntEnum):
+    """Where an event sends a rejected pod (kube-scheduler's queueingStrategy), weakest first."""
+
+    SKIP = 0
+    AFTER_BACKOFF = 1
+    IMMEDIATELY = 2
+
+
+#: ``strategy(info, event, old_obj, new_obj)``: what the rejecting plugins' hints make of one event for one pod.
+HintRunner = Callable[[QueuedPodInfo, ClusterEvent, Any, Any], Strategy]
+#: ``interested(event)``: the plugins that registered ``event`` (in any profile); a pod none of them rejected
+#: stays, without asking its hints.
+InterestedPlugins = Callable[[ClusterEvent], frozenset[str]]
+
 
 class _Ordered:
     """Wraps a QueuedPodInfo so SortedList orders it by the QueueSort plugin, then insertion."""
@@ -65,11 +88,12 @@ def backoff_duration(attempts: int, initial: float, maximum: float) -> float:
 
 
 class SchedulingQueue:
-    """activeQ, backoffQ and unschedulable pods, plus the in-flight set."""
+    """activeQ, backoffQ and unschedulable pods, plus the pods in flight and the events they have not seen yet."""
 
     def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool], *, clock: Clock,
                  nominator: Nominator | None = None,
                  pre_enqueue: Callable[[Pod], Status | None] | None = None,
+                 hints: HintRunner | None = None, interested: InterestedPlugins | None = None,
                  initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
                  max_backoff: float = DEFAULT_POD_MAX_BACKOFF, metrics: SchedulerMetrics | None = None) -> None:
         self._less = less
@@ -78,6 +102,9 @@ class SchedulingQueue:
         self._clock = clock
         self.nominator = nominator if nominator is not None else Nominator()
         self._pre_enqueue = pre_enqueue
+        # Without hints (a bare queue) every event counts for every pod.
+        self._hints = hints
+        self._interested = interested if hints is not None else None
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
         self._active = SortedList()
@@ -88,6 +115,11 @@ class SchedulingQueue:
         self._backoff_keys: dict[str, tuple[float, int]] = {}
         self._unschedulable: dict[str, QueuedPodInfo] = {}
         self._in_flight: dict[str, QueuedPodInfo] = {}
+        # Events received while pods were in flight: (event, old, new), numbered from _events_base; each in-flight
+        # pod's number of the first event it has not seen.
+        self._events: list[tuple[ClusterEvent, Any, Any]] = []
+        self._events_base = 0
+        self._in_flight_from: dict[str, int] = {}
         self.scheduling_cycle = 0
         self.move_request_cycle = -1
 
@@ -95,7 +127,7 @@ class SchedulingQueue:
     def add(self, pod: Pod) -> QueuedPodInfo:
         """A new unscheduled pod: gated by PreEnqueue, or into activeQ."""
         info = QueuedPodInfo(PodInfo.of(pod), self._clock.now())
-        self._enqueue(info, EVENT_POD_ADD)
+        self._move_to_active(info, EVENT_POD_ADD)
         self.nominator.add_nominated_pod(info.pod_info)
         return info
 
@@ -107,15 +139,21 @@ class SchedulingQueue:
             return True
         info.gating_plugin = status.plugin
         info.gating_status = status
+        if status.plugin:  # as kube-scheduler, the gating plugin is a rejector: its events re-run PreEnqueue
+            info.unschedulable_plugins.add(status.plugin)
         return False
 
-    def _enqueue(self, info: QueuedPodInfo, event: str) -> None:
+    def _move_to_active(self, info: QueuedPodInfo, event: str) -> bool:
+        """Run PreEnqueue, then activeQ; a gated pod goes to (or stays in) the unschedulable pods, counted there
+        except when it is new (kube-scheduler v1.32: a new gated pod leaves scheduler_queue_incoming_pods_total
+        unchanged)."""
         if self._run_pre_enqueue(info):
             self._push_active(info, event)
-        else:
-            # kube-scheduler v1.32 counts no incoming pod when PreEnqueue gates one on its way to activeQ (checked
-            # against the real binary: a new gated pod leaves scheduler_queue_incoming_pods_total unchanged).
-            self._unschedulable[info.pod.uid] = info
+            return True
+        if event != EVENT_POD_ADD:  # a gated pod that an event sent on counts again, as v1.32 counts it
+            self._incoming("unschedulable", event)
+        self._unschedulable[info.pod.uid] = info
+        return False
 
     def _push_unschedulable(self, info: QueuedPodInfo, event: str) -> None:
         uid = info.pod.uid
@@ -150,92 +188,162 @@ class SchedulingQueue:
 
     # -- popping -----------------------------------------------------------------------------------
     def pop(self) -> QueuedPodInfo | None:
-        """The next pod to schedule, or None when activeQ is empty. Counts an attempt."""
+        """The next pod to schedule, or None when activeQ is empty. Counts an attempt; the pod is in flight (it
+        collects the events that arrive) until :meth:`done`."""
         if not self._active:
             return None
         entry: _Ordered = self._active.pop(0)
         info = entry.info
-        del self._active_entries[info.pod.uid]
+        uid = info.pod.uid
+        del self._active_entries[uid]
         self.scheduling_cycle += 1
         info.attempts += 1
         if info.initial_attempt_timestamp is None:
             info.initial_attempt_timestamp = self._clock.now()
         info.unschedulable_plugins = set()
         info.pending_plugins = set()
-        self._in_flight[info.pod.uid] = info
+        self._in_flight[uid] = info
+        self._in_flight_from[uid] = self._events_base + len(self._events)
         return info
 
     def done(self, uid: str) -> None:
-        """The pod's scheduling attempt is over (bound, requeued or dropped)."""
+        """The pod's scheduling attempt is over (bound, requeued or dropped): forget the events no pod needs."""
         self._in_flight.pop(uid, None)
+        if self._in_flight_from.pop(uid, None) is None:
+            return
+        if not self._in_flight_from:
+            self._events_base += len(self._events)
+            self._events.clear()
+            return
+        oldest = min(self._in_flight_from.values())
+        if oldest > self._events_base:
+            del self._events[: oldest - self._events_base]
+            self._events_base = oldest
+
+    def in_flight(self) -> list[QueuedPodInfo]:
+        """The pods being scheduled (popped, not yet done), in the order they were popped."""
+        return list(self._in_flight.values())
+
+    def _record(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        if self._in_flight_from:
+            self._events.append((event, old, new))
+
+    # -- hints -------------------------------------------------------------------------------------
+    def _strategy(self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> Strategy:
+        """What ``event`` means for ``info``'s pod (kube-scheduler's isPodWorthRequeuing)."""
+        if not info.unschedulable_plugins and not info.pending_plugins:
+            return Strategy.AFTER_BACKOFF  # failed with an error: retried after its backoff
+        if event.is_wildcard():
+            if isinstance(new, Pod) and new.uid != info.pod.uid:
+                return Strategy.SKIP  # a forced activation of another pod
+            return Strategy.AFTER_BACKOFF
+        if self._hints is None:
+            return Strategy.AFTER_BACKOFF
+        return self._hints(info, event, old, new)
+
+    def _in_flight_strategy(self, info: QueuedPodInfo) -> Strategy:
+        """Replay the events the pod missed while in flight (kube-scheduler's determineSchedulingHintForInFlightPod)."""
+        if not info.unschedulable_plugins and not info.pending_plugins:
+            return Strategy.AFTER_BACKOFF
+        start = self._in_flight_from.get(info.pod.uid)
+        if start is None:
+            return Strategy.AFTER_BACKOFF
+        strategy = Strategy.SKIP
+        for event, old, new in self._events[start - self._events_base:]:
+            found = self._strategy(info, event, old, new)
+            if found is Strategy.IMMEDIATELY:
+                return found
+            if found is Strategy.AFTER_BACKOFF:
+                strategy = found
+                if not info.pending_plugins:
+                    return strategy
+        return strategy
+
+    def _requeue(self, info: QueuedPodInfo, strategy: Strategy, event: str) -> None:
+        """Put a pod that is in no queue where ``strategy`` says (kube-scheduler's requeuePodViaQueueingHint),
+        counted as an incoming pod under ``event``."""
+        if strategy is Strategy.SKIP:
+            self._push_unschedulable(info, event)
+        elif strategy is Strategy.AFTER_BACKOFF and self._is_backing_off(info):
+            self._push_backoff(info, event)
+        else:
+            self._move_to_active(info, event)
 
     # -- failures ----------------------------------------------------------------------------------
     def add_unschedulable_if_not_present(self, info: QueuedPodInfo, pod_scheduling_cycle: int) -> None:
-        """Requeue a pod whose attempt failed: backoffQ if a move request arrived meanwhile (or it failed
-        with an error), otherwise the unschedulable pods."""
+        """Requeue a pod whose attempt failed: the events it missed while in flight decide, through the hints of
+        the plugins that rejected it, between the unschedulable pods, backoffQ and activeQ; a pod that failed
+        with an error (no rejecting plugin) goes to backoffQ."""
         uid = info.pod.uid
-        self.done(uid)
         if uid in self:
+            self.done(uid)
             return
         info.timestamp = self._clock.now()
-        rejectors = info.unschedulable_plugins | info.pending_plugins
-        if self.move_request_cycle >= pod_scheduling_cycle or not rejectors:
-            self._push_backoff(info, EVENT_ATTEMPT_FAILURE)
-        else:
-            self._push_unschedulable(info, EVENT_ATTEMPT_FAILURE)
+        strategy = self._in_flight_strategy(info)
+        self.done(uid)
+        self._requeue(info, strategy, EVENT_ATTEMPT_FAILURE)
 
     # -- moving ------------------------------------------------------------------------------------
     def _is_backing_off(self, info: QueuedPodInfo) -> bool:
+        if info.gating_plugin:
+            return False
         return self.backoff_expiry(info) > self._clock.now()
 
-    def move_all_to_active_or_backoff(self, pre_check: Callable[[QueuedPodInfo], bool] | None = None, *,
-                                      event: str) -> int:
-        """A cluster event that may help: move matching unschedulable pods to backoffQ or activeQ.
+    def move_all_to_active_or_backoff(self, event: ClusterEvent, old: Any = None, new: Any = None,
+                                      pre_check: Callable[[QueuedPodInfo], bool] | None = None) -> int:
+        """A cluster event: move each unschedulable pod (passing ``pre_check``) whose rejecting plugins' hints say
+        Queue. Returns how many pods moved. The event is kept for the pods in flight."""
+        infos = [info for info in self._unschedulable.values() if pre_check is None or pre_check(info)]
+        return self._move_pods(infos, event, old, new)
 
-        Gated pods stay: only an update of the pod itself re-runs PreEnqueue (as in kube-scheduler).
-
-        Returns how many pods moved. Records a move request so in-flight pods go to backoffQ on failure.
-        """
+    def _move_pods(self, infos: Iterable[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any) -> int:
         moved = 0
-        for uid, info in list(self._unschedulable.items()):
-            if pre_check is not None and not pre_check(info):
+        names = self._interested(event) if self._interested is not None and not event.is_wildcard() else None
+        for info in infos:
+            if names is not None and (info.unschedulable_plugins or info.pending_plugins) and \
+                    names.isdisjoint(info.unschedulable_plugins) and names.isdisjoint(info.pending_plugins):
+                continue  # no plugin that rejected the pod registered the event
+            strategy = self._strategy(info, event, old, new)
+            if strategy is Strategy.SKIP:
                 continue
-            if info.gating_plugin:
-                continue
+            uid = info.pod.uid
             del self._unschedulable[uid]
-            if self._is_backing_off(info):
-                self._push_backoff(info, event)
-            else:
-                self._enqueue(info, event)  # PreEnqueue runs again before activeQ; a gated pod stays aside
-            moved += 1
+            self._requeue(info, strategy, event.label)
+            moved += uid not in self._unschedulable  # a pod PreEnqueue still gates stays
         self.move_request_cycle = self.scheduling_cycle
+        self._record(event, old, new)
         return moved
 
     def flush_backoff_completed(self) -> int:
-        """Move pods whose backoff has expired into activeQ; returns how many moved."""
+        """Move pods whose backoff has expired into activeQ (PreEnqueue runs again); returns how many moved."""
         now = self._clock.now()
         moved = 0
         while self._backoff and self._backoff[0][0] <= now:
             info = self._backoff_by_seq[self._backoff[0][1]]
             self._pop_backoff(info.pod.uid)
-            self._enqueue(info, EVENT_BACKOFF_COMPLETE)
+            self._move_to_active(info, EVENT_BACKOFF_COMPLETE)
             moved += 1
         return moved
 
     def flush_unschedulable_leftover(self) -> int:
-        """Retry pods that sat unschedulable longer than podMaxInUnschedulablePodsDuration."""
+        """Retry pods that sat unschedulable longer than podMaxInUnschedulablePodsDuration (the UnschedulableTimeout
+        event, which every pod takes)."""
         now = self._clock.now()
-        return self.move_all_to_active_or_backoff(
-            lambda info: now - info.timestamp > POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
-            event=EVENT_UNSCHEDULABLE_TIMEOUT)
+        old = [info for info in self._unschedulable.values()
+               if now - info.timestamp > POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION]
+        return self._move_pods(old, UNSCHEDULABLE_TIMEOUT, None, None) if old else 0
 
     def activate(self, pods: Iterable[Pod]) -> None:
-        """Force pods from the unschedulable pods or backoffQ into activeQ."""
+        """Force pods from the unschedulable pods or backoffQ into activeQ; a pod in flight gets a ForceActivate
+        event instead, which moves it when its attempt fails."""
         for pod in pods:
             uid = pod.uid
+            if uid in self._in_flight:
+                self._record(FORCE_ACTIVATE, None, pod)
+                continue
             info = self._unschedulable.pop(uid, None) or self._pop_backoff(uid)
             if info is not None:
-                self._enqueue(info, EVENT_FORCE_ACTIVATE)
+                self._move_to_active(info, FORCE_ACTIVATE.label)
 
     # -- updates and deletes -----------------------------------------------------------------------
     def delete(self, pod: Pod) -> None:
@@ -249,12 +357,17 @@ class SchedulingQueue:
         self.nominator.delete_nominated_pod_if_exists(pod)
 
     def update(self, old: Pod, new: Pod) -> None:
-        """A queued pod changed: refresh it in place. An unschedulable pod gets another chance when more than
-        its status changed (kube-scheduler's isPodUpdated), or when its nomination was cleared (a preemptor took
-        its node), so other status writes cannot loop."""
+        """A queued pod changed: refresh it in place. An unschedulable pod moves when a plugin that rejected it
+        (or gates it) says the change may help; a pod in flight keeps the change as events for its requeue."""
         uid = old.uid
         pod_info = PodInfo.of(new)
         self.nominator.update_nominated_pod(old, pod_info)
+        in_flight = self._in_flight.get(uid)
+        if in_flight is not None:
+            in_flight.pod_info = pod_info
+            for event in pod_events(new, old):
+                self._events.append((event, old, new))
+            return
         entry = self._active_entries.get(uid)
         if entry is not None:
             self._active.remove(entry)
@@ -266,29 +379,22 @@ class SchedulingQueue:
             self._backoff_by_seq[key[1]].pod_info = pod_info
             return
         info = self._unschedulable.get(uid)
-        if info is not None:
-            info.pod_info = pod_info
-            self._requeue_updated(info, old, new)
+        if info is None:
             return
-        in_flight = self._in_flight.get(uid)
-        if in_flight is not None:
-            in_flight.pod_info = pod_info
-
-    def _requeue_updated(self, info: QueuedPodInfo, old: Pod, new: Pod) -> None:
-        """An update of a pod in the unschedulable pods: it moves on when more than its status changed (or its
-        nomination was cleared) and PreEnqueue lets it, counted under the update's first event; a pod that stays
-        counts as entering the unschedulable pods again once per event, as kube-scheduler v1.32 counts it."""
-        events = unscheduled_pod_update_events(old, new)
-        nomination_cleared = bool(old.status.nominated_node_name) and not new.status.nominated_node_name
-        if (old.metadata != new.metadata or old.spec != new.spec or nomination_cleared) and self._run_pre_enqueue(info):
-            del self._unschedulable[info.pod.uid]
-            if self._is_backing_off(info):
-                self._push_backoff(info, events[0])
-            else:
-                self._push_active(info, events[0])
+        info.pod_info = pod_info
+        events = pod_events(new, old)
+        strategies = [self._strategy(info, event, old, new) for event in events]
+        strategy = max(strategies, default=Strategy.SKIP)
+        if strategy is Strategy.SKIP:
+            # kube-scheduler v1.32 counts a pod that stays unschedulable again under each event of the update.
+            for event in events:
+                self._incoming("unschedulable", event.label)
             return
-        for event in events:
-            self._incoming("unschedulable", event)
+        deciding = strategies.index(strategy)
+        for event in events[:deciding]:
+            self._incoming("unschedulable", event.label)
+        del self._unschedulable[uid]
+        self._requeue(info, strategy, events[deciding].label)
 
     # -- inspection --------------------------------------------------------------------------------
     def next_backoff_expiry(self) -> float | None:

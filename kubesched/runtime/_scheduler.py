@@ -12,17 +12,26 @@ import itertools
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import attrs
 import numpy as np
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.backend import Clock, ClusterClient
+from kubesched.backend import Clock, ClusterClient, ClusterListener
 from kubesched.errors import ProfileError
 from kubesched.framework.columns import IntArray, NodeBatch
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    NODE_ADD,
+    NODE_DELETE,
+    ClusterEvent,
+    node_events,
+    pod_events,
+)
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
@@ -51,7 +60,6 @@ from kubesched.runtime._batch import (
     select_host_index,
 )
 from kubesched.runtime._cache import Cache
-from kubesched.runtime._cluster_events import node_update_events
 from kubesched.runtime._explain import AttemptRecorder, Explainer
 from kubesched.runtime._failures import PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
@@ -62,6 +70,7 @@ from kubesched.runtime._queue import (
     DEFAULT_POD_INITIAL_BACKOFF,
     DEFAULT_POD_MAX_BACKOFF,
     SchedulingQueue,
+    Strategy,
 )
 from kubesched.runtime._registry import PluginRegistry
 
@@ -204,6 +213,9 @@ class Scheduler:
         first = next(iter(self.frameworks.values()))
         self.queue = SchedulingQueue(first.queue_sort_less, clock=clock, nominator=self.nominator,
                                      pre_enqueue=self._pre_enqueue,
+                                     hints=(first.queueing_hint_strategy if len(self.frameworks) == 1
+                                            else self._queueing_hint_strategy),
+                                     interested=self._plugins_interested_in,
                                      initial_backoff=self.settings.pod_initial_backoff_seconds,
                                      max_backoff=self.settings.pod_max_backoff_seconds, metrics=self.metrics)
         self.metrics.watch_pending_pods(self.queue.pending_counts)
@@ -226,57 +238,82 @@ class Scheduler:
         self._feasible_positions: IntArray | None = None
 
     # -- event handlers (the informers) ------------------------------------------------------------
+    # Each change becomes kube-scheduler's cluster events; the queue moves only the pods that the hints of the
+    # plugins which rejected them say the event may help (see docs/queue.md).
+    def _listeners(self) -> list[ClusterListener]:
+        """The plugins' subscribed listeners, profile by profile."""
+        return [listener for framework in self.frameworks.values() for listener in framework.listeners]
+
     def on_node_add(self, node: Node) -> None:
-        """A node joined."""
+        """A node joined: the NodeAdd event."""
         self.cache.add_node(node)
-        self.queue.move_all_to_active_or_backoff(event="NodeAdd")
+        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
+        for listener in self._listeners():
+            listener.on_node_add(node)
 
     def on_node_update(self, node: Node) -> None:
-        """A node changed: pods move once per change kube-scheduler watches (labelled with the first one, e.g.
-        NodeUpdateNodeLabel); an update that changes none of them moves no pod."""
+        """A node changed: one Node update event per kind of change (labels, taints, allocatable...)."""
         info = self.cache.node_info(node.name)
         old = info.node if info is not None else None
         self.cache.update_node(node)
-        events = node_update_events(old, node) if old is not None else ["NodeAdd"]
-        if events:
-            self.queue.move_all_to_active_or_backoff(event=events[0])
+        if old is None:
+            self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
+        else:
+            for event in node_events(node, old):
+                self.queue.move_all_to_active_or_backoff(event, old, node)
+        for listener in self._listeners():
+            listener.on_node_update(node)
 
     def on_node_delete(self, name: str) -> None:
-        """A node left."""
+        """A node left: the NodeDelete event (PodTopologySpread's domains may shrink), then the cache forgets it."""
+        info = self.cache.node_info(name)
+        if info is not None and info.node is not None:
+            self.queue.move_all_to_active_or_backoff(NODE_DELETE, info.node, None)
         self.cache.remove_node(name)
+        for listener in self._listeners():
+            listener.on_node_delete(name)
 
     def on_pod_add(self, pod: Pod) -> None:
-        """A pod appeared: assigned pods go to the cache, unassigned ones to the queue of their profile."""
+        """A pod appeared: assigned pods go to the cache (the AssignedPodAdd event), unassigned ones to the queue."""
+        self._pod_added(pod)
+        for listener in self._listeners():
+            listener.on_pod_add(pod)
+
+    def _pod_added(self, pod: Pod) -> None:
         if pod.spec.node_name:
             self.cache.add_pod(pod)
             self._failed_at.pop(pod.uid, None)
-            # Only the rejecting plugins' queueing hints can tell whether a new assigned pod helps a pod.
-            self.queue.move_all_to_active_or_backoff(
-                lambda info: self.frameworks[info.pod.spec.scheduler_name].assigned_pod_may_help(info, pod),
-                event="AssignedPodAdd")
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
         elif pod.spec.scheduler_name in self.frameworks:
             self.queue.add(pod)
         else:
             self.ignored[pod.uid] = pod
 
     def on_pod_update(self, old: Pod, new: Pod) -> None:
-        """A pod changed (bound, nominated, marked for deletion...)."""
+        """A pod changed (bound, nominated, relabelled, marked for deletion...). A write that changed nothing is no
+        event (the API server keeps the resourceVersion and sends no watch event)."""
+        if new == old:
+            return
         if new.spec.node_name:
             if not old.spec.node_name:
                 self.queue.delete(old)
-                self.on_pod_add(new)
+                self._pod_added(new)
             else:
                 self.cache.update_pod(new)
+                for event in pod_events(new, old):
+                    self.queue.move_all_to_active_or_backoff(event, old, new)
         elif new.spec.scheduler_name in self.frameworks:
             self.queue.update(old, new)
+        for listener in self._listeners():
+            listener.on_pod_update(old, new)
 
     def on_pod_delete(self, pod: Pod) -> None:
-        """A pod is gone."""
+        """A pod is gone: an assigned pod is the AssignedPodDelete event; a pod Permit held is rejected."""
         self.ignored.pop(pod.uid, None)
         self._failed_at.pop(pod.uid, None)
         if pod.spec.node_name:
             self.cache.remove_pod(pod)
-            self.queue.move_all_to_active_or_backoff(event="AssignedPodDelete")
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
         else:
             self.queue.delete(pod)
             waiting = self._parked.get(pod.uid)
@@ -284,6 +321,19 @@ class Scheduler:
                 wp = waiting.framework.get_waiting_pod(pod.uid)
                 if wp is not None:
                     wp.reject("", "pod was deleted")
+        for listener in self._listeners():
+            listener.on_pod_delete(pod)
+
+    def _plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
+        if len(self.frameworks) == 1:
+            return next(iter(self.frameworks.values())).plugins_interested_in(event)
+        return frozenset().union(*(f.plugins_interested_in(event) for f in self.frameworks.values()))
+
+    def _queueing_hint_strategy(self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> Strategy:
+        framework = self.frameworks.get(info.pod.spec.scheduler_name)
+        if framework is None:
+            return Strategy.AFTER_BACKOFF
+        return framework.queueing_hint_strategy(info, event, old, new)
 
     def plugin_failures(self) -> list[PluginFailure]:
         """Every plugin error so far, profile by profile, each in order."""
@@ -638,10 +688,12 @@ class Scheduler:
             # unschedulable pods instead of being sent to backoff by its own forget.
             self._handle_failure(binding.queued, failure, binding_cycle=True, started=binding.started)
             if forgotten:
-                self.queue.move_all_to_active_or_backoff(saw_reservation, event="AssignedPodDelete")
+                self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, binding.assumed.pod, None,
+                                                         saw_reservation)
         else:
             if forgotten:
-                self.queue.move_all_to_active_or_backoff(saw_reservation, event="AssignedPodDelete")
+                self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, binding.assumed.pod, None,
+                                                         saw_reservation)
             self._handle_failure(binding.queued, failure, binding_cycle=True, started=binding.started)
         if forgotten and self.attempt_observer is not None:
             self.attempt_observer.assumed_pod_forgotten(pod, woken)

@@ -62,8 +62,9 @@ def unknown_hooks(text: str) -> set[str]:
 
 
 def framework_order() -> list[str]:
-    """Every hook in the order the framework meets it: each extension point's hook, then its companions."""
-    return [hook for point in EXTENSION_POINTS for hook in (point.hook, *point.companions)]
+    """Every hook in the order the doc gives them: the queueing-hint hook, then in the order the framework meets
+    them, each extension point's hook, then its companions."""
+    return [hookspecs.EVENTS_HOOK, *(hook for point in EXTENSION_POINTS for hook in (point.hook, *point.companions))]
 
 
 def handle_members() -> set[str]:

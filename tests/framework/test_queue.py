@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kubesched.api.pod import Pod
+from kubesched.framework.events import NODE_ADD
 from kubesched.framework.status import Status
 from kubesched.framework.types import QueuedPodInfo
 from kubesched.plugins.priority_sort import PrioritySort
@@ -91,7 +92,7 @@ class TestFailures:
         queue.add(make_pod("p").obj())
         info = queue.pop()
         assert info is not None
-        queue.move_all_to_active_or_backoff(event="NodeAdd")
+        queue.move_all_to_active_or_backoff(NODE_ADD)
         fail(queue, info)
         assert [i.pod.name for i in queue.backoff_pods()] == ["p"]
 
@@ -126,30 +127,7 @@ class TestFailures:
         assert info is not None
         fail(queue, info)
         clock.advance_to(5.0)
-        assert queue.move_all_to_active_or_backoff(event="NodeAdd") == 1
-        assert pop_all(queue) == ["p"]
-
-    def test_status_only_update_does_not_retry(self) -> None:
-        """Writing a pod's status (as failure handling does) does not move it out of unschedulable."""
-        queue, _ = new_queue()
-        pod = make_pod("p").obj()
-        queue.add(pod)
-        info = queue.pop()
-        assert info is not None
-        fail(queue, info)
-        queue.update(pod, pod.with_status(phase="Pending", nominated_node_name=""))
-        assert queue.active_count() == 0
-
-    def test_cleared_nomination_retries(self) -> None:
-        """A pod whose nomination a preemptor cleared gets another attempt (kube moves it through the update)."""
-        queue, clock = new_queue()
-        pod = make_pod("p").nominated("n1").obj()
-        queue.add(pod)
-        info = queue.pop()
-        assert info is not None
-        fail(queue, info)
-        clock.advance_to(5.0)
-        queue.update(pod, pod.with_status(nominated_node_name=""))
+        assert queue.move_all_to_active_or_backoff(NODE_ADD) == 1
         assert pop_all(queue) == ["p"]
 
     def test_spec_update_retries(self) -> None:
@@ -190,8 +168,8 @@ class TestGating:
         assert gated.gating_status.message() == "waiting for scheduling gates: [g]"
 
     def test_cluster_events_do_not_release_gated_pods(self) -> None:
-        """Only an update of the pod itself re-runs PreEnqueue; cluster events leave gated pods alone."""
+        """An event re-runs PreEnqueue of a gated pod, which stays gated while its plugin says so."""
         queue, _ = new_queue(gate={"g"})
         queue.add(make_pod("g").obj())
-        assert queue.move_all_to_active_or_backoff(event="NodeAdd") == 0
+        assert queue.move_all_to_active_or_backoff(NODE_ADD) == 0
         assert queue.active_count() == 0

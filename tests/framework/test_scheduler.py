@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
@@ -136,6 +137,10 @@ class Hold(Plugin):
     """Permit: every pod waits up to 30 seconds."""
 
     name = "Hold"
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return []
 
     @hookimpl
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
@@ -341,6 +346,10 @@ def test_pre_filter_rejection_is_one_message_for_all_nodes() -> None:
         name = "Reject"
 
         @hookimpl
+        def events_to_register(self) -> list[ClusterEventWithHint]:
+            return []
+
+        @hookimpl
         def pre_filter(self, state: CycleState, pod: Pod, nodes: object) -> Status | None:
             return Status.unresolvable("pod affinity terms conflict")
 
@@ -489,22 +498,27 @@ class TestBindingFailure:
         assert "late" not in [i.pod.name for i in scheduler.queue.unschedulable_pods()]
 
 
+def _helper_added(pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
+    return QueueingHint.QUEUE if new is not None and new.labels.get("helper") == "yes" else QueueingHint.QUEUE_SKIP
+
+
 class Hinted(Plugin):
-    """Filter: rejects pods labelled wait=yes; says an assigned pod labelled helper=yes may help them."""
+    """Filter: rejects pods labelled wait=yes; its hint says an assigned pod labelled helper=yes may help them."""
 
     name = "Hinted"
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD), _helper_added)]
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         return Status.unschedulable("waiting") if pod.labels.get("wait") == "yes" else None
 
-    def assigned_pod_may_help(self, pod: Pod, assigned: Pod) -> bool:
-        return assigned.labels.get("helper") == "yes"
-
 
 @pytest.mark.parametrize(("helper", "moved"), [("yes", True), ("no", False)])
 def test_an_assigned_pod_wakes_the_pods_its_rejecting_plugin_says_it_may_help(helper: str, moved: bool) -> None:
-    """The rejecting plugin's assigned_pod_may_help decides whether a new assigned pod moves a rejected pod."""
+    """The rejecting plugin's queueing hint decides whether a new assigned pod moves a rejected pod."""
     cluster = InMemoryCluster(VirtualClock())
     scheduler = scheduler_on(cluster, Hinted, points={"filter": ["Hinted"]})
     cluster.add_node(make_node("n1").capacity(cpu="4").obj())
@@ -514,13 +528,17 @@ def test_an_assigned_pod_wakes_the_pods_its_rejecting_plugin_says_it_may_help(he
     assert (scheduler.queue.unschedulable_pods() == []) is moved
 
 
-def test_a_queueing_hint_that_raises_counts_as_may_help() -> None:
+def test_a_queueing_hint_that_raises_counts_as_queue() -> None:
     """A hint that raises moves the pod (as in kube-scheduler) and is reported as that plugin's error."""
+    def broken(pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
+        raise LookupError("no index")
+
     class BrokenHint(Hinted):
         name = "BrokenHint"
 
-        def assigned_pod_may_help(self, pod: Pod, assigned: Pod) -> bool:
-            raise LookupError("no index")
+        @hookimpl
+        def events_to_register(self) -> list[ClusterEventWithHint]:
+            return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD), broken)]
 
     cluster = InMemoryCluster(VirtualClock())
     scheduler = scheduler_on(cluster, BrokenHint, points={"filter": ["BrokenHint"]})
@@ -531,6 +549,7 @@ def test_a_queueing_hint_that_raises_counts_as_may_help() -> None:
     assert scheduler.queue.unschedulable_pods() == []
     assert [(f.point, f.plugin, f.message) for f in scheduler.plugin_failures()] == [
         ("QueueingHint", "BrokenHint", "LookupError: no index")]
+
 
 def test_the_runtime_names_no_built_in_plugin(registry: PluginRegistry) -> None:
     """The scheduling machinery decides through plugin hooks and hints, never by a built-in plugin's name."""

@@ -10,17 +10,28 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.framework.events import ASSIGNED_POD_DELETE, NODE_ADD, node_events, pod_events
 from kubesched.framework.status import Status
 from kubesched.metrics import SchedulerMetrics
 from kubesched.metrics._store import Histogram
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry, Scheduler, SchedulingQueue
-from kubesched.runtime._cluster_events import node_update_events, unscheduled_pod_update_events
+from kubesched.runtime._queue import HintRunner, Strategy
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
 
 INCOMING = "scheduler_queue_incoming_pods_total"
+
+
+def node_update_events(old: Node, new: Node) -> list[str]:
+    """The labels of the Node update events from ``old`` to ``new``."""
+    return [event.label for event in node_events(new, old)]
+
+
+def unscheduled_pod_update_events(old: Pod, new: Pod) -> list[str]:
+    """The labels of the pod update events from ``old`` to ``new`` (an unscheduled pod)."""
+    return [event.label for event in pod_events(new, old)]
 NODE = make_node("n1").capacity(cpu="2").label(zone="a").obj()
 POD = make_pod("p").req(cpu="1").label(app="web").obj()
 
@@ -71,11 +82,12 @@ def _gates(pod: Pod) -> Status | None:
         if pod.spec.scheduling_gates else None
 
 
-def _queue() -> tuple[SchedulingQueue, SchedulerMetrics, VirtualClock]:
-    """A queue gating pods by their scheduling gates, counting into new metrics, on a clock at 0."""
+def _queue(hints: HintRunner | None = None) -> tuple[SchedulingQueue, SchedulerMetrics, VirtualClock]:
+    """A queue gating pods by their scheduling gates, counting into new metrics, on a clock at 0; without
+    ``hints``, every event may help every rejected pod."""
     metrics, clock = SchedulerMetrics(), VirtualClock()
     sort = PrioritySort(handle=None)  # type: ignore[arg-type]
-    queue = SchedulingQueue(sort.queue_sort_less, clock=clock, pre_enqueue=_gates, metrics=metrics)
+    queue = SchedulingQueue(sort.queue_sort_less, clock=clock, pre_enqueue=_gates, hints=hints, metrics=metrics)
     return queue, metrics, clock
 
 
@@ -101,8 +113,9 @@ def test_a_new_gated_pod_counts_nothing() -> None:
 
 
 def test_a_status_update_of_an_unschedulable_pod_counts_it_again() -> None:
-    """The status write after a failure counts the pod entering the unschedulable pods as UnschedulablePodUpdate."""
-    queue, metrics, _ = _queue()
+    """The status write after a failure counts the pod entering the unschedulable pods as UnschedulablePodUpdate
+    (when the rejecting plugin's hint says the write cannot help, as NodeResourcesFit's does)."""
+    queue, metrics, _ = _queue(hints=lambda info, event, old, new: Strategy.SKIP)
     _unschedulable(queue, POD)
     queue.update(POD, POD.with_status(nominated_node_name="n1"))
     assert _counts(metrics) == {("active", "UnschedulablePodAdd"): 1,
@@ -137,18 +150,22 @@ def _scheduler(registry: PluginRegistry) -> tuple[Scheduler, InMemoryCluster, Vi
     return scheduler, cluster, clock
 
 
-@pytest.mark.parametrize(("new", "expected"), [
-    (make_node("n1").capacity(cpu="8").label(zone="a").obj(), {("active", "NodeUpdateNodeAllocatable"): 1}),
-    (make_node("n1").capacity(cpu="2").label(zone="b").obj(), {("active", "NodeUpdateNodeLabel"): 1}),
-    (make_node("n1").capacity(cpu="2").label(zone="a").unschedulable().obj(), {}),
+@pytest.mark.parametrize(("pod", "new", "expected"), [
+    (make_pod("big").req(cpu="4").obj(), make_node("n1").capacity(cpu="8").label(zone="a").obj(),
+     {("active", "NodeUpdateNodeAllocatable"): 1}),
+    (make_pod("big").req(cpu="4").obj(), make_node("n1").capacity(cpu="2").label(zone="b").obj(), {}),
+    (make_pod("b").node_selector(zone="b").obj(), make_node("n1").capacity(cpu="2").label(zone="b").obj(),
+     {("active", "NodeUpdateNodeLabel"): 1}),
+    (make_pod("big").req(cpu="4").obj(), make_node("n1").capacity(cpu="2").label(zone="a").unschedulable().obj(),
+     {}),
 ])
-def test_a_node_update_moves_pods_under_its_first_event(registry: PluginRegistry, new: Node,
-                                                        expected: dict[tuple[str, ...], int]) -> None:
-    """Pods a node update moves count under its first event; a cordon changes nothing watched and moves none.
-    (The in-memory cluster has no node updates yet: the scheduler is told directly.)"""
+def test_a_node_update_moves_the_pods_its_hints_queue_under_its_event(
+        registry: PluginRegistry, pod: Pod, new: Node, expected: dict[tuple[str, ...], int]) -> None:
+    """A node update moves a pod, counted under the event that moved it, when the rejecting plugin's hint queues
+    it (NodeResourcesFit: more allocatable; NodeAffinity: a matching label); a cordon moves none."""
     scheduler, cluster, clock = _scheduler(registry)
     cluster.add_node(NODE)
-    cluster.add_pod(make_pod("big").req(cpu="4").obj())
+    cluster.add_pod(pod)
     scheduler.schedule_one()
     clock.advance_to(60.0)  # past its backoff
     before = _counts(scheduler.metrics)
@@ -162,14 +179,14 @@ def _moved_by(move: str) -> dict[tuple[str, ...], float]:
     queue, metrics, clock = _queue()
     _unschedulable(queue, POD)
     if move == "backoff-by-event":
-        queue.move_all_to_active_or_backoff(event="NodeAdd")  # at once: the pod is still backing off
+        queue.move_all_to_active_or_backoff(NODE_ADD)  # at once: the pod is still backing off
     elif move == "failure-after-move-request":
-        queue.move_all_to_active_or_backoff(event="NodeAdd")
+        queue.move_all_to_active_or_backoff(NODE_ADD)
         clock.advance_to(5.0)
         queue.flush_backoff_completed()
         info = queue.pop()
         assert info is not None
-        queue.move_all_to_active_or_backoff(event="AssignedPodDelete")  # during the attempt: nothing to move
+        queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, POD, None)  # during the attempt: nothing to move
         info.unschedulable_plugins = {"NodeResourcesFit"}
         queue.add_unschedulable_if_not_present(info, queue.scheduling_cycle)
     elif move == "flush":

@@ -20,6 +20,7 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import ClusterEventWithHint
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
@@ -49,6 +50,12 @@ class Gate(Plugin):
     name = "Gate"
     verdict: ClassVar[Verdict] = staticmethod(lambda _ni: None)
     calls: ClassVar[Counter[str]]
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """No event: a rejected pod waits (with queueing hints, a Pending plugin interested in every event would
+        send the pod straight back on its own status write)."""
+        return []
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -14,15 +14,24 @@ import numpy.typing as npt
 from kubesched.api.pod import Pod
 from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import NODE_ADD, ClusterEventWithHint
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore
 
+
+class EventsDeclared(Plugin):
+    """Declares the NodeAdd event, so each fixture fails only the check of its own defect (declares-events aside)."""
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [ClusterEventWithHint(NODE_ADD)]
+
 HDD_REASON = "node(s) had an hdd disk"
 
 
-class Consistent(Plugin):
+class Consistent(EventsDeclared):
     """Filter, Score and NormalizeScore with batch forms giving exactly their answers."""
 
     name = "Consistent"
@@ -127,7 +136,7 @@ class FloatScores(Consistent):
         return np.zeros(len(node_batch), dtype=np.float64)
 
 
-class PerNodeOnly(Plugin):
+class PerNodeOnly(EventsDeclared):
     """Filter without a batch form."""
 
     name = "PerNodeOnly"

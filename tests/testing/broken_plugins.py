@@ -11,13 +11,22 @@ import attrs
 
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.events import NODE_ADD, ClusterEventWithHint
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore
 
 
-class WrongHookArguments(Plugin):
+class EventsDeclared(Plugin):
+    """Declares the NodeAdd event, so each fixture fails only the check of its own defect (declares-events aside)."""
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [ClusterEventWithHint(NODE_ADD)]
+
+
+class WrongHookArguments(EventsDeclared):
     """Filter names its node argument ``node`` instead of the hookspec's ``node_info``."""
 
     name = "WrongHookArguments"
@@ -27,7 +36,7 @@ class WrongHookArguments(Plugin):
         return None
 
 
-class RequiredArg(Plugin):
+class RequiredArg(EventsDeclared):
     """Args with a required field: a profile that leaves it out cannot build the plugin."""
 
     name = "RequiredArg"
@@ -41,7 +50,7 @@ class RequiredArg(Plugin):
         return None
 
 
-class UntypedArg(Plugin):
+class UntypedArg(EventsDeclared):
     """An Args field typed Any: any value is accepted, so ill-typed config goes unnoticed."""
 
     name = "UntypedArg"
@@ -55,7 +64,7 @@ class UntypedArg(Plugin):
         return None
 
 
-class LabelsThePod(Plugin):
+class LabelsThePod(EventsDeclared):
     """Filter writes a label into the pod it is given (going around the API objects' immutability)."""
 
     name = "LabelsThePod"
@@ -66,7 +75,7 @@ class LabelsThePod(Plugin):
         return None
 
 
-class CountsCalls(Plugin):
+class CountsCalls(EventsDeclared):
     """Score returns how many times it has been called: the same input scores differently each time."""
 
     name = "CountsCalls"
@@ -80,7 +89,7 @@ class CountsCalls(Plugin):
         return next(self._calls) % 100
 
 
-class SilentRejection(Plugin):
+class SilentRejection(EventsDeclared):
     """Filter rejects every node without saying why."""
 
     name = "SilentRejection"
@@ -90,7 +99,7 @@ class SilentRejection(Plugin):
         return Status.unschedulable()
 
 
-class ScoresOutOfRange(Plugin):
+class ScoresOutOfRange(EventsDeclared):
     """Score returns 150 and has no NormalizeScore to bring it into [0, 100]."""
 
     name = "ScoresOutOfRange"
@@ -100,7 +109,7 @@ class ScoresOutOfRange(Plugin):
         return 150
 
 
-class DropsANode(Plugin):
+class DropsANode(EventsDeclared):
     """NormalizeScore removes the last entry instead of rewriting the scores in place."""
 
     name = "DropsANode"
@@ -128,7 +137,7 @@ class SharedCounts:
 SHARED_KEY = StateKey[SharedCounts]("SharedClone")
 
 
-class SharedClone(Plugin):
+class SharedClone(EventsDeclared):
     """PreFilter state with a shallow clone(): a preemption branch would change the original."""
 
     name = "SharedClone"
@@ -156,7 +165,7 @@ class Counts:
 COUNTS_KEY = StateKey[Counts]("ForgetfulRemovePod")
 
 
-class ForgetfulRemovePod(Plugin):
+class ForgetfulRemovePod(EventsDeclared):
     """At most one pod per node, tracked in PreFilter state; RemovePod forgets to decrement the count."""
 
     name = "ForgetfulRemovePod"
@@ -184,7 +193,7 @@ class ForgetfulRemovePod(Plugin):
         return Status.unschedulable("node already has a pod") if counts.get(node_info.name, 0) >= 2 else None
 
 
-class UnreserveWithoutReserve(Plugin):
+class UnreserveWithoutReserve(EventsDeclared):
     """Unreserve assumes Reserve ran and removes the pod's reservation unconditionally."""
 
     name = "UnreserveWithoutReserve"
@@ -203,7 +212,7 @@ class UnreserveWithoutReserve(Plugin):
         del self.reserved[pod.uid]
 
 
-class WaitsForAnHour(Plugin):
+class WaitsForAnHour(EventsDeclared):
     """Permit holds every pod for an hour, beyond the 15-minute bound."""
 
     name = "WaitsForAnHour"
@@ -213,7 +222,7 @@ class WaitsForAnHour(Plugin):
         return Status.wait(), 3600.0
 
 
-class NeedsZoneLabel(Plugin):
+class NeedsZoneLabel(EventsDeclared):
     """Filter assumes every node has a zone label."""
 
     name = "NeedsZoneLabel"
@@ -225,7 +234,7 @@ class NeedsZoneLabel(Plugin):
         return None if zone else Status.unschedulable("no zone")
 
 
-class Slow(Plugin):
+class Slow(EventsDeclared):
     """Filter sleeps a millisecond per node: correct, but over the time budget."""
 
     name = "Slow"
@@ -236,7 +245,7 @@ class Slow(Plugin):
         return None
 
 
-class CannotBeBuilt(Plugin):
+class CannotBeBuilt(EventsDeclared):
     """The constructor needs a service the test cluster does not offer."""
 
     name = "CannotBeBuilt"
@@ -249,7 +258,7 @@ class CannotBeBuilt(Plugin):
         return None  # pragma: no cover - never built
 
 
-class ReasonsAsString(Plugin):
+class ReasonsAsString(EventsDeclared):
     """Filter passes its reason as a string, not a tuple: users would see one letter per reason."""
 
     name = "ReasonsAsString"
@@ -264,7 +273,7 @@ def _lookup_limit(_instance: Any, _attribute: Any, value: int) -> None:
     {"limit": value}["limits"]
 
 
-class BrokenValidator(Plugin):
+class BrokenValidator(EventsDeclared):
     """An Args validator that raises KeyError (a bug in the plugin, not a bad value)."""
 
     name = "BrokenValidator"
@@ -278,7 +287,7 @@ class BrokenValidator(Plugin):
         return None
 
 
-class PreScoreTrimsNodes(Plugin):
+class PreScoreTrimsNodes(EventsDeclared):
     """PreScore deletes all but the first node from the list it is given."""
 
     name = "PreScoreTrimsNodes"
@@ -299,7 +308,7 @@ class Level(enum.IntEnum):
     HIGH = 90
 
 
-class ScoresIntEnum(Plugin):
+class ScoresIntEnum(EventsDeclared):
     """Score returns an IntEnum member instead of a plain int."""
 
     name = "ScoresIntEnum"
@@ -309,7 +318,7 @@ class ScoresIntEnum(Plugin):
         return Level.HIGH
 
 
-class InitReadsSnapshot(Plugin):
+class InitReadsSnapshot(EventsDeclared):
     """The constructor reads the first node: the scheduler builds plugins before any node is known."""
 
     name = "InitReadsSnapshot"
@@ -323,7 +332,7 @@ class InitReadsSnapshot(Plugin):
         return None
 
 
-class UnreserveKeepsTheNode(Plugin):
+class UnreserveKeepsTheNode(EventsDeclared):
     """Reserve keeps a node for its pod and Filter keeps other pods off it; Unreserve forgets to release it."""
 
     name = "UnreserveKeepsTheNode"
@@ -347,7 +356,7 @@ class UnreserveKeepsTheNode(Plugin):
         self.holder.pop(pod.uid, None)  # the bug: keyed by node, released by pod
 
 
-class FarOverBudget(Plugin):
+class FarOverBudget(EventsDeclared):
     """Filter sleeps 50 ms per node: far over the time budget."""
 
     name = "FarOverBudget"
@@ -361,7 +370,7 @@ class FarOverBudget(Plugin):
 GPU = "example.com/gpu"
 
 
-class GpuOnlySilentRejection(Plugin):
+class GpuOnlySilentRejection(EventsDeclared):
     """Acts only on pods that ask for a GPU label (PreFilter skips the others), and there rejects silently."""
 
     name = "GpuOnlySilentRejection"
@@ -381,7 +390,7 @@ def _zone_of(node_info: NodeInfo) -> str:
     return node_info.node.labels["topology.kubernetes.io/zone"]
 
 
-class ZoneLookupFails(Plugin):
+class ZoneLookupFails(EventsDeclared):
     """Score looks up the zone label in a helper; on a node without one the helper raises KeyError."""
 
     name = "ZoneLookupFails"
@@ -405,7 +414,7 @@ class Unclonable:
 UNCLONABLE_KEY = StateKey[Unclonable]("CloneRaises")
 
 
-class CloneRaises(Plugin):
+class CloneRaises(EventsDeclared):
     """PreFilter writes state whose clone() raises TypeError (called by the framework, not by a hook)."""
 
     name = "CloneRaises"
@@ -425,7 +434,7 @@ def _has_gpu(node_info: NodeInfo) -> bool:
     return node_info.node is not None and GPU in node_info.node.labels
 
 
-class GpuGatedFilter(Plugin):
+class GpuGatedFilter(EventsDeclared):
     """Decides only for pods labelled for a GPU, inside Filter (no PreFilter Skip); there it returns a string
     instead of a Status (the planted defect)."""
 
@@ -440,7 +449,7 @@ class GpuGatedFilter(Plugin):
         return "no GPU on this node"  # type: ignore[return-value]
 
 
-class GpuGatedScore(Plugin):
+class GpuGatedScore(EventsDeclared):
     """Scores only pods labelled for a GPU, inside Score (no PreScore Skip); there a GPU node scores 1000, out
     of range (the planted defect)."""
 
@@ -455,7 +464,7 @@ class GpuGatedScore(Plugin):
         return 0
 
 
-class FilterErrors(Plugin):
+class FilterErrors(EventsDeclared):
     """Filter returns Error on every node: Score, which it also has, never runs."""
 
     name = "FilterErrors"
@@ -469,7 +478,7 @@ class FilterErrors(Plugin):
         return 50  # pragma: no cover - Filter stops every pod first
 
 
-class GpuOnlyScore(Plugin):
+class GpuOnlyScore(EventsDeclared):
     """Scores only pods labelled for a GPU: PreScore skips the others."""
 
     name = "GpuOnlyScore"
@@ -481,3 +490,27 @@ class GpuOnlyScore(Plugin):
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         return 100 if _has_gpu(node_info) else 0
+
+
+class RejectsWithoutEvents(Plugin):
+    """Filter rejects pods labelled full=yes, but the plugin declares no events that could help them."""
+
+    name = "RejectsWithoutEvents"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status.unschedulable("node is full") if pod.labels.get("full") == "yes" else None
+
+
+class RegistersNothing(EventsDeclared):
+    """Filter rejects pods labelled full=yes, and registers an empty list of events."""
+
+    name = "RegistersNothing"
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return []
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status.unschedulable("node is full") if pod.labels.get("full") == "yes" else None

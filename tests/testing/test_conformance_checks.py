@@ -31,6 +31,8 @@ BROKEN: list[tuple[str, type[Any], Any, str]] = [
     ("no-input-mutation", broken.LabelsThePod, None, "filter changed the pod it was given"),
     ("no-input-mutation", broken.PreScoreTrimsNodes, None, "pre_score changed the list of nodes it was given"),
     ("deterministic", broken.CountsCalls, None, "a second run on the same instance answered differently"),
+    ("declares-events", broken.RejectsWithoutEvents, None, "but has no events_to_register hook"),
+    ("declares-events", broken.RegistersNothing, None, "events_to_register registers no event"),
     ("filter-status-valid", broken.SilentRejection, None, "rejected with Unschedulable but no reason"),
     ("filter-status-valid", broken.ReasonsAsString, None, "filter gave reasons 'Full': they must be a tuple"),
     ("score-in-range", broken.ScoresOutOfRange, None, "score 150 from score (no normalize_score)"),

@@ -10,6 +10,7 @@ import attrs
 
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.events import NODE_ADD, ClusterEventWithHint
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.status import Status
@@ -17,7 +18,15 @@ from kubesched.framework.types import PreFilterResult
 from tests.testing.broken_plugins import Counts, UnreserveKeepsTheNode  # Counts: properly cloned
 
 
-class UsesRng(Plugin):
+class EventsDeclared(Plugin):
+    """Declares the NodeAdd event, so each fixture fails only the check of its own defect (declares-events aside)."""
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [ClusterEventWithHint(NODE_ADD)]
+
+
+class UsesRng(EventsDeclared):
     """Scores with the handle's seeded random generator, as plugins should for random choices."""
 
     name = "UsesRng"
@@ -30,7 +39,7 @@ class UsesRng(Plugin):
 CHOSEN_KEY = StateKey[str]("Narrows")
 
 
-class Narrows(Plugin):
+class Narrows(EventsDeclared):
     """PreFilter narrows the nodes to the first one; Filter relies on never seeing the others."""
 
     name = "Narrows"
@@ -60,7 +69,7 @@ ZONE = "topology.kubernetes.io/zone"
 REF_KEY = StateKey[PodRef]("KeepsReferences")
 
 
-class KeepsReferences(Plugin):
+class KeepsReferences(EventsDeclared):
     """PreFilter state holds the pod, NodeInfos and PodInfos (shared read-only data, not aliasing)."""
 
     name = "KeepsReferences"
@@ -85,7 +94,7 @@ class KeepsReferences(Plugin):
         return None if state.read(REF_KEY).pod is pod else Status.unschedulable("state lost")
 
 
-class PermitNeedsReserve(Plugin):
+class PermitNeedsReserve(EventsDeclared):
     """Permit waits for pods that Reserve recorded; it is only ever called after Reserve."""
 
     name = "PermitNeedsReserve"
@@ -109,7 +118,7 @@ class PermitNeedsReserve(Plugin):
         return Status.wait(), 30.0
 
 
-class ScoresFeasibleOnly(Plugin):
+class ScoresFeasibleOnly(EventsDeclared):
     """Filter keeps pods off node-c; Score divides by a quantity only feasible nodes have."""
 
     name = "ScoresFeasibleOnly"
@@ -133,7 +142,7 @@ class Team:
 TEAM_KEY = StateKey[Team]("ReserveReadsPreFilter")
 
 
-class ReserveReadsPreFilter(Plugin):
+class ReserveReadsPreFilter(EventsDeclared):
     """PreFilter rejects pods without an app label; Reserve and Permit read what PreFilter wrote and expect the
     assumed pod (bound to the chosen node)."""
 
@@ -192,7 +201,7 @@ class LabelsState:
 LABELS_KEY = StateKey[LabelsState]("KeepsPodLabels")
 
 
-class KeepsPodLabels(Plugin):
+class KeepsPodLabels(EventsDeclared):
     """PreFilter state references the pod's labels dict; AddPod/RemovePod change only the state's own dict."""
 
     name = "KeepsPodLabels"
@@ -224,7 +233,7 @@ class KeepsPodLabels(Plugin):
 PER_NODE_KEY = StateKey[Counts]("NarrowsWithAddPod")
 
 
-class NarrowsWithAddPod(Plugin):
+class NarrowsWithAddPod(EventsDeclared):
     """PreFilter narrows to zone-1 and counts pods there; AddPod/RemovePod only expect those nodes."""
 
     name = "NarrowsWithAddPod"

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy.typing as npt
 
+from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
@@ -20,6 +23,7 @@ from kubesched.plugins.inter_pod_affinity.common import (
     InterPodAffinityArgs,
     NamespaceLabelCache,
     TermCache,
+    matches_all,
 )
 from kubesched.plugins.inter_pod_affinity.domains import ValueCodes
 from kubesched.plugins.inter_pod_affinity.filtering import (
@@ -38,6 +42,14 @@ from kubesched.plugins.inter_pod_affinity.scoring import (
 _NO_PRE_FILTER_STATE = f'error reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: not found'
 
 
+def _no_labels(namespace: str) -> Mapping[str, str]:
+    """Namespace labels as kube-scheduler's hints see them: none (a namespaceSelector term matches only when empty)."""
+    return {}
+
+
+_NO_NS = _no_labels
+
+
 class InterPodAffinity(Plugin):
     """Filters by required pod affinity and anti-affinity (both directions); scores preferred terms."""
 
@@ -50,10 +62,57 @@ class InterPodAffinity(Plugin):
         self._existing_terms = columnar.ExistingTerms(self._terms)
         self._value_codes = ValueCodes()
 
-    def assigned_pod_may_help(self, pod: Pod, assigned: Pod) -> bool:
-        """An assigned pod may satisfy the pod's required affinity (it can only worsen anti-affinity)."""
-        affinity = pod.spec.affinity
-        return bool(affinity and affinity.pod_affinity and affinity.pod_affinity.required)
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """Assigned pods added, relabelled or deleted, and nodes added or relabelled, may change the pod's
+        required (anti-)affinity verdicts."""
+        pods = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pods), self.hint_pod_changed),
+                ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
+                                     self.hint_node_changed)]
+
+    def hint_pod_changed(self, pod: Pod, old_obj: Pod | None, new_obj: Pod | None) -> QueueingHint:
+        """Queue for an assigned pod that now matches all of the pod's required affinity terms (added, or
+        relabelled to match), or no longer matches all its anti-affinity terms (relabelled away, or deleted).
+        Only the pod's own terms count: deleting a pod whose OWN anti-affinity blocked it is a Skip (v1.32)."""
+        if (new_obj is not None and not new_obj.spec.node_name) or (old_obj is not None and not old_obj.spec.node_name):
+            return QueueingHint.QUEUE_SKIP
+        terms = self._terms.get(pod)
+        affinity, anti = terms.required_affinity, terms.required_anti_affinity
+        if new_obj is not None and old_obj is not None:
+            if not matches_all(affinity, old_obj, _NO_NS) and matches_all(affinity, new_obj, _NO_NS):
+                return QueueingHint.QUEUE
+            if matches_all(anti, old_obj, _NO_NS) and not matches_all(anti, new_obj, _NO_NS):
+                return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+        if new_obj is not None:
+            return QueueingHint.QUEUE if matches_all(affinity, new_obj, _NO_NS) else QueueingHint.QUEUE_SKIP
+        if old_obj is None:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE if matches_all(anti, old_obj, _NO_NS) else QueueingHint.QUEUE_SKIP
+
+    def hint_node_changed(self, pod: Pod, old_obj: Node | None, new_obj: Node | None) -> QueueingHint:
+        """Queue when a node gains (or changes) the topology key of a required affinity term, when a node is added
+        and the pod has required anti-affinity, or when a node loses (or changes) an anti-affinity topology key."""
+        if new_obj is None:
+            return QueueingHint.QUEUE
+        terms = self._terms.get(pod)
+        new_labels = new_obj.labels
+        old_labels = old_obj.labels if old_obj is not None else None
+        for term in terms.required_affinity:
+            key = term.topology_key
+            if old_labels is None:
+                if key in new_labels:
+                    return QueueingHint.QUEUE
+            elif key in new_labels and (key not in old_labels or old_labels[key] != new_labels[key]):
+                return QueueingHint.QUEUE
+        for term in terms.required_anti_affinity:
+            if old_labels is None:
+                return QueueingHint.QUEUE
+            key = term.topology_key
+            if key in old_labels and (key not in new_labels or old_labels[key] != new_labels[key]):
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:

@@ -7,9 +7,11 @@ from typing import Any
 
 import numpy.typing as npt
 
+from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import Plugin, hookimpl
@@ -19,6 +21,7 @@ from kubesched.plugins.helpers import default_selector
 from kubesched.plugins.pod_topology_spread import columnar
 from kubesched.plugins.pod_topology_spread.common import (
     DO_NOT_SCHEDULE,
+    HONOR,
     NAME,
     SCHEDULE_ANYWAY,
     SYSTEM_DEFAULTING,
@@ -26,6 +29,7 @@ from kubesched.plugins.pod_topology_spread.common import (
     PodTopologySpreadArgs,
     SpreadConstraint,
     default_constraints,
+    has_all_keys,
     pod_constraints,
 )
 from kubesched.plugins.pod_topology_spread.filtering import (
@@ -68,9 +72,45 @@ class PodTopologySpread(Plugin):
             return ()
         return default_constraints(defaults, selector)
 
-    def assigned_pod_may_help(self, pod: Pod, assigned: Pod) -> bool:
-        """An assigned pod in the same namespace may change the domain counts the pod was rejected on."""
-        return pod.namespace == assigned.namespace
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """Pods added, relabelled or deleted change domain counts (the pod's own new tolerations matter under
+        nodeTaintsPolicy Honor); nodes added, deleted, relabelled or retainted change the domains."""
+        pods = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_TOLERATIONS | ActionType.DELETE
+        nodes = ActionType.ADD | ActionType.DELETE | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pods), self.hint_pod_changed),
+                ClusterEventWithHint(ClusterEvent(EventResource.NODE, nodes), self.hint_node_changed)]
+
+    def hint_pod_changed(self, pod: Pod, old_obj: Pod | None, new_obj: Pod | None) -> QueueingHint:
+        """Queue for an assigned pod of the same namespace that is added or deleted matching a DoNotSchedule
+        constraint's selector, or relabelled into or out of one; or for the pod's own new tolerations when a
+        constraint honours taints. Unscheduled pods and other namespaces are a Skip."""
+        for changed in (new_obj, old_obj):
+            if changed is not None and changed.uid != pod.uid and \
+                    (not changed.spec.node_name or changed.namespace != pod.namespace):
+                return QueueingHint.QUEUE_SKIP
+        constraints = self.constraints(pod, DO_NOT_SCHEDULE)
+        if new_obj is not None and old_obj is not None:
+            if new_obj.uid == pod.uid and new_obj.spec.tolerations != old_obj.spec.tolerations and \
+                    any(c.node_taints_policy == HONOR for c in constraints):
+                return QueueingHint.QUEUE
+            if new_obj.labels == old_obj.labels:
+                return QueueingHint.QUEUE_SKIP
+            changed_match = any(c.selects(old_obj.labels) != c.selects(new_obj.labels) for c in constraints)
+            return QueueingHint.QUEUE if changed_match else QueueingHint.QUEUE_SKIP
+        present = new_obj if new_obj is not None else old_obj
+        if present is None:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE if any(c.selects(present.labels) for c in constraints) else QueueingHint.QUEUE_SKIP
+
+    def hint_node_changed(self, pod: Pod, old_obj: Node | None, new_obj: Node | None) -> QueueingHint:
+        """Queue when the added, updated or deleted node carries every topology key of the pod's DoNotSchedule
+        constraints."""
+        node = new_obj if new_obj is not None else old_obj
+        if node is None:
+            return QueueingHint.QUEUE
+        constraints = self.constraints(pod, DO_NOT_SCHEDULE)
+        return QueueingHint.QUEUE if has_all_keys(node.labels, constraints) else QueueingHint.QUEUE_SKIP
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:

@@ -23,6 +23,7 @@ import math
 
 import attrs
 from kubesched import CycleState, Handle, NodeInfo, Plugin, Pod, StateKey, Status, hookimpl, in_range
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from kubesched.framework.handle import MAX_PERMIT_TIMEOUT, go_duration
 
 from kubesched_examples.pod_group import (
@@ -83,6 +84,12 @@ class Coscheduling(Plugin):
         self._backoff = config.pod_group_backoff_seconds
         #: Group key -> the backoff during which the group's members are rejected at PreFilter.
         self._backoffs: dict[str, Backoff] = {}
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """A gang member bound or a pod deleted (room freed), or a new node, may let the gang through."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD | ActionType.DELETE)),
+                ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD))]
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:

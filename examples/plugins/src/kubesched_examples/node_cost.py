@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from kubesched import ArgsError, Code, CycleState, Handle, NodeInfo, NodeScore, Plugin, Pod, StateKey, Status, hookimpl
 from kubesched.framework.columns import NodeBatch
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 
 NAME = "NodeCost"
 MAX_COST_ANNOTATION = "cost.example.com/max-hourly-cost"
@@ -82,6 +83,11 @@ class NodeCost(Plugin):
     def _cost(self, node_info: NodeInfo) -> int:
         node = node_info.node
         return parse_cost(node.labels.get(self._label)) if node is not None else UNPRICED
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """A new node, or a node whose labels (its cost) changed, may fit."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL))]
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:

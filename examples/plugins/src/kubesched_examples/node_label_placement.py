@@ -15,6 +15,7 @@ from types import MappingProxyType
 
 import attrs
 from kubesched import ArgsError, CycleState, Handle, NodeInfo, NodeScore, Plugin, Pod, StateKey, Status, hookimpl
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from kubesched.plugins.helpers import default_normalize_score
 
 NAME = "NodeLabelPlacement"
@@ -97,6 +98,11 @@ class NodeLabelPlacement(Plugin):
     def _ranking(self, pod: Pod) -> Ranking | None:
         values = pod_preferred_values(pod, self._values)
         return Ranking.of(self._label, values) if self._label and values else None
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """A new node, or a node whose labels changed, may match."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL))]
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from kubesched.testing.conformance.base import Check, CheckFailed, CheckSkipped, explain
 from kubesched.testing.conformance.checks.args import args_accept_defaults, args_reject_ill_typed
 from kubesched.testing.conformance.checks.batch import BATCH_HOOKS, batch_forms
-from kubesched.testing.conformance.checks.contract import builds, hooks_match_hookspecs
+from kubesched.testing.conformance.checks.contract import builds, declares_events, hooks_match_hookspecs
 from kubesched.testing.conformance.checks.inputs import deterministic, edge_inputs, no_input_mutation
 from kubesched.testing.conformance.checks.reservation import unreserve_idempotent, unreserve_undoes_reserve
 from kubesched.testing.conformance.checks.state import add_remove_pod_restores, pre_filter_state_clone
@@ -20,6 +20,7 @@ CHECKS: tuple[Check, ...] = (
     Check("args-accept-defaults", "args accept their defaults", args_accept_defaults),
     Check("args-reject-ill-typed", "args reject ill-typed values with a clear error", args_reject_ill_typed),
     Check("builds", "the plugin builds with its args", builds),
+    Check("declares-events", "a plugin that rejects pods declares the events that may help them", declares_events),
     Check("no-input-mutation", "PreFilter/Filter/PreScore/Score do not mutate their inputs", no_input_mutation,
           ("filter", "score")),
     Check("deterministic", "equal inputs give equal results", deterministic, ("filter", "score")),
