@@ -73,3 +73,37 @@ def test_scaling_a_controller_updates_the_budget(tmp_path: Path, registry: Plugi
     controller.replicas = 2  # the scale alone, before the controller acts on it
     (budget,) = sim.cluster.list_pdbs()
     assert (budget.status.expected_pods, budget.status.disruptions_allowed) == (2, 1)
+
+
+def _bare(name: str) -> str:
+    return (f"kind: Pod\nmetadata: {{name: {name}, labels: {{app: db}}}}\n"
+            "spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}\n---\n")
+
+
+JOB = """kind: Job
+metadata: {name: batch}
+spec:
+  parallelism: 2
+  completions: 2
+  template:
+    metadata: {labels: {app: db}}
+    spec: {restartPolicy: Never, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+---
+"""
+
+
+def test_pods_without_a_controller_are_not_expected(tmp_path: Path, registry: PluginRegistry) -> None:
+    """getExpectedScale skips unmanaged pods: a maxUnavailable budget over bare pods expects none and allows
+    no disruption, as in Kubernetes."""
+    sim = run(tmp_path, node("n1") + _bare("a") + _bare("b") + JOB.replace("app: db", "app: other")
+              + pdb("maxUnavailable: 1"), registry, until=1.0)
+    (budget,) = sim.cluster.list_pdbs()
+    assert (budget.status.expected_pods, budget.status.current_healthy, budget.status.disruptions_allowed) == (0, 2, 0)
+
+
+def test_pods_of_a_controller_without_scale_fail_safe(tmp_path: Path, registry: PluginRegistry) -> None:
+    """A Job's pods have no scale to read ("found no controllers"): the budget allows no disruption even though
+    maxUnavailable 1 of 2 healthy pods would."""
+    sim = run(tmp_path, node("n1") + JOB + pdb("maxUnavailable: 1"), registry, until=1.0)
+    (budget,) = sim.cluster.list_pdbs()
+    assert (budget.status.current_healthy, budget.status.disruptions_allowed) == (2, 0)
