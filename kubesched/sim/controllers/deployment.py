@@ -71,8 +71,9 @@ class DeploymentController(Controller):
                         PodTemplate(attrs.evolve(template.metadata, labels=labels), template.spec, template.duration))
         controller = self.manager.add(rs, owner=self)
         assert isinstance(controller, ReplicaSetController)
-        self.manager.cluster.record_object_event(*self.regarding, "Normal", "ScalingReplicaSet",
-                                    f"Scaled up replica set {meta.name} from 0 to {replicas}")
+        if replicas > 0:  # getNewReplicaSet reports a new ReplicaSet only when it starts with pods
+            self.manager.cluster.record_object_event(*self.regarding, "Normal", "ScalingReplicaSet",
+                                                     f"Scaled up replica set {meta.name} from 0 to {replicas}")
         return controller
 
     def _scale(self, rs: ReplicaSetController, replicas: int) -> None:
