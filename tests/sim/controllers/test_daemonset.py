@@ -111,11 +111,13 @@ def test_noexecute_taint_added_later_deletes_the_daemon_pod(tmp_path: Path, regi
 def test_template_required_terms_are_replaced_by_the_pinning_term(tmp_path: Path, registry: PluginRegistry) -> None:
     """ReplaceDaemonSetPodNodeNameNodeAffinity: the template's required matchExpressions terms give way to the
     single matchFields term on metadata.name (the controller already matched them against the node)."""
-    text = DS.replace('nodeSelector: {agent: "yes"}', "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuring"
-                      "Execution: {nodeSelectorTerms: [{matchExpressions: [{key: agent, operator: In, values: ['yes']}]},"
-                      " {matchExpressions: [{key: zone, operator: Exists}]}]}}}")
+    text = DS.replace('nodeSelector: {agent: "yes"}',
+                      "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+                      "[{matchExpressions: [{key: agent, operator: In, values: ['yes']}]}, "
+                      "{matchExpressions: [{key: zone, operator: Exists}]}]}}}")
     (pod,) = live(run(tmp_path, node("n1", labels=YES) + text, registry))
-    assert pod.spec.affinity is not None and pod.spec.affinity.node_affinity is not None
+    assert pod.spec.affinity is not None
+    assert pod.spec.affinity.node_affinity is not None
     assert pod.spec.affinity.node_affinity.required is not None
     (term,) = pod.spec.affinity.node_affinity.required.node_selector_terms
     assert (term.match_expressions, term.match_fields) == (
