@@ -19,7 +19,7 @@ import attrs
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget, PodDisruptionBudgetStatus
-from kubesched.sim.controllers.base import is_available
+from kubesched.sim.controllers.base import ScaledController, is_available
 from kubesched.sim.controllers.deployment import DeploymentController
 from kubesched.sim.controllers.replicaset import ReplicaSetController
 from kubesched.sim.controllers.statefulset import StatefulSetController
@@ -63,8 +63,7 @@ class DisruptionController:
                 self._members[(pdb.namespace, pdb.name)] = {} if selector is None else {
                     p.uid: p for p in cluster.list_pods_in_namespace(pdb.namespace) if selector.matches(p.labels)}
             self._dirty = set(self._members)
-        scales = tuple(c.replicas for c in self.manager.controllers.values()
-                       if isinstance(c, ReplicaSetController | StatefulSetController | DeploymentController))
+        scales = tuple(c.replicas for c in self.manager.controllers.values() if isinstance(c, ScaledController))
         if scales != self._scales:
             self._scales = scales
             self._dirty = set(self._members)
