@@ -25,8 +25,9 @@ YES = "{agent: 'yes'}"
 
 
 def test_one_pod_per_eligible_node_pinned_by_metadata_name(tmp_path: Path, registry: PluginRegistry) -> None:
-    """Nodes matching the nodeSelector get one pod each, with required affinity matchFields metadata.name."""
-    sim = run(tmp_path, node("n1", labels=YES) + node("n2", labels=YES) + node("n3") + DS, registry)
+    """Nodes matching the nodeSelector get one pod each, with required affinity matchFields metadata.name (and
+    still one each after several controller delays: a pod per node, not a pod per sync)."""
+    sim = run(tmp_path, node("n1", labels=YES) + node("n2", labels=YES) + node("n3") + DS, registry, until=10.0)
     pods = live(sim)
     assert sorted(p.spec.node_name for p in pods) == ["n1", "n2"]
     for pod in pods:
