@@ -189,7 +189,9 @@ class ScenarioRunner:
         if action.taints is not None:
             spec = attrs.evolve(spec, taints=action.taints)
         if action.unschedulable is not None:
-            spec = _cordoned(attrs.evolve(spec, unschedulable=action.unschedulable))
+            spec = attrs.evolve(spec, unschedulable=action.unschedulable)
+        if action.taints is not None or action.unschedulable is not None:
+            spec = _cordoned(spec)  # replaced taints keep the cordon's taint while the node stays cordoned
         self.sim.cluster.update_node(attrs.evolve(node, metadata=attrs.evolve(node.metadata, labels=labels),
                                                   spec=spec))
 

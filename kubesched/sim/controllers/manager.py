@@ -23,7 +23,6 @@ from kubesched.io.admission import admit_pod, default_priority_class, effective_
 from kubesched.sim.cluster import EPOCH, InMemoryCluster, VirtualClock
 from kubesched.sim.controllers.base import ALPHANUMS, Controller
 
-
 #: names.SimpleNameGenerator's maxGeneratedNameLength: 63 characters less the 5 of the random suffix.
 MAX_GENERATED_PREFIX = 58
 
