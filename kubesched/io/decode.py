@@ -107,9 +107,10 @@ def _system_class_problem(name: str, value: int, global_default: bool) -> str:
     return ""
 
 
-def _int_or_percent(value: object, path: str) -> IntOrPercent | None:
+def _int_or_percent(value: object, path: str, *, at_most_100: bool = True) -> IntOrPercent | None:
     """An intstr.IntOrString that must be a non-negative int32 or a percent string (ValidatePositiveIntOrPercent):
-    a string is a percent or nothing, its digits ASCII only, and at most 100%."""
+    a string is a percent or nothing, its digits ASCII only, and at most 100% (IsNotMoreThan100Percent) unless
+    ``at_most_100`` is False (a Deployment's maxSurge may exceed it)."""
     if value is None:
         return None
     if not isinstance(value, str):
@@ -124,8 +125,8 @@ def _int_or_percent(value: object, path: str) -> IntOrPercent | None:
         f.report(path, f"Invalid value: {f.quote(value)}: a valid percent string must be a numeric string followed "
                        "by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")
         return None
-    percent = int(value[:-1]) if len(value) <= 20 else 101
-    if percent > 100:
+    percent = int(value[:-1]) if len(value) <= 20 else 2**63
+    if at_most_100 and percent > 100:
         f.report(path, f"Invalid value: {f.quote(value)}: must not be greater than 100%")
         return None
     return IntOrPercent(percent, is_percent=True)

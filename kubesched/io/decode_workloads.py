@@ -116,11 +116,13 @@ def deployment(obj: Obj) -> Deployment:
     elif rolling is not None:
         limits = f.mapping(rolling, "spec.strategy.rollingUpdate")
         path = "spec.strategy.rollingUpdate"
-        surge = decode.int_or_percent(limits.get("maxSurge"), f"{path}.maxSurge") or _DEFAULT_SURGE
+        surge = decode.int_or_percent(limits.get("maxSurge"), f"{path}.maxSurge",
+                                       at_most_100=False) or _DEFAULT_SURGE
         unavailable = (decode.int_or_percent(limits.get("maxUnavailable"), f"{path}.maxUnavailable")
                        or _DEFAULT_SURGE)
         if surge.value == 0 and unavailable.value == 0:
-            f.report(f"{path}.maxUnavailable", "Invalid value: 0: may not be 0 when `maxSurge` is 0")
+            shown = f.quote(str(unavailable)) if unavailable.is_percent else "0"
+            f.report(f"{path}.maxUnavailable", f"Invalid value: {shown}: may not be 0 when `maxSurge` is 0")
     return Deployment(meta, _count(spec.get("replicas"), "spec.replicas", 1), selector, template_,
                       kind or ROLLING_UPDATE, surge, unavailable)
 

@@ -181,12 +181,15 @@ class _Reader:
         if doc.get("kind") != KIND:
             self.problem(f'Unsupported value: {f.quote(str(doc.get("kind")))}: supported values: "{KIND}"',
                          field="kind")
+        self._unknown(doc, ("apiVersion", "kind", "metadata", "spec"), "")
         meta = self._mapping(doc.get("metadata"), None, "metadata")
+        self._unknown(meta, ("name", "labels", "annotations"), "metadata.")
         scenario_name = meta.get("name", "")
         if not isinstance(scenario_name, str):
             self.problem(MANIFEST.wrong_type(scenario_name, "a string"), field="metadata.name")
             scenario_name = ""
         spec = self._mapping(doc.get("spec"), None, "spec")
+        self._unknown(spec, ("settings", "steps"), "spec.")
         settings = self._settings(self._mapping(spec.get("settings"), None, "spec.settings"))
         raw_steps = spec.get("steps")
         if not isinstance(raw_steps, list) or not raw_steps:
@@ -210,6 +213,14 @@ class _Reader:
         return Scenario(self.file, scenario_name or self.path.stem, settings, tuple(final))
 
     # -- pieces ----------------------------------------------------------------------------------------------
+    def _unknown(self, raw: Mapping[str, Any], known: Sequence[str], prefix: str) -> None:
+        """Report every key of ``raw`` outside ``known`` (a misspelt key would otherwise be silently ignored)."""
+        choices = ", ".join(f'"{k}"' for k in known)
+        for key in raw:
+            if key not in known:
+                self.problem(f"unknown field {f.quote(str(key))} (known: {choices})",
+                             field=f"{prefix}{escape(str(key))}")
+
     def _mapping(self, value: object, step: int | None, field: str) -> Mapping[str, Any]:
         if value is None:
             return {}

@@ -15,10 +15,9 @@ from kubesched.api.pod import Pod
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import Explainer, PluginRegistry
+from kubesched.sim.controllers.base import ScaledController
 from kubesched.sim.controllers.deployment import DeploymentController
 from kubesched.sim.controllers.manager import ControllerManager
-from kubesched.sim.controllers.replicaset import ReplicaSetController
-from kubesched.sim.controllers.statefulset import StatefulSetController
 from kubesched.sim.scenario import (
     DRAIN_RETRY,
     Create,
@@ -124,7 +123,7 @@ class ScenarioRunner:
             self._event(step, f"{action.target} to {action.replicas}")
             target = action.target
             controller = self.manager.get(target.kind, target.namespace, target.name)
-            if isinstance(controller, DeploymentController | ReplicaSetController | StatefulSetController):
+            if isinstance(controller, ScaledController):
                 controller.scale(action.replicas)
             else:
                 self.sim.warnings.append(f"spec.steps[{step.index}]: {target} no longer exists; not scaled")
@@ -190,7 +189,9 @@ class ScenarioRunner:
         if action.taints is not None:
             spec = attrs.evolve(spec, taints=action.taints)
         if action.unschedulable is not None:
-            spec = _cordoned(attrs.evolve(spec, unschedulable=action.unschedulable))
+            spec = attrs.evolve(spec, unschedulable=action.unschedulable)
+        if action.taints is not None or action.unschedulable is not None:
+            spec = _cordoned(spec)  # replaced taints keep the cordon's taint while the node stays cordoned
         self.sim.cluster.update_node(attrs.evolve(node, metadata=attrs.evolve(node.metadata, labels=labels),
                                                   spec=spec))
 

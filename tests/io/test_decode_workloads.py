@@ -76,6 +76,15 @@ spec: {{schedule: "0 2 * * *", concurrencyPolicy: Forbid, jobTemplate: {{spec: {
     assert [(c.kind, c.metadata.name) for c in cluster.controllers] == [("ReplicaSet", "rs"), ("StatefulSet", "db")]
 
 
+def test_deployment_max_surge_may_exceed_100_percent(tmp_path: Path) -> None:
+    """Only maxUnavailable is capped at 100% (IsNotMoreThan100Percent); a maxSurge of 200% is valid."""
+    web = load_text(tmp_path, f"kind: Deployment\nmetadata: {{name: web}}\nspec: {{selector: {{matchLabels: "
+                              f"{{app: a}}}}, strategy: {{rollingUpdate: {{maxSurge: 200%}}}}, {TEMPLATE}}}\n"
+                    ).workloads[0]
+    assert isinstance(web, Deployment)
+    assert str(web.max_surge) == "200%"
+
+
 def test_deployment_strategy_defaults_to_rolling_update_25_percent(tmp_path: Path) -> None:
     """Without a strategy, a Deployment rolls with maxSurge and maxUnavailable 25%, as the API server defaults."""
     web = load_text(tmp_path, f"kind: Deployment\nmetadata: {{name: web}}\nspec: {{selector: {{matchLabels: "
@@ -111,9 +120,13 @@ def test_deployment_strategy_defaults_to_rolling_update_25_percent(tmp_path: Pat
                  "deployments/default/w: spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 "
                  "when `maxSurge` is 0", id="surge-and-unavailable-zero"),
     pytest.param(f"kind: Deployment\nmetadata: {{name: w}}\nspec: {{selector: {{matchLabels: {{app: a}}}}, strategy: "
-                 f"{{rollingUpdate: {{maxSurge: 120%}}}}, {TEMPLATE}}}\n",
-                 'deployments/default/w: spec.strategy.rollingUpdate.maxSurge: Invalid value: "120%": must not be '
-                 "greater than 100%", id="percent-over-100"),
+                 f"{{rollingUpdate: {{maxUnavailable: 120%}}}}, {TEMPLATE}}}\n",
+                 'deployments/default/w: spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "120%": must not '
+                 "be greater than 100%", id="unavailable-percent-over-100"),
+    pytest.param(f"kind: Deployment\nmetadata: {{name: w}}\nspec: {{selector: {{matchLabels: {{app: a}}}}, strategy: "
+                 f"{{rollingUpdate: {{maxSurge: 0%, maxUnavailable: 0%}}}}, {TEMPLATE}}}\n",
+                 'deployments/default/w: spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be '
+                 "0 when `maxSurge` is 0", id="surge-and-unavailable-zero-percent"),
     pytest.param(f"kind: StatefulSet\nmetadata: {{name: s}}\nspec: {{podManagementPolicy: Any, selector: "
                  f"{{matchLabels: {{app: a}}}}, {TEMPLATE}}}\n",
                  'statefulsets/default/s: spec.podManagementPolicy: Unsupported value: "Any": supported values: '

@@ -90,3 +90,18 @@ class Controller:
     def create_pod(self, pod: Pod) -> Pod | None:
         """Create ``pod`` in the cluster (admitted for its priority class) with a SuccessfulCreate event."""
         return self.manager.create_pod(pod, self)
+
+
+class ScaledController(Controller):
+    """A controller with spec.replicas (the scale subresource): a scenario's ``scale`` step, a Deployment (for its
+    ReplicaSets) and the disruption controller read or set it."""
+
+    def __init__(self, manager: ControllerManager, metadata: ObjectMeta, replicas: int) -> None:
+        super().__init__(manager, metadata)
+        self.replicas = replicas
+
+    def scale(self, replicas: int) -> None:
+        """Set spec.replicas; the pods follow at the next sync, at once."""
+        if replicas != self.replicas:
+            self.replicas = replicas
+            self.manager.queue(self, 0.0)

@@ -4,7 +4,9 @@ A node is eligible as the DaemonSet controller decides (nodeShouldRunDaemonPod):
 and required node affinity match it, and every NoSchedule/NoExecute taint is tolerated, counting the tolerations
 the controller adds to every daemon pod (not-ready, unreachable, disk/memory/pid pressure, unschedulable). Each pod
 is pinned with required node affinity on ``metadata.name`` (matchFields), as the controller pins it, and the
-scheduler places it. A pod on a node that is no longer eligible is deleted; a pod that is gone is replaced.
+scheduler places it. A pod whose node no longer matches, or has an untolerated NoExecute taint, is deleted; an
+untolerated NoSchedule taint added later only keeps new pods off (shouldContinueRunning); a pod that is gone is
+replaced.
 """
 
 from __future__ import annotations
@@ -48,28 +50,27 @@ def daemon_template(template: PodTemplate) -> PodTemplate:
 
 
 def pinned(pod: Pod, node_name: str) -> Pod:
-    """util.ReplaceDaemonSetPodNodeNameNodeAffinity: every required term's matchFields becomes
-    ``metadata.name In [node]`` (a single such term when there were none)."""
+    """util.ReplaceDaemonSetPodNodeNameNodeAffinity: the required terms are replaced by the single term
+    ``matchFields metadata.name In [node]`` (the controller already checked the template's terms against the
+    node); preferred terms stay."""
     field = (NodeSelectorRequirement("metadata.name", "In", (node_name,)),)
     affinity = pod.spec.affinity or Affinity()
     node_affinity = affinity.node_affinity or NodeAffinity()
-    terms = node_affinity.required.node_selector_terms if node_affinity.required else ()
-    if terms:
-        new_terms = tuple(NodeSelectorTerm(t.match_expressions, field) for t in terms)
-    else:
-        new_terms = (NodeSelectorTerm(match_fields=field),)
-    node_affinity = attrs.evolve(node_affinity, required=NodeSelector(new_terms))
+    node_affinity = attrs.evolve(node_affinity, required=NodeSelector((NodeSelectorTerm(match_fields=field),)))
     return attrs.evolve(pod, spec=attrs.evolve(pod.spec, affinity=attrs.evolve(affinity, node_affinity=node_affinity)))
 
 
 def _pinned_node(pod: Pod) -> str:
+    """util.GetTargetNodeName: spec.nodeName once bound, else the pinning matchFields term."""
+    if pod.spec.node_name:
+        return pod.spec.node_name
     affinity = pod.spec.affinity
     required = affinity.node_affinity.required if affinity and affinity.node_affinity else None
     for term in required.node_selector_terms if required else ():
         for req in term.match_fields:
             if req.key == "metadata.name" and req.operator == "In" and req.values:
                 return req.values[0]
-    return pod.spec.node_name
+    return ""
 
 
 class DaemonSetController(Controller):
@@ -84,13 +85,26 @@ class DaemonSetController(Controller):
         self._probe = Pod(metadata=self.template.metadata, spec=self.template.spec)
         self._affinity = RequiredNodeAffinity.of(self._probe)
 
-    def should_run(self, node: Node) -> bool:
-        """nodeShouldRunDaemonPod: node affinity matches and the NoSchedule/NoExecute taints are tolerated."""
-        if not self._affinity.matches(node):
-            return False
+    def _tolerated(self, node: Node, effects: tuple[str, ...]) -> bool:
+        """Every taint of ``effects`` on ``node`` is tolerated by the template (with the daemon tolerations)."""
         tolerations = self.template.spec.tolerations
         return all(any(t.tolerates(taint.key, taint.value, taint.effect) for t in tolerations)
-                   for taint in node.spec.taints if taint.effect in (NO_SCHEDULE, NO_EXECUTE))
+                   for taint in node.spec.taints if taint.effect in effects)
+
+    def should_run(self, node: Node) -> bool:
+        """nodeShouldRunDaemonPod's shouldRun: node affinity matches and the NoSchedule/NoExecute taints are
+        tolerated."""
+        return (self._fits_name(node) and self._affinity.matches(node)
+                and self._tolerated(node, (NO_SCHEDULE, NO_EXECUTE)))
+
+    def should_continue_running(self, node: Node) -> bool:
+        """nodeShouldRunDaemonPod's shouldContinueRunning: node affinity matches and every NoExecute taint is
+        tolerated (an untolerated NoSchedule taint does not remove a running daemon pod)."""
+        return self._fits_name(node) and self._affinity.matches(node) and self._tolerated(node, (NO_EXECUTE,))
+
+    def _fits_name(self, node: Node) -> bool:
+        """A template's spec.nodeName, when set, names the one node the DaemonSet runs on."""
+        return self.template.spec.node_name in ("", node.name)
 
     def sync(self) -> None:
         """Create the pod of every eligible node that has none; delete pods of nodes no longer eligible."""
@@ -104,7 +118,7 @@ class DaemonSetController(Controller):
                 self.create_pod(pinned(self.make_pod(pod_name, self.template), name))
         for name, pods in by_node.items():
             current = nodes.get(name)
-            if current is not None and self.should_run(current):
+            if current is not None and self.should_continue_running(current):
                 continue
             for pod in pods:
                 if pod.metadata.deletion_timestamp is None:

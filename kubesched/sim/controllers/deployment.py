@@ -14,7 +14,7 @@ import attrs
 
 from kubesched.api.apps import RECREATE, Deployment, PodTemplate, ReplicaSet
 from kubesched.api.meta import LabelSelector, ObjectMeta
-from kubesched.sim.controllers.base import Controller, template_hash
+from kubesched.sim.controllers.base import ScaledController, template_hash
 from kubesched.sim.controllers.replicaset import ReplicaSetController
 
 if TYPE_CHECKING:
@@ -24,20 +24,15 @@ if TYPE_CHECKING:
 POD_TEMPLATE_HASH = "pod-template-hash"
 
 
-class DeploymentController(Controller):
+class DeploymentController(ScaledController):
     """A Deployment's controller; ``replicas`` and the template change through scenario steps."""
 
     kind = "Deployment"
 
     def __init__(self, manager: ControllerManager, workload: Deployment) -> None:
-        super().__init__(manager, workload.metadata)
+        super().__init__(manager, workload.metadata, workload.replicas)
         self.workload = workload
-        self.replicas = workload.replicas
 
-    def scale(self, replicas: int) -> None:
-        """Set spec.replicas."""
-        self.replicas = replicas
-        self.manager.queue(self, 0.0)
 
     def update(self, workload: Deployment) -> None:
         """A new spec (a new template starts a rollout)."""
@@ -71,8 +66,9 @@ class DeploymentController(Controller):
                         PodTemplate(attrs.evolve(template.metadata, labels=labels), template.spec, template.duration))
         controller = self.manager.add(rs, owner=self)
         assert isinstance(controller, ReplicaSetController)
-        self.manager.cluster.record_object_event(*self.regarding, "Normal", "ScalingReplicaSet",
-                                    f"Scaled up replica set {meta.name} from 0 to {replicas}")
+        if replicas > 0:  # getNewReplicaSet reports a new ReplicaSet only when it starts with pods
+            self.manager.cluster.record_object_event(*self.regarding, "Normal", "ScalingReplicaSet",
+                                                     f"Scaled up replica set {meta.name} from 0 to {replicas}")
         return controller
 
     def _scale(self, rs: ReplicaSetController, replicas: int) -> None:

@@ -3,9 +3,11 @@ against it.
 
 Status is computed as the disruption controller does: for maxUnavailable and percentage minAvailable the
 expected count is the scale of the matching pods' controllers (a Deployment's replicas for the pods of its
-ReplicaSets, a ReplicaSet's or StatefulSet's replicas), each controller once; pods of other controllers, or of
-none, count one each (the real controller reports an error for them instead). Healthy pods are bound and not
-terminating. The status is recomputed lazily, when the PDBs are next read after a pod changed.
+ReplicaSets, a ReplicaSet's or StatefulSet's replicas), each controller once; pods of no controller count nothing
+(getExpectedScale's unmanaged pods), and a pod of a controller without a scale (a Job, a DaemonSet) fails the
+sync as "found no controllers", which leaves the budget fail-safe: no disruption allowed. A pod whose controller
+is not simulated (an ownerReference in a manifest) counts one. Healthy pods are bound
+and not terminating. The status is recomputed lazily, when the PDBs are next read after a pod changed.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import attrs
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget, PodDisruptionBudgetStatus
-from kubesched.sim.controllers.base import is_available
+from kubesched.sim.controllers.base import ScaledController, is_available
 from kubesched.sim.controllers.deployment import DeploymentController
 from kubesched.sim.controllers.replicaset import ReplicaSetController
 from kubesched.sim.controllers.statefulset import StatefulSetController
@@ -61,8 +63,7 @@ class DisruptionController:
                 self._members[(pdb.namespace, pdb.name)] = {} if selector is None else {
                     p.uid: p for p in cluster.list_pods_in_namespace(pdb.namespace) if selector.matches(p.labels)}
             self._dirty = set(self._members)
-        scales = tuple(c.replicas for c in self.manager.controllers.values()
-                       if isinstance(c, ReplicaSetController | StatefulSetController | DeploymentController))
+        scales = tuple(c.replicas for c in self.manager.controllers.values() if isinstance(c, ScaledController))
         if scales != self._scales:
             self._scales = scales
             self._dirty = set(self._members)
@@ -74,8 +75,10 @@ class DisruptionController:
 
     def _status(self, pdb: PodDisruptionBudget) -> PodDisruptionBudget:
         matching = sorted(self._members.get((pdb.namespace, pdb.name), {}).values(), key=lambda p: p.uid)
+        failed = False
         if pdb.max_unavailable is not None or (pdb.min_available is not None and pdb.min_available.is_percent):
-            expected = self._expected_scale(matching)
+            scale = self._expected_scale(matching)
+            failed, expected = scale is None, scale or 0
         else:
             expected = len(matching)
         if pdb.max_unavailable is not None:
@@ -85,12 +88,13 @@ class DisruptionController:
         else:
             expected = desired = 0
         healthy = sum(1 for p in matching if is_available(p) and p.name not in pdb.status.disrupted_pods)
-        allowed = max(0, healthy - desired) if expected > 0 else 0
+        allowed = max(0, healthy - desired) if expected > 0 and not failed else 0
         status = PodDisruptionBudgetStatus(allowed, healthy, desired, expected, pdb.status.disrupted_pods)
         return attrs.evolve(pdb, status=status)
 
-    def _expected_scale(self, pods: list[Pod]) -> int:
-        """getExpectedScale: the sum of the scales of the pods' controllers, each counted once."""
+    def _expected_scale(self, pods: list[Pod]) -> int | None:
+        """getExpectedScale: the sum of the scales of the pods' controllers, each counted once; pods without a
+        controller are skipped; None ("found no controllers") when a simulated controller of a pod has no scale."""
         controllers = self.manager.controllers
         seen: set[str] = set()
         total = 0
@@ -110,7 +114,10 @@ class DisruptionController:
                     seen.add(controller.metadata.uid)
                     total += controller.replicas
                 continue
-            total += 1
+            if controller is not None:
+                return None
+            if ref is not None:
+                total += 1  # a controller outside the simulation (a manifest's ownerReference): its pods count
         return total
 
     def evict(self, pod: Pod) -> str | None:

@@ -67,6 +67,8 @@ class JobController(Controller):
             assert old is not None
             if cluster.ended.get(old.uid) == "Succeeded":
                 self._succeeded()
+            elif self.status == "Running" and self.workload.completions is None and self.succeeded:
+                self._complete_work_queue()  # after a success, a work queue's failures are ignored
             elif self.status == "Running":
                 self.failed += 1
                 if self.failed > self.workload.backoff_limit:
@@ -81,14 +83,20 @@ class JobController(Controller):
     def _succeeded(self) -> None:
         self.succeeded += 1
         job = self.workload
-        done = self.succeeded >= (job.completions if job.completions is not None else 1)
-        if done and self.status == "Running":
-            self.status = "Complete"
-            self.manager.cluster.record_object_event(*self.regarding, "Normal", "Completed", "Job completed")
-            if job.completions is None:
-                for pod in self.pods():
-                    if is_active(pod):
-                        self.manager.delete_pod(pod, f"Deleted pod: {pod.name}", self)
+        if job.completions is None:
+            self._complete_work_queue()
+        elif self.succeeded >= job.completions and self.status == "Running":
+            self._complete()
+
+    def _complete_work_queue(self) -> None:
+        """A work queue (no completions) is complete once a pod succeeded and the others have finished too (they
+        run on, as the Job controller lets them: ``succeeded > 0 && active == 0``)."""
+        if self.status == "Running" and self.succeeded and not any(is_active(p) for p in self.pods()):
+            self._complete()
+
+    def _complete(self) -> None:
+        self.status = "Complete"
+        self.manager.cluster.record_object_event(*self.regarding, "Normal", "Completed", "Job completed")
 
     def _fail(self) -> None:
         self.status = "Failed"

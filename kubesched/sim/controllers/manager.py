@@ -23,6 +23,9 @@ from kubesched.io.admission import admit_pod, default_priority_class, effective_
 from kubesched.sim.cluster import EPOCH, InMemoryCluster, VirtualClock
 from kubesched.sim.controllers.base import ALPHANUMS, Controller
 
+#: names.SimpleNameGenerator's maxGeneratedNameLength: 63 characters less the 5 of the random suffix.
+MAX_GENERATED_PREFIX = 58
+
 
 @attrs.frozen
 class ControllerSettings:
@@ -64,7 +67,9 @@ class ControllerManager:
         return "".join(self.rng.choice(ALPHANUMS) for _ in range(5))
 
     def generate_name(self, namespace: str, prefix: str) -> str:
-        """``prefix`` plus a random suffix that no live pod of ``namespace`` has."""
+        """``prefix`` plus a random suffix that no live pod of ``namespace`` has; as the API server's
+        SimpleNameGenerator, a prefix longer than 58 characters is cut there, so the name fits in 63."""
+        prefix = prefix[:MAX_GENERATED_PREFIX]
         while True:
             name = prefix + self.suffix()
             if self.cluster.get_pod(namespace, name) is None:

@@ -11,27 +11,21 @@ from typing import TYPE_CHECKING
 from kubesched.api.apps import ReplicaSet
 from kubesched.api.pod import Pod
 from kubesched.sim.cluster import EPOCH
-from kubesched.sim.controllers.base import Controller, is_active, is_available
+from kubesched.sim.controllers.base import ScaledController, is_active, is_available
 
 if TYPE_CHECKING:
     from kubesched.sim.controllers.manager import ControllerManager
 
 
-class ReplicaSetController(Controller):
+class ReplicaSetController(ScaledController):
     """A ReplicaSet's controller; ``replicas`` changes when scaled (by a scenario step or its Deployment)."""
 
     kind = "ReplicaSet"
 
     def __init__(self, manager: ControllerManager, workload: ReplicaSet) -> None:
-        super().__init__(manager, workload.metadata)
+        super().__init__(manager, workload.metadata, workload.replicas)
         self.workload = workload
-        self.replicas = workload.replicas
 
-    def scale(self, replicas: int) -> None:
-        """Set spec.replicas; the pods follow at the next sync."""
-        if replicas != self.replicas:
-            self.replicas = replicas
-            self.manager.queue(self, 0.0)
 
     def active_pods(self) -> list[Pod]:
         """Owned pods that count towards replicas."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from kubesched.api.apps import PARALLEL, StatefulSet
 from kubesched.api.pod import Pod
-from kubesched.sim.controllers.base import Controller, is_available
+from kubesched.sim.controllers.base import ScaledController, is_available
 
 if TYPE_CHECKING:
     from kubesched.sim.controllers.manager import ControllerManager
@@ -20,20 +20,15 @@ POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 
 
-class StatefulSetController(Controller):
+class StatefulSetController(ScaledController):
     """A StatefulSet's controller."""
 
     kind = "StatefulSet"
 
     def __init__(self, manager: ControllerManager, workload: StatefulSet) -> None:
-        super().__init__(manager, workload.metadata)
+        super().__init__(manager, workload.metadata, workload.replicas)
         self.workload = workload
-        self.replicas = workload.replicas
 
-    def scale(self, replicas: int) -> None:
-        """Set spec.replicas."""
-        self.replicas = replicas
-        self.manager.queue(self, 0.0)
 
     def _ordinal(self, pod: Pod) -> int | None:
         prefix = f"{self.metadata.name}-"

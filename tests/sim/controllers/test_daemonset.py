@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from kubesched.api.node import Node
 from kubesched.api.pod import NodeSelectorRequirement
 from kubesched.runtime import PluginRegistry
 from kubesched.testing import make_node
@@ -24,8 +25,9 @@ YES = "{agent: 'yes'}"
 
 
 def test_one_pod_per_eligible_node_pinned_by_metadata_name(tmp_path: Path, registry: PluginRegistry) -> None:
-    """Nodes matching the nodeSelector get one pod each, with required affinity matchFields metadata.name."""
-    sim = run(tmp_path, node("n1", labels=YES) + node("n2", labels=YES) + node("n3") + DS, registry)
+    """Nodes matching the nodeSelector get one pod each, with required affinity matchFields metadata.name (and
+    still one each after several controller delays: a pod per node, not a pod per sync)."""
+    sim = run(tmp_path, node("n1", labels=YES) + node("n2", labels=YES) + node("n3") + DS, registry, until=10.0)
     pods = live(sim)
     assert sorted(p.spec.node_name for p in pods) == ["n1", "n2"]
     for pod in pods:
@@ -80,3 +82,44 @@ def test_deleted_daemon_pod_is_replaced_once_gone(tmp_path: Path, registry: Plug
     assert new.spec.node_name == "n1"
     made = [e.time for e in sim.cluster.events if e.reason == "SuccessfulCreate"]
     assert made[-1] == start + old.spec.termination_grace_period_seconds + 1.0
+
+
+def _tainted(effect: str) -> Node:
+    """n1, still matching the nodeSelector, with an untolerated gpu taint of ``effect``."""
+    return (make_node("n1").label(agent="yes").capacity(cpu="4", memory="8Gi", pods="110")
+            .taint("gpu", "", effect).obj())
+
+
+def test_noschedule_taint_added_later_keeps_the_running_daemon_pod(tmp_path: Path,
+                                                                     registry: PluginRegistry) -> None:
+    """An untolerated NoSchedule taint only keeps new daemon pods off: the running one stays
+    (nodeShouldRunDaemonPod's shouldContinueRunning)."""
+    sim = run(tmp_path, node("n1", labels=YES) + DS, registry)
+    (before,) = live(sim)
+    sim.cluster.update_node(_tainted("NoSchedule"))
+    sim.settle()
+    assert [(p.name, p.metadata.deletion_timestamp) for p in live(sim)] == [(before.name, None)]
+
+
+def test_noexecute_taint_added_later_deletes_the_daemon_pod(tmp_path: Path, registry: PluginRegistry) -> None:
+    """An untolerated NoExecute taint makes the node unfit to keep its daemon pod: the controller deletes it."""
+    sim = run(tmp_path, node("n1", labels=YES) + DS, registry)
+    sim.cluster.update_node(_tainted("NoExecute"))
+    sim.settle()
+    assert live(sim) == []
+
+
+def test_template_required_terms_are_replaced_by_the_pinning_term(tmp_path: Path, registry: PluginRegistry) -> None:
+    """ReplaceDaemonSetPodNodeNameNodeAffinity: the template's required matchExpressions terms give way to the
+    single matchFields term on metadata.name (the controller already matched them against the node)."""
+    text = DS.replace('nodeSelector: {agent: "yes"}',
+                      "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+                      "[{matchExpressions: [{key: agent, operator: In, values: ['yes']}]}, "
+                      "{matchExpressions: [{key: zone, operator: Exists}]}]}}}")
+    (pod,) = live(run(tmp_path, node("n1", labels=YES) + text, registry))
+    assert pod.spec.affinity is not None
+    assert pod.spec.affinity.node_affinity is not None
+    assert pod.spec.affinity.node_affinity.required is not None
+    (term,) = pod.spec.affinity.node_affinity.required.node_selector_terms
+    assert (term.match_expressions, term.match_fields) == (
+        (), (NodeSelectorRequirement("metadata.name", "In", ("n1",)),))

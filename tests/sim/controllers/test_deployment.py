@@ -18,7 +18,8 @@ from kubesched.sim.simulate import Simulation
 from tests.sim.controllers.helpers import events, live, node, run
 
 
-def deployment(strategy: str = "{rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}", replicas: int = 4) -> str:
+def deployment(strategy: str = "{rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}", replicas: int = 4,
+               cpu: str = "100m") -> str:
     return f"""kind: Deployment
 metadata: {{name: web}}
 spec:
@@ -27,7 +28,7 @@ spec:
   selector: {{matchLabels: {{app: web}}}}
   template:
     metadata: {{labels: {{app: web}}}}
-    spec: {{containers: [{{name: c, image: web:1, resources: {{requests: {{cpu: 100m}}}}}}]}}
+    spec: {{containers: [{{name: c, image: web:1, resources: {{requests: {{cpu: {cpu}}}}}}}]}}
 """
 
 
@@ -123,3 +124,40 @@ def test_rollout_reports_scaling_events(tmp_path: Path, registry: PluginRegistry
     assert messages[0].startswith("Scaled up replica set web-")
     assert messages[0].endswith("from 0 to 4")
     assert any(m.startswith("Scaled down replica set") and m.endswith("to 0") for m in messages)
+
+
+def trajectory(tmp_path: Path, registry: PluginRegistry, surge: str, unavailable: str, replicas: int,
+               node_cpu: str = "4", cpu: str = "100m") -> list[str]:
+    """The rollout's ScalingReplicaSet events, the ReplicaSets named OLD and NEW."""
+    strategy = f"{{rollingUpdate: {{maxSurge: {surge}, maxUnavailable: {unavailable}}}}}"
+    sim = run(tmp_path, node("n1", cpu=node_cpu) + deployment(strategy, replicas, cpu), registry)
+    (old,) = {p.metadata.owner_references[0].name for p in live(sim)}
+    before = len(events(sim, "ScalingReplicaSet"))
+    roll_out(sim)
+    sim.settle()
+    messages = [e.message.replace(old, "OLD") for e in events(sim, "ScalingReplicaSet")[before:]]
+    return [re.sub(r"web-[bcdfghjklmnpqrstvwxz2456789]+", "NEW", m).removeprefix("Scaled ") for m in messages]
+
+
+UP, DOWN = "up replica set NEW from", "down replica set OLD from"
+
+
+@pytest.mark.parametrize(("surge", "unavailable", "replicas", "node_cpu", "cpu", "expected"), [
+    pytest.param("25%", "25%", 3, "4", "100m",
+                 [f"{UP} 0 to 1", f"{DOWN} 3 to 2", f"{UP} 1 to 2", f"{DOWN} 2 to 1", f"{UP} 2 to 3",
+                  f"{DOWN} 1 to 0"], id="surge-rounds-up-unavailable-down"),
+    pytest.param("50%", "50%", 5, "4", "100m",
+                 [f"{UP} 0 to 3", f"{DOWN} 5 to 3", f"{UP} 3 to 5", f"{DOWN} 3 to 0"], id="half-of-five"),
+    pytest.param("0%", "10%", 3, "4", "100m",
+                 [f"{DOWN} 3 to 2", f"{UP} 0 to 1", f"{DOWN} 2 to 1", f"{UP} 1 to 2", f"{DOWN} 1 to 0",
+                  f"{UP} 2 to 3"], id="both-round-to-zero-so-unavailable-is-1"),
+    pytest.param("0", "1", 4, "2", "1", [f"{DOWN} 4 to 3", f"{UP} 0 to 1"],
+                 id="unhealthy-old-pods-cleaned-within-budget"),
+])
+def test_rollout_steps_are_the_deployment_controllers(tmp_path: Path, registry: PluginRegistry, surge: str,
+                                                      unavailable: str, replicas: int, node_cpu: str, cpu: str,
+                                                      expected: list[str]) -> None:
+    """The exact scaling steps of reconcileNewReplicaSet and reconcileOldReplicaSets: maxSurge rounded up,
+    maxUnavailable down (1 when both are 0), old unhealthy pods removed only within the availability budget (the
+    last case stalls with 2 of 4 old pods pending, as kube's does)."""
+    assert trajectory(tmp_path, registry, surge, unavailable, replicas, node_cpu, cpu) == expected

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kubesched.runtime import PluginRegistry
+from kubesched.sim.controllers.deployment import DeploymentController
 from kubesched.sim.controllers.statefulset import StatefulSetController
 from tests.sim.controllers.helpers import live, node, run
 
@@ -73,3 +76,65 @@ def test_scaling_a_controller_updates_the_budget(tmp_path: Path, registry: Plugi
     controller.replicas = 2  # the scale alone, before the controller acts on it
     (budget,) = sim.cluster.list_pdbs()
     assert (budget.status.expected_pods, budget.status.disruptions_allowed) == (2, 1)
+
+
+def _bare(name: str) -> str:
+    return (f"kind: Pod\nmetadata: {{name: {name}, labels: {{app: db}}}}\n"
+            "spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}\n---\n")
+
+
+JOB = """kind: Job
+metadata: {name: batch}
+spec:
+  parallelism: 2
+  completions: 2
+  template:
+    metadata: {labels: {app: db}}
+    spec: {restartPolicy: Never, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+---
+"""
+
+
+def test_pods_without_a_controller_are_not_expected(tmp_path: Path, registry: PluginRegistry) -> None:
+    """getExpectedScale skips unmanaged pods: a maxUnavailable budget over bare pods expects none and allows
+    no disruption, as in Kubernetes."""
+    sim = run(tmp_path, node("n1") + _bare("a") + _bare("b") + JOB.replace("app: db", "app: other")
+              + pdb("maxUnavailable: 1"), registry, until=1.0)
+    (budget,) = sim.cluster.list_pdbs()
+    assert (budget.status.expected_pods, budget.status.current_healthy, budget.status.disruptions_allowed) == (0, 2, 0)
+
+
+def test_pods_of_a_controller_without_scale_fail_safe(tmp_path: Path, registry: PluginRegistry) -> None:
+    """A Job's pods have no scale to read ("found no controllers"): the budget allows no disruption even though
+    maxUnavailable 1 of 2 healthy pods would."""
+    sim = run(tmp_path, node("n1") + JOB + pdb("maxUnavailable: 1"), registry, until=1.0)
+    (budget,) = sim.cluster.list_pdbs()
+    assert (budget.status.current_healthy, budget.status.disruptions_allowed) == (2, 0)
+
+
+@pytest.mark.parametrize(("spec", "desired"), [
+    pytest.param("maxUnavailable: 50%", 1, id="max-unavailable-rounds-up"),
+    pytest.param("minAvailable: 50%", 2, id="min-available-rounds-up"),
+])
+def test_percentages_of_the_scale_round_up(tmp_path: Path, registry: PluginRegistry, spec: str,
+                                           desired: int) -> None:
+    """Of 3 replicas, both maxUnavailable 50% and minAvailable 50% stand for 2 (GetScaledValueFromIntOrPercent
+    rounding up), so 1 and 2 pods must stay healthy."""
+    sim = run(tmp_path, node("n1") + STS.replace("replicas: 4", "replicas: 3") + pdb(spec), registry)
+    (budget,) = sim.cluster.list_pdbs()
+    assert (budget.status.expected_pods, budget.status.desired_healthy, budget.status.disruptions_allowed) == (
+        3, desired, 3 - desired)
+
+
+def test_deployment_pods_expect_the_deployments_scale(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Pods of a Deployment's ReplicaSet expect the Deployment's replicas (getPodDeployment), not the
+    ReplicaSet's: scaled to 6 before its ReplicaSet follows, the budget expects 6."""
+    deployment = STS.replace("StatefulSet", "Deployment").replace("name: db}", "name: web}")
+    sim = run(tmp_path, node("n1") + deployment + pdb("maxUnavailable: 1"), registry)
+    assert sim.manager is not None
+    controller = sim.manager.get("Deployment", "default", "web")
+    assert isinstance(controller, DeploymentController)
+    controller.replicas = 6  # the scale alone, before the controller acts on it
+    (budget,) = sim.cluster.list_pdbs()
+    assert (budget.status.expected_pods, budget.status.desired_healthy, budget.status.disruptions_allowed) == (
+        6, 5, 0)

@@ -67,3 +67,18 @@ def test_lost_pod_is_replaced_and_backoff_limit_fails_the_job(tmp_path: Path, re
     reasons = [e.reason for e in sim.cluster.events if (e.kind, e.object) == ("Job", "default/batch")]
     assert reasons[-1] == "BackoffLimitExceeded"
     assert len(created(sim)) == 2
+
+
+def test_work_queue_completes_when_the_last_pod_finishes(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Without completions, the first success starts no more pods, the others run to their end, and the Job is
+    complete once none is active (succeeded > 0 && active == 0)."""
+    sim = run(tmp_path, node("n1") + job(parallelism=2, completions="null", duration=""), registry, until=1)
+    first, second = live(sim)
+    sim.cluster.complete_pod(first)
+    sim.settle(until=30)
+    assert sim.cluster.pods[second.uid].metadata.deletion_timestamp is None
+    assert events(sim, "Completed") == []
+    sim.settle()
+    assert [e.time for e in events(sim, "Completed")] == [60.0]
+    assert len(created(sim)) == 2
+    assert sim.cluster.ended[second.uid] == "Succeeded"

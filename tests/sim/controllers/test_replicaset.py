@@ -64,3 +64,12 @@ def test_scaling_down_deletes_unscheduled_pods_first(tmp_path: Path, registry: P
     sim.settle()
     assert [p.spec.node_name for p in live(sim)] == ["n1"]
     assert pending[0].uid not in sim.cluster.pods
+
+
+def test_long_names_are_cut_to_fit_63_characters(tmp_path: Path, registry: PluginRegistry) -> None:
+    """A ReplicaSet named with 60 characters makes pods of its first 58 characters (its name plus the dash, cut)
+    and 5 random ones, as the API server's generateName does."""
+    long = "w" * 60
+    pods = live(run(tmp_path, node("n1") + RS.replace("name: web,", f"name: {long},"), registry))
+    assert len(pods) == 3
+    assert all(re.fullmatch(rf"{'w' * 58}[bcdfghjklmnpqrstvwxz2456789]{{5}}", p.name) for p in pods)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import pytest
+
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.controllers.statefulset import StatefulSetController
 from tests.sim.controllers.helpers import created, live, node, run, scheduled
@@ -76,3 +78,22 @@ def test_replacement_keeps_the_name_and_waits_for_the_old_pod(tmp_path: Path, re
     again = [t for t, n in created(sim) if n == "db-1"][1]
     assert again >= start + 30
     assert [p.name for p in live(sim)] == ["db-0", "db-1", "db-2"]
+
+
+@pytest.mark.parametrize(("policy", "gaps"), [
+    pytest.param("OrderedReady", [0.0, 31.0, 62.0], id="ordered-one-at-a-time"),
+    pytest.param("Parallel", [0.0, 0.0, 0.0], id="parallel-at-once"),
+])
+def test_scale_down_pace_follows_the_pod_management_policy(tmp_path: Path, registry: PluginRegistry, policy: str,
+                                                          gaps: list[float]) -> None:
+    """Scaled from 4 to 1: OrderedReady deletes db-3, db-2, db-1 each once the one before is gone (its 30 s grace
+    period, then the controller delay); Parallel deletes them together."""
+    sim = run(tmp_path, node("n1") + sts(policy, replicas=4), registry)
+    assert sim.manager is not None
+    controller = sim.manager.get("StatefulSet", "default", "db")
+    assert isinstance(controller, StatefulSetController)
+    start = sim.clock.now()
+    controller.scale(1)
+    sim.settle()
+    deletions = [(e.time - start, e.message.split()[2]) for e in sim.cluster.events if e.reason == "SuccessfulDelete"]
+    assert deletions == list(zip(gaps, ["db-3", "db-2", "db-1"], strict=True))

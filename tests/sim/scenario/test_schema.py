@@ -151,3 +151,17 @@ def test_scenario_files_are_detected_by_kind(tmp_path: Path) -> None:
     manifest.write_text("kind: Node\nmetadata: {name: n}\n", encoding="utf-8")
     assert is_scenario_file(write(tmp_path, "  - run-until: 1h\n"))
     assert not is_scenario_file(manifest)
+
+
+def test_unknown_keys_outside_the_steps_are_rejected(tmp_path: Path) -> None:
+    """A misspelt key at the top, in metadata or in spec is an error, not silently ignored."""
+    path = tmp_path / "s.yaml"
+    path.write_text(HEADER.replace("metadata: {name: test}", "metadata: {name: test, nmae: x}\nstatus: {}")
+                    .replace("spec:\n", "spec:\n  setings: {}\n") + "  - run-until: 1h\n", encoding="utf-8")
+    with pytest.raises(InputErrorList) as caught:
+        load_scenario(path)
+    assert [str(e).split(": ", 1)[1] for e in caught.value.errors] == [
+        'status: unknown field "status" (known: "apiVersion", "kind", "metadata", "spec")',
+        'metadata.nmae: unknown field "nmae" (known: "name", "labels", "annotations")',
+        'spec.setings: unknown field "setings" (known: "settings", "steps")',
+    ]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
-from tests.sim.scenario.helpers import node, placed, pods, run, times
+from kubesched.sim.scenario_run import ScenarioRunner
+from tests.sim.scenario.helpers import node, placed, pods, run, scenario, times
 
 WEB = ("  - create:\n      objects:\n      - {kind: Deployment, apiVersion: apps/v1, metadata: {name: web}, spec: "
        "{replicas: 2, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: "
@@ -164,3 +166,16 @@ def test_same_seed_gives_identical_output(tmp_path: Path, registry: PluginRegist
     first, again, other = (json.dumps(run(tmp_path, steps, registry, seed=s).to_json()) for s in (3, 3, 4))
     assert first == again
     assert first != other
+
+
+def test_replacing_the_taints_of_a_cordoned_node_keeps_its_unschedulable_taint(tmp_path: Path,
+                                                                              registry: PluginRegistry) -> None:
+    """Taints patched on a cordoned node replace the others, but node.kubernetes.io/unschedulable stays while the
+    node is cordoned, as the node lifecycle controller keeps it."""
+    steps = (f"  - create: {{objects: [{node('n1')}]}}\n  - patch-node: {{name: n1, unschedulable: true}}\n"
+             "  - patch-node: {name: n1, taints: [{key: dedicated, value: gpu, effect: NoSchedule}]}\n")
+    runner = ScenarioRunner(scenario(tmp_path, steps), load_config("default", registry), registry)
+    runner.run()
+    taints = runner.sim.cluster.nodes["n1"].spec.taints
+    assert [(t.key, t.effect) for t in taints] == [("dedicated", "NoSchedule"),
+                                                   ("node.kubernetes.io/unschedulable", "NoSchedule")]

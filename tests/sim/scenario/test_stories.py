@@ -119,11 +119,23 @@ def test_day_of_a_small_cluster(registry: PluginRegistry) -> None:
     result = run_scenario(scenario, load_config("default", registry), registry)
     assert result.scenario is not None
     assert result.scenario["endTime"] == 30 * 3600.0
-    web = {p.name.rsplit("-", 2)[1] for p in pods(result, "web-") if p.phase == "Bound"}
-    assert len(web) == 1  # one template: the rollout finished
-    assert times(result, "Drained") == [14 * 3600 + 5.0]
-    assert all(p.preemptor.startswith("default/nightly-report-") or p.preemptor == "default/db-1"
-               for p in result.preemptions)
-    assert any(v.startswith("default/crawler-") for p in result.preemptions for v in p.victims)
+    rollout = [(e.time, e.message) for e in result.events if e.reason == "ScalingReplicaSet"
+               and e.object == "default/web"]
+    old_rs, new_rs = rollout[0][1].split()[4], rollout[1][1].split()[4]
+    assert rollout[0] == (0.0, f"Scaled up replica set {old_rs} from 0 to 4")
+    assert [t for t, _ in rollout[1:]] == [9 * 3600.0 + s for s in (0, 0, 1, 1, 2, 2, 3, 3)]
+    assert [m.split()[1] for _, m in rollout[1:]] == ["up", "down"] * 4  # one pod at a time (maxSurge 1)
+    assert {p.name.rsplit("-", 1)[0] for p in pods(result, "web-") if p.phase == "Bound"} == {new_rs} != {old_rs}
+    assert times(result, "EvictionRefused") == [14 * 3600.0]  # cordoned, the PDB holds one eviction ...
+    assert times(result, "Drained") == [14 * 3600 + 5.0]  # ... until the 5 s retry
+    assert not [e for e in result.events if e.reason == "Scheduled" and e.message.endswith(" worker-b")
+                and 14 * 3600 <= e.time < 15 * 3600]
+    assert [e.time for e in result.events if e.message.startswith("Created job")] == [26 * 3600.0]
+    burst = [v for p in result.preemptions if p.preemptor.startswith("default/nightly-report-") for v in p.victims]
+    assert burst
+    assert all(v.startswith("default/crawler-") for v in burst)
+    assert len([t for t in times(result, "Preempted") if t >= 26 * 3600]) == len(burst)  # at 02:00 and after
     assert [p.phase for p in pods(result, "nightly-report-")] == ["Succeeded"] * 8
-    assert "worker-d" in {p.node for p in pods(result, "node-agent-")}
+    agent = [(e.time, e.message.split()[-1]) for e in result.events
+             if e.reason == "Scheduled" and e.object.startswith("default/node-agent-")]
+    assert (22 * 3600 + 1.0, "worker-d") in agent
