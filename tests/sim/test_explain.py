@@ -7,16 +7,18 @@ import attrs
 import pytest
 
 from kubesched import CycleState, NodeInfo, Plugin, Pod, Status, hookimpl
+from kubesched.framework.node_info import PodInfo
 from kubesched.io.load import ClusterInput, load
 from kubesched.profiles import load_config
 from kubesched.profiles.parse import parse_config
-from kubesched.runtime import Attempt, Explainer, PluginRegistry
+from kubesched.runtime import Attempt, Explainer, Framework, PluginRegistry
 from kubesched.runtime._explain import (
     NOT_TRIED_ENOUGH,
     NOT_TRIED_ERROR,
     NOT_TRIED_NARROWED,
     NOT_TRIED_NOMINATED,
     NOT_TRIED_PRE_FILTER,
+    PASSED,
     AttemptRecorder,
     PluginScore,
 )
@@ -312,3 +314,58 @@ def test_a_pod_created_again_under_its_name_counts_attempts_from_one() -> None:
         numbers.append(recorder.attempt.attempt)
     assert numbers == [1, 2, 1]
     assert len(explainer.attempts["default/p"]) == 3
+
+
+def test_marker_strings_are_the_documented_ones() -> None:
+    """The verdict and "not tried" strings are part of the JSON contract (docs/explain.md): pinned literally."""
+    assert [PASSED, NOT_TRIED_ENOUGH, NOT_TRIED_NOMINATED, NOT_TRIED_PRE_FILTER, NOT_TRIED_NARROWED,
+            NOT_TRIED_ERROR] == [
+        "passed",
+        "not tried: enough feasible nodes were found",
+        "not tried: the pod's nominated node fits",
+        "not tried: PreFilter rejected the pod",
+        "not tried: PreFilter narrowed the nodes to others",
+        "not tried: the attempt stopped at an error",
+    ]
+
+
+def test_nominated_pods_of_equal_or_higher_priority_are_the_ones_counted() -> None:
+    """As the two-pass filter: pods nominated with the pod's priority or more are listed, lower ones and the pod
+    itself are not."""
+    pod = make_pod("p").uid("self").priority(10).obj()
+    nominator = Nominator()
+    for name, priority in (("equal", 10), ("higher", 11), ("lower", 9)):
+        nominator.add_nominated_pod(PodInfo.of(make_pod(name).uid(name).priority(priority).nominated("n1").obj()))
+    nominator.add_nominated_pod(PodInfo.of(make_pod("p").uid("self").priority(10).nominated("n1").obj()))
+    recorder = AttemptRecorder(pod, Attempt("default/p", 0.0, 1, "default-scheduler"), nominator)
+    recorder.filter_result("A", "n1", None)
+    recorder.filtering_done([NodeInfo.of(make_node("n1").obj())])
+    assert recorder.attempt.nominated_pods == {"n1": ["default/equal", "default/higher"]}
+
+
+def test_pods_not_explained_keep_the_fast_path(registry: PluginRegistry, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the explained pod is filtered and scored on the per-node path; the others run in batch, as without
+    explain."""
+    scored: list[str] = []
+    filtered: set[str] = set()
+    score, run_filter = Framework.run_score_plugins, Framework.run_filter_plugins
+
+    def score_spy(self: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo], *args: object) -> object:
+        scored.append(pod.key)
+        return score(self, state, pod, nodes, *args)  # type: ignore[arg-type]
+
+    def filter_spy(self: Framework, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        filtered.add(pod.key)
+        return run_filter(self, state, pod, node_info)
+
+    monkeypatch.setattr(Framework, "run_score_plugins", score_spy)
+    monkeypatch.setattr(Framework, "run_filter_plugins", filter_spy)
+    explained(registry, small_cluster(*(make_pod(f"p{i}").req(cpu="1") for i in range(4))), "default/p2")
+    assert (scored, filtered) == (["default/p2"], {"default/p2"})
+
+
+def test_attempt_names_the_profile_that_ran_it() -> None:
+    """The ``profile`` key is the scheduler name of the profile that scheduled the pod."""
+    recorder = Explainer(None).start(make_pod("p").obj(), "batch-scheduler", 12.5, Nominator())
+    document = recorder.finish([], "", {}, None).to_json()
+    assert (document["profile"], document["time"]) == ("batch-scheduler", 12.5)
