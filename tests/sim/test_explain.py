@@ -134,8 +134,8 @@ def test_multi_attempt_pod_has_one_record_per_attempt(preemption: SimulationResu
     """critical fails and preempts at 0 s, then binds at 10 s on its nominated node, the only node tried."""
     first, second = attempts(preemption, "default/critical")
     assert [(a.attempt, a.time, a.selected_node) for a in (first, second)] == [(1, 0.0, None), (2, 10.0, "node-c")]
-    assert second.filter == {"node-a": NOT_TRIED_NOMINATED, "node-b": NOT_TRIED_NOMINATED,
-                             "node-c": {**PASS3, "NodeResourcesFit": "passed"}}
+    assert second.filter == {"node-c": {**PASS3, "NodeResourcesFit": "passed"}}
+    assert second.not_tried == {"node-a": NOT_TRIED_NOMINATED, "node-b": NOT_TRIED_NOMINATED}
     assert second.post_filter is None
 
 
@@ -176,7 +176,8 @@ def test_pre_filter_narrowing_marks_the_other_nodes(registry: PluginRegistry) ->
     """Required affinity to n2 by name: NodeAffinity's PreFilter narrows the nodes; the others are not tried."""
     result = explained(registry, small_cluster(make_pod("d").req(cpu="1").node_affinity_names("n2")))
     (attempt,) = attempts(result, "default/d")
-    assert attempt.filter["n1"] == attempt.filter["n3"] == NOT_TRIED_NARROWED
+    assert attempt.not_tried == {"n1": NOT_TRIED_NARROWED, "n3": NOT_TRIED_NARROWED}
+    assert list(attempt.filter) == ["n2"]
     assert attempt.pre_filter is not None
     assert (attempt.pre_filter["narrowedBy"], attempt.pre_filter["nodes"]) == (["NodeAffinity"], ["n2"])
     assert attempt.selected_node == "n2"
@@ -186,7 +187,8 @@ def test_pre_filter_narrowing_to_no_existing_node_marks_every_node(registry: Plu
     """Required affinity to a node that does not exist: NodeAffinity narrows to it, so no node is tried."""
     result = explained(registry, small_cluster(make_pod("d").req(cpu="1").node_affinity_names("gone")))
     (attempt,) = attempts(result, "default/d")
-    assert attempt.filter == {"n1": NOT_TRIED_NARROWED, "n2": NOT_TRIED_NARROWED, "n3": NOT_TRIED_NARROWED}
+    assert (attempt.filter, attempt.not_tried) == (
+        {}, {"n1": NOT_TRIED_NARROWED, "n2": NOT_TRIED_NARROWED, "n3": NOT_TRIED_NARROWED})
     assert attempt.fit_error is not None
     assert attempt.fit_error.startswith(
         "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity].")
@@ -213,7 +215,8 @@ def test_pre_filter_rejection_marks_every_node(registry: PluginRegistry) -> None
     cluster = small_cluster(make_pod("d").label(refuse="yes").req(cpu="1"))
     result = simulate(cluster, config, extended, explainer=Explainer(["default/d"]))
     (attempt,) = attempts(result, "default/d")
-    assert attempt.filter == {"n1": NOT_TRIED_PRE_FILTER, "n2": NOT_TRIED_PRE_FILTER, "n3": NOT_TRIED_PRE_FILTER}
+    assert (attempt.filter, attempt.not_tried) == (
+        {}, {"n1": NOT_TRIED_PRE_FILTER, "n2": NOT_TRIED_PRE_FILTER, "n3": NOT_TRIED_PRE_FILTER})
     assert attempt.pre_filter is not None
     assert (attempt.pre_filter["rejectedBy"], attempt.pre_filter["reason"]) == ("Refuse", "refused by policy")
     assert attempt.fit_error is not None
@@ -229,7 +232,8 @@ def test_pre_filter_error_ends_the_attempt_before_any_node(registry: PluginRegis
     cluster = small_cluster(make_pod("d").label(refuse="error").req(cpu="1"))
     result = simulate(cluster, config, extended, explainer=Explainer(["default/d"]))
     first = attempts(result, "default/d")[0]
-    assert set(first.filter.values()) == {NOT_TRIED_ERROR}
+    assert (first.filter, first.not_tried) == (
+        {}, {"n1": NOT_TRIED_ERROR, "n2": NOT_TRIED_ERROR, "n3": NOT_TRIED_ERROR})
     assert first.fit_error is None
     assert first.error == 'running PreFilter plugin "Refuse": policy store unreachable'
 
@@ -254,11 +258,9 @@ def test_filter_plugin_that_raises_is_an_error_entry(registry: PluginRegistry) -
                           extended, "crash")
     result = simulate(small_cluster(make_pod("d").req(cpu="1")), config, extended, explainer=Explainer(["default/d"]))
     first = attempts(result, "default/d")[0]
-    assert isinstance(first.filter["n1"], dict)
     assert first.filter["n1"]["Crash"] == "passed"
-    assert isinstance(first.filter["n2"], dict)
     assert first.filter["n2"]["Crash"] == "error: KeyError: 'zone'"
-    assert first.filter["n3"] == NOT_TRIED_ERROR
+    assert first.not_tried == {"n3": NOT_TRIED_ERROR}
     assert first.error == "running \"Crash\" filter plugin: KeyError: 'zone'"
 
 
@@ -267,10 +269,9 @@ def test_nodes_beyond_the_feasible_nodes_to_find_are_not_tried(registry: PluginR
     nodes = tuple(make_node(f"n{i:03}").capacity(cpu="4", memory="8Gi", pods=110).obj() for i in range(200))
     result = explained(registry, ClusterInput(nodes=nodes, pods=(make_pod("w").req(cpu="1").obj(),)))
     (attempt,) = attempts(result, "default/w")
-    tried = [n for n, entry in attempt.filter.items() if isinstance(entry, dict)]
-    assert len(attempt.filter) == 200
-    assert len(tried) == len(attempt.score) == 100
-    assert sum(entry == NOT_TRIED_ENOUGH for entry in attempt.filter.values()) == 100
+    assert len(attempt.filter) == len(attempt.score) == 100
+    assert list(attempt.not_tried.values()) == [NOT_TRIED_ENOUGH] * 100
+    assert sorted([*attempt.filter, *attempt.not_tried]) == [f"n{i:03}" for i in range(200)]
 
 
 def test_a_second_pass_on_a_node_replaces_the_first() -> None:
