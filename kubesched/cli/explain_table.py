@@ -33,11 +33,11 @@ def print_explain(explain: Mapping[str, Sequence[Attempt]], out: Console) -> Non
 
 
 def _outcome(attempt: Attempt) -> str:
-    if attempt.selected_node is not None:
-        return f"selected {attempt.selected_node}"
-    if attempt.error is not None:
-        return "error"
-    return "unschedulable"
+    """``selected N``, ``unschedulable`` or ``error``; both when Reserve or Permit failed on the selected node."""
+    failure = "error" if attempt.error is not None else "unschedulable" if attempt.fit_error is not None else ""
+    if attempt.selected_node is None:
+        return failure or "unschedulable"
+    return f"selected {attempt.selected_node}" + (f", then {failure}" if failure else "")
 
 
 def _print_attempt(attempt: Attempt, out: Console) -> None:

@@ -221,17 +221,17 @@ class AttemptRecorder:
     # -- the end -----------------------------------------------------------------------------------
     def finish(self, nodes: Sequence[NodeInfo], selected: str, totals: Mapping[str, int],
                status: Status | None) -> Attempt:
-        """The attempt, with the scheduling cycle's choice (``selected``) or its failure (``status``)."""
+        """The attempt, with the scheduling cycle's choice (``selected``, kept when Reserve or Permit then failed
+        on it) and its failure (``status``)."""
         if self._filtering:  # Filter stopped at an error
             self._filtering = False
             self._mark_not_tried(nodes, NOT_TRIED_ERROR)
         attempt = self.attempt
         attempt.total = dict(totals)
-        if status is None:
-            attempt.selected_node = selected or None
-        elif status.is_rejected():
+        attempt.selected_node = selected or None
+        if status is not None and status.is_rejected():
             attempt.fit_error = status.message()
-        else:
+        elif status is not None:
             attempt.error = status.message()
         return attempt
 

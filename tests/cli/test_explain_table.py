@@ -111,3 +111,13 @@ def test_pod_without_attempts_says_so() -> None:
     out = io.StringIO()
     print_explain({"default/cache": []}, Console(file=out, width=140))
     assert out.getvalue() == "Explain default/cache: no scheduling attempt\n"
+
+
+def test_failure_after_the_choice_shows_both() -> None:
+    """An attempt whose selected node then failed Reserve or Permit says both in its heading line."""
+    attempt = Attempt("default/d", 0.0, 1, "default-scheduler", filter={"n1": {"NodeName": "passed"}},
+                      selected_node="n1", fit_error="0/1 nodes are available: 1 volume claim taken.")
+    out = io.StringIO()
+    print_explain({"default/d": [attempt]}, Console(file=out, width=140))
+    assert out.getvalue().splitlines()[0] == (
+        "Explain default/d, attempt 1 at 0 s (profile default-scheduler): selected n1, then unschedulable")

@@ -370,3 +370,29 @@ def test_attempt_names_the_profile_that_ran_it() -> None:
     recorder = Explainer(None).start(make_pod("p").obj(), "batch-scheduler", 12.5, Nominator())
     document = recorder.finish([], "", {}, None).to_json()
     assert (document["profile"], document["time"]) == ("batch-scheduler", 12.5)
+
+
+class Veto(Plugin):
+    """Reserve rejects every pod: the node was selected, the cycle then fails on it."""
+
+    name = "Veto"
+
+    @hookimpl
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Unschedulable on the selected node."""
+        return Status.unschedulable("volume claim taken")
+
+    @hookimpl
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Nothing to undo."""
+
+
+def test_reserve_failure_keeps_the_selected_node_and_says_why(registry: PluginRegistry) -> None:
+    """A Reserve rejection after the choice: selectedNode is the node chosen, fitError the rejection on it."""
+    extended = registry.with_plugins(Veto)
+    config = parse_config({"profiles": [{"plugins": {"reserve": {"enabled": [{"name": "Veto"}]}}}]},
+                          extended, "veto")
+    cluster = ClusterInput(nodes=(make_node("n1").capacity(cpu="4", memory="8Gi", pods=110).obj(),),
+                           pods=(make_pod("d").req(cpu="1").obj(),))
+    first = attempts(simulate(cluster, config, extended, explainer=Explainer(["default/d"])), "default/d")[0]
+    assert (first.selected_node, first.fit_error) == ("n1", "0/1 nodes are available: 1 volume claim taken.")

@@ -42,11 +42,10 @@ def check_attempt(attempt: Attempt, record: CycleRecord, nodes: list[str]) -> No
             assert statuses[node].plugin == list(entry)[-1]
         else:
             feasible.append(node)
+    assert attempt.selected_node == (record.suggested_host or None)
     if record.status is None:
         assert sorted(feasible) == sorted(record.feasible_nodes)
-        assert attempt.selected_node == record.suggested_host
     else:
-        assert attempt.selected_node is None
         assert (attempt.fit_error or attempt.error) == record.status.message()
     if record.scores is not None:
         table = record.scores
