@@ -3,6 +3,8 @@ pickOneNodeForPreemption each candidate lost on, in kube-scheduler's order, with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from kubesched.framework.preemption import PRIORITY_OFFSET, TIED_ON_EVERY_CRITERION, Candidate, Evaluator
@@ -49,3 +51,15 @@ def test_each_loser_is_named_at_the_criterion_it_lost_on(candidates: list[Candid
 def test_tied_text_names_the_rule() -> None:
     """Candidates tied on all five criteria lose to the first in dry-run order, and the text says so."""
     assert TIED_ON_EVERY_CRITERION == "tied on every criterion; the first candidate in dry-run order wins"
+
+
+def test_an_overridden_choice_is_not_explained_by_criteria_that_did_not_decide() -> None:
+    """An Evaluator choosing by its own select_candidate: the others were "not chosen" by it, no criterion named."""
+    class LastWins(Evaluator):
+        def select_candidate(self, candidates: Sequence[Candidate]) -> Candidate | None:
+            return candidates[-1] if candidates else None
+
+    evaluator = LastWins("DefaultPreemption", preemption_cluster([make_node("n1").obj()]).framework)
+    candidates = [candidate("n1", LOW), candidate("n2", MID), candidate("n3", HIGH)]
+    assert evaluator.tie_break_reasons(candidates, candidates[-1]) == {
+        "n1": "not chosen by LastWins.select_candidate", "n2": "not chosen by LastWins.select_candidate"}
