@@ -33,11 +33,11 @@ def print_explain(explain: Mapping[str, Sequence[Attempt]], out: Console) -> Non
 
 
 def _outcome(attempt: Attempt) -> str:
-    if attempt.selected_node is not None:
-        return f"selected {attempt.selected_node}"
-    if attempt.error is not None:
-        return "error"
-    return "unschedulable"
+    """``selected N``, ``unschedulable`` or ``error``; both when Reserve or Permit failed on the selected node."""
+    failure = "error" if attempt.error is not None else "unschedulable" if attempt.fit_error is not None else ""
+    if attempt.selected_node is None:
+        return failure or "unschedulable"
+    return f"selected {attempt.selected_node}" + (f", then {failure}" if failure else "")
 
 
 def _print_attempt(attempt: Attempt, out: Console) -> None:
@@ -45,7 +45,7 @@ def _print_attempt(attempt: Attempt, out: Console) -> None:
                     f"(profile {attempt.profile}): {_outcome(attempt)}"), style="bold")
     for line in _notes(attempt):
         out.print(_text(line))
-    tried = {node: entry for node, entry in attempt.filter.items() if isinstance(entry, dict)}
+    tried = attempt.filter
     feasible = [node for node, entry in tried.items() if all(v == "passed" for v in entry.values())]
     rejected = [node for node in tried if node not in set(feasible)]
     best = _best(attempt, feasible)
@@ -61,9 +61,9 @@ def _print_attempt(attempt: Attempt, out: Console) -> None:
     _more(matrix, width, len(feasible) - len(best), "feasible", [])
     _more(matrix, width, len(rejected) - len(shown_rejected), "rejected",
           [_rejection(tried[node]) for node in rejected[REJECTED_NODES:]])
-    for marker, count in sorted(Counter(e for e in attempt.filter.values() if isinstance(e, str)).items()):
+    for marker, count in sorted(Counter(attempt.not_tried.values()).items()):
         matrix.add_row(_text(f"{count} node(s)"), _text(marker), *([""] * (width - 1)))
-    if attempt.filter:
+    if attempt.filter or attempt.not_tried:
         out.print(matrix)
     if attempt.score:
         _print_scores(attempt, best, len(feasible), out)

@@ -670,7 +670,9 @@ class Evaluator:
 
     def tie_break_reasons(self, candidates: Sequence[Candidate], chosen: Candidate | None) -> dict[str, str]:
         """For each candidate but ``chosen``, the criterion of :meth:`select_candidate` it lost on, with its score
-        and the best score there (for explain; the same score functions, applied in the same order)."""
+        and the best score there (for explain; the same score functions, applied in the same order). When
+        ``chosen`` is not what those functions pick (a subclass overrides select_candidate), each other candidate
+        just says it was not chosen, rather than naming criteria that did not decide."""
         if chosen is None or len(candidates) < 2:
             return {}
         victims_map = {c.name: c for c in candidates}
@@ -688,6 +690,9 @@ class Evaluator:
             remaining = [node for node in remaining if scores[node] == best]
             if len(remaining) == 1:
                 break
+        if remaining[0] != chosen.name:
+            reason = f"not chosen by {type(self).__name__}.select_candidate"
+            return {c.name: reason for c in candidates if c.name != chosen.name}
         for node in remaining:
             if node != chosen.name:
                 lost[node] = TIED_ON_EVERY_CRITERION

@@ -54,15 +54,16 @@ class PluginScore:
 
 @attrs.define
 class Attempt:
-    """One explained scheduling attempt. ``filter`` maps each node of the snapshot to its Filter plugins' entries
-    in the order they ran (a node's later plugins are absent after the first rejection, as they never ran), or to
-    a "not tried" string."""
+    """One explained scheduling attempt. ``filter`` maps each node Filter ran on to its Filter plugins' entries in
+    the order they ran (a node's later plugins are absent after the first rejection, as they never ran);
+    ``not_tried`` maps every other node of the snapshot to why Filter never ran there (a "not tried" string), so
+    ``filter`` keeps the issue's node -> plugin -> verdict shape."""
 
     pod: str
     time: float
     attempt: int
     profile: str
-    filter: dict[str, dict[str, str] | str] = attrs.field(factory=dict)
+    filter: dict[str, dict[str, str]] = attrs.field(factory=dict)
     score: dict[str, dict[str, PluginScore]] = attrs.field(factory=dict)
     total: dict[str, int] = attrs.field(factory=dict)
     selected_node: str | None = None
@@ -72,6 +73,7 @@ class Attempt:
     post_filter: JsonObject | None = None
     fit_error: str | None = None
     error: str | None = None
+    not_tried: dict[str, str] = attrs.field(factory=dict)
 
     def to_json(self) -> JsonObject:
         """The documented JSON shape (docs/explain.md): the issue's keys first, then the additions."""
@@ -81,7 +83,7 @@ class Attempt:
                              for name, s in plugins.items()} for node, plugins in self.score.items()},
             "total": self.total, "selectedNode": self.selected_node, "postFilter": self.post_filter,
             "fitError": self.fit_error, "error": self.error, "preFilter": self.pre_filter,
-            "nominatedPods": self.nominated_pods, "scoreSkipped": self.score_skipped,
+            "nominatedPods": self.nominated_pods, "scoreSkipped": self.score_skipped, "notTried": self.not_tried,
         }
 
 
@@ -139,7 +141,7 @@ class AttemptRecorder:
         two-pass filter with nominated pods, or the full search after the nominated node was checked): only the
         pass that decided is kept."""
         entry = self.attempt.filter.get(node)
-        if not isinstance(entry, dict) or plugin in entry:
+        if entry is None or plugin in entry:
             entry = self.attempt.filter[node] = {}
         entry[plugin] = filter_entry(status)
 
@@ -154,28 +156,30 @@ class AttemptRecorder:
         self._mark_not_tried(nodes, self._not_tried)
         if self._nominator.has_nominations():
             priority, uid = self.pod.priority, self.pod.uid
-            for node, entry in self.attempt.filter.items():
-                if isinstance(entry, dict):
-                    counted = [p.pod.key for p in self._nominator.nominated_pods_for_node(node)
-                               if p.pod.uid != uid and p.pod.priority >= priority]
-                    if counted:
-                        self.attempt.nominated_pods[node] = counted
+            for node in self.attempt.filter:
+                counted = [p.pod.key for p in self._nominator.nominated_pods_for_node(node)
+                           if p.pod.uid != uid and p.pod.priority >= priority]
+                if counted:
+                    self.attempt.nominated_pods[node] = counted
 
     def _mark_not_tried(self, nodes: Sequence[NodeInfo], default: str) -> None:
+        """Order the tried nodes as the snapshot lists them and give every other node its "not tried" reason."""
         filters = self.attempt.filter
-        marked = {}
+        tried = {}
+        not_tried = {}
         for node_info in nodes:
             name = node_info.name
             entry = filters.get(name)
             if entry is not None:
-                marked[name] = entry
+                tried[name] = entry
             elif self._pre_filter_rejected:
-                marked[name] = NOT_TRIED_PRE_FILTER
+                not_tried[name] = NOT_TRIED_PRE_FILTER
             elif self._narrowed_to is not None and name not in self._narrowed_to:
-                marked[name] = NOT_TRIED_NARROWED
+                not_tried[name] = NOT_TRIED_NARROWED
             else:
-                marked[name] = default
-        self.attempt.filter = marked
+                not_tried[name] = default
+        self.attempt.filter = tried
+        self.attempt.not_tried = not_tried
 
     # -- Score -------------------------------------------------------------------------------------
     def score_skipped(self, plugins: Collection[str]) -> None:
@@ -217,17 +221,17 @@ class AttemptRecorder:
     # -- the end -----------------------------------------------------------------------------------
     def finish(self, nodes: Sequence[NodeInfo], selected: str, totals: Mapping[str, int],
                status: Status | None) -> Attempt:
-        """The attempt, with the scheduling cycle's choice (``selected``) or its failure (``status``)."""
+        """The attempt, with the scheduling cycle's choice (``selected``, kept when Reserve or Permit then failed
+        on it) and its failure (``status``)."""
         if self._filtering:  # Filter stopped at an error
             self._filtering = False
             self._mark_not_tried(nodes, NOT_TRIED_ERROR)
         attempt = self.attempt
         attempt.total = dict(totals)
-        if status is None:
-            attempt.selected_node = selected or None
-        elif status.is_rejected():
+        attempt.selected_node = selected or None
+        if status is not None and status.is_rejected():
             attempt.fit_error = status.message()
-        else:
+        elif status is not None:
             attempt.error = status.message()
         return attempt
 

@@ -20,6 +20,14 @@ def pod_key(argument: str) -> str:
     return argument if "/" in argument else f"{DEFAULT_NAMESPACE}/{argument}"
 
 
+def malformed(argument: str, key: str) -> str | None:
+    """The problem with an argument whose ``key`` is not NAMESPACE/NAME, else None."""
+    parts = key.split("/")
+    if len(parts) == 2 and all(parts):
+        return None
+    return f'--explain "{argument}": expected NAMESPACE/NAME (or NAME in namespace "default")'
+
+
 def explainer_for_names(pods: Sequence[str], every_pod: bool) -> Explainer | None:
     """The explainer for a scenario's ``--explain``/``--explain-all``: its pods do not exist before the run, so an
     argument is only checked to be NAMESPACE/NAME (a pod never created has no attempts)."""
@@ -29,9 +37,9 @@ def explainer_for_names(pods: Sequence[str], every_pod: bool) -> Explainer | Non
     problems = []
     for argument in pods:
         key = pod_key(argument)
-        parts = key.split("/")
-        if len(parts) != 2 or not all(parts):
-            problems.append(f'--explain "{argument}": expected NAMESPACE/NAME (or NAME in namespace "default")')
+        problem = malformed(argument, key)
+        if problem is not None:
+            problems.append(problem)
         elif key not in keys:
             keys.append(key)
     if problems:
@@ -51,13 +59,14 @@ def explainer_for(cluster_input: ClusterInput, pods: Sequence[str], every_pod: b
     keys: list[str] = []
     for argument in pods:
         key = pod_key(argument)
-        parts = key.split("/")
-        if len(parts) != 2 or not all(parts):
-            problems.append(f'--explain "{argument}": expected NAMESPACE/NAME (or NAME in namespace "default")')
+        problem = malformed(argument, key)
+        if problem is not None:
+            problems.append(problem)
             continue
         pod = by_key.get(key)
         if pod is None:
-            problems.append(f'--explain "{argument}": no pod "{parts[1]}" in namespace "{parts[0]}" in the input')
+            namespace, name = key.split("/")
+            problems.append(f'--explain "{argument}": no pod "{name}" in namespace "{namespace}" in the input')
             continue
         if key not in keys:
             keys.append(key)

@@ -61,20 +61,19 @@ def test_rejected_nodes_beyond_the_limit_are_counted_by_reason(registry: PluginR
 
 @pytest.mark.slow
 def test_five_thousand_nodes_json_lists_every_node_and_the_table_stays_small(registry: PluginRegistry) -> None:
-    """5000 nodes: the JSON of an attempt has an entry for every node (tried, or marked not tried), and the table
-    shows the best and the rejecting nodes with counts of the rest, in a bounded number of lines."""
+    """5000 nodes: the JSON of an attempt has every node (in filter if tried, else in notTried), and the table shows
+    the best and the rejecting nodes with counts of the rest, in a bounded number of lines."""
     result = run(registry, cluster(5000, 2))
     document = result.to_json()["explain"]
     assert isinstance(document, dict)
     (fits,) = document["default/fits"]
-    assert len(fits["filter"]) == 5000
-    tried = [entry for entry in fits["filter"].values() if isinstance(entry, dict)]
+    assert len(fits["filter"]) + len(fits["notTried"]) == 5000
     # 10% of 5000 nodes (50 - 5000/125 = 10, at least 5) are looked for: 500 feasible, and the rejected ones met.
-    assert sum(all(v == "passed" for v in entry.values()) for entry in tried) == len(fits["score"]) == 500
-    assert sum(entry == "not tried: enough feasible nodes were found" for entry in fits["filter"].values()) == \
-        5000 - len(tried)
+    assert sum(all(v == "passed" for v in entry.values()) for entry in fits["filter"].values()) == \
+        len(fits["score"]) == 500
+    assert set(fits["notTried"].values()) == {"not tried: enough feasible nodes were found"}
     (huge,) = document["default/huge"]
-    assert all(isinstance(entry, dict) for entry in huge["filter"].values())
+    assert (len(huge["filter"]), huge["notTried"]) == (5000, {})
     assert len(json.dumps(document)) < 5_000_000
     text = table(result)
     assert "... and 495 more feasible" in text
@@ -96,7 +95,8 @@ def test_pre_filter_narrowing_and_counted_nominations_are_noted(registry: Plugin
 
 def test_pre_filter_rejection_is_noted() -> None:
     """An attempt PreFilter rejected says by which plugin and why, above its (not tried) rows."""
-    attempt = Attempt("default/d", 0.0, 1, "default-scheduler", filter={"n1": "not tried: PreFilter rejected the pod"},
+    attempt = Attempt("default/d", 0.0, 1, "default-scheduler",
+                      not_tried={"n1": "not tried: PreFilter rejected the pod"},
                       pre_filter={"rejectedBy": "Refuse", "reason": "refused by policy", "narrowedBy": [],
                                   "nodes": None, "skippedFilters": []}, fit_error="0/1 nodes are available: refused.")
     out = io.StringIO()
@@ -111,3 +111,13 @@ def test_pod_without_attempts_says_so() -> None:
     out = io.StringIO()
     print_explain({"default/cache": []}, Console(file=out, width=140))
     assert out.getvalue() == "Explain default/cache: no scheduling attempt\n"
+
+
+def test_failure_after_the_choice_shows_both() -> None:
+    """An attempt whose selected node then failed Reserve or Permit says both in its heading line."""
+    attempt = Attempt("default/d", 0.0, 1, "default-scheduler", filter={"n1": {"NodeName": "passed"}},
+                      selected_node="n1", fit_error="0/1 nodes are available: 1 volume claim taken.")
+    out = io.StringIO()
+    print_explain({"default/d": [attempt]}, Console(file=out, width=140))
+    assert out.getvalue().splitlines()[0] == (
+        "Explain default/d, attempt 1 at 0 s (profile default-scheduler): selected n1, then unschedulable")

@@ -7,16 +7,18 @@ import attrs
 import pytest
 
 from kubesched import CycleState, NodeInfo, Plugin, Pod, Status, hookimpl
+from kubesched.framework.node_info import PodInfo
 from kubesched.io.load import ClusterInput, load
 from kubesched.profiles import load_config
 from kubesched.profiles.parse import parse_config
-from kubesched.runtime import Attempt, Explainer, PluginRegistry
+from kubesched.runtime import Attempt, Explainer, Framework, PluginRegistry
 from kubesched.runtime._explain import (
     NOT_TRIED_ENOUGH,
     NOT_TRIED_ERROR,
     NOT_TRIED_NARROWED,
     NOT_TRIED_NOMINATED,
     NOT_TRIED_PRE_FILTER,
+    PASSED,
     AttemptRecorder,
     PluginScore,
 )
@@ -132,8 +134,8 @@ def test_multi_attempt_pod_has_one_record_per_attempt(preemption: SimulationResu
     """critical fails and preempts at 0 s, then binds at 10 s on its nominated node, the only node tried."""
     first, second = attempts(preemption, "default/critical")
     assert [(a.attempt, a.time, a.selected_node) for a in (first, second)] == [(1, 0.0, None), (2, 10.0, "node-c")]
-    assert second.filter == {"node-a": NOT_TRIED_NOMINATED, "node-b": NOT_TRIED_NOMINATED,
-                             "node-c": {**PASS3, "NodeResourcesFit": "passed"}}
+    assert second.filter == {"node-c": {**PASS3, "NodeResourcesFit": "passed"}}
+    assert second.not_tried == {"node-a": NOT_TRIED_NOMINATED, "node-b": NOT_TRIED_NOMINATED}
     assert second.post_filter is None
 
 
@@ -174,7 +176,8 @@ def test_pre_filter_narrowing_marks_the_other_nodes(registry: PluginRegistry) ->
     """Required affinity to n2 by name: NodeAffinity's PreFilter narrows the nodes; the others are not tried."""
     result = explained(registry, small_cluster(make_pod("d").req(cpu="1").node_affinity_names("n2")))
     (attempt,) = attempts(result, "default/d")
-    assert attempt.filter["n1"] == attempt.filter["n3"] == NOT_TRIED_NARROWED
+    assert attempt.not_tried == {"n1": NOT_TRIED_NARROWED, "n3": NOT_TRIED_NARROWED}
+    assert list(attempt.filter) == ["n2"]
     assert attempt.pre_filter is not None
     assert (attempt.pre_filter["narrowedBy"], attempt.pre_filter["nodes"]) == (["NodeAffinity"], ["n2"])
     assert attempt.selected_node == "n2"
@@ -184,7 +187,8 @@ def test_pre_filter_narrowing_to_no_existing_node_marks_every_node(registry: Plu
     """Required affinity to a node that does not exist: NodeAffinity narrows to it, so no node is tried."""
     result = explained(registry, small_cluster(make_pod("d").req(cpu="1").node_affinity_names("gone")))
     (attempt,) = attempts(result, "default/d")
-    assert attempt.filter == {"n1": NOT_TRIED_NARROWED, "n2": NOT_TRIED_NARROWED, "n3": NOT_TRIED_NARROWED}
+    assert (attempt.filter, attempt.not_tried) == (
+        {}, {"n1": NOT_TRIED_NARROWED, "n2": NOT_TRIED_NARROWED, "n3": NOT_TRIED_NARROWED})
     assert attempt.fit_error is not None
     assert attempt.fit_error.startswith(
         "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity].")
@@ -211,7 +215,8 @@ def test_pre_filter_rejection_marks_every_node(registry: PluginRegistry) -> None
     cluster = small_cluster(make_pod("d").label(refuse="yes").req(cpu="1"))
     result = simulate(cluster, config, extended, explainer=Explainer(["default/d"]))
     (attempt,) = attempts(result, "default/d")
-    assert attempt.filter == {"n1": NOT_TRIED_PRE_FILTER, "n2": NOT_TRIED_PRE_FILTER, "n3": NOT_TRIED_PRE_FILTER}
+    assert (attempt.filter, attempt.not_tried) == (
+        {}, {"n1": NOT_TRIED_PRE_FILTER, "n2": NOT_TRIED_PRE_FILTER, "n3": NOT_TRIED_PRE_FILTER})
     assert attempt.pre_filter is not None
     assert (attempt.pre_filter["rejectedBy"], attempt.pre_filter["reason"]) == ("Refuse", "refused by policy")
     assert attempt.fit_error is not None
@@ -227,7 +232,8 @@ def test_pre_filter_error_ends_the_attempt_before_any_node(registry: PluginRegis
     cluster = small_cluster(make_pod("d").label(refuse="error").req(cpu="1"))
     result = simulate(cluster, config, extended, explainer=Explainer(["default/d"]))
     first = attempts(result, "default/d")[0]
-    assert set(first.filter.values()) == {NOT_TRIED_ERROR}
+    assert (first.filter, first.not_tried) == (
+        {}, {"n1": NOT_TRIED_ERROR, "n2": NOT_TRIED_ERROR, "n3": NOT_TRIED_ERROR})
     assert first.fit_error is None
     assert first.error == 'running PreFilter plugin "Refuse": policy store unreachable'
 
@@ -252,11 +258,9 @@ def test_filter_plugin_that_raises_is_an_error_entry(registry: PluginRegistry) -
                           extended, "crash")
     result = simulate(small_cluster(make_pod("d").req(cpu="1")), config, extended, explainer=Explainer(["default/d"]))
     first = attempts(result, "default/d")[0]
-    assert isinstance(first.filter["n1"], dict)
     assert first.filter["n1"]["Crash"] == "passed"
-    assert isinstance(first.filter["n2"], dict)
     assert first.filter["n2"]["Crash"] == "error: KeyError: 'zone'"
-    assert first.filter["n3"] == NOT_TRIED_ERROR
+    assert first.not_tried == {"n3": NOT_TRIED_ERROR}
     assert first.error == "running \"Crash\" filter plugin: KeyError: 'zone'"
 
 
@@ -265,10 +269,9 @@ def test_nodes_beyond_the_feasible_nodes_to_find_are_not_tried(registry: PluginR
     nodes = tuple(make_node(f"n{i:03}").capacity(cpu="4", memory="8Gi", pods=110).obj() for i in range(200))
     result = explained(registry, ClusterInput(nodes=nodes, pods=(make_pod("w").req(cpu="1").obj(),)))
     (attempt,) = attempts(result, "default/w")
-    tried = [n for n, entry in attempt.filter.items() if isinstance(entry, dict)]
-    assert len(attempt.filter) == 200
-    assert len(tried) == len(attempt.score) == 100
-    assert sum(entry == NOT_TRIED_ENOUGH for entry in attempt.filter.values()) == 100
+    assert len(attempt.filter) == len(attempt.score) == 100
+    assert list(attempt.not_tried.values()) == [NOT_TRIED_ENOUGH] * 100
+    assert sorted([*attempt.filter, *attempt.not_tried]) == [f"n{i:03}" for i in range(200)]
 
 
 def test_a_second_pass_on_a_node_replaces_the_first() -> None:
@@ -312,3 +315,84 @@ def test_a_pod_created_again_under_its_name_counts_attempts_from_one() -> None:
         numbers.append(recorder.attempt.attempt)
     assert numbers == [1, 2, 1]
     assert len(explainer.attempts["default/p"]) == 3
+
+
+def test_marker_strings_are_the_documented_ones() -> None:
+    """The verdict and "not tried" strings are part of the JSON contract (docs/explain.md): pinned literally."""
+    assert [PASSED, NOT_TRIED_ENOUGH, NOT_TRIED_NOMINATED, NOT_TRIED_PRE_FILTER, NOT_TRIED_NARROWED,
+            NOT_TRIED_ERROR] == [
+        "passed",
+        "not tried: enough feasible nodes were found",
+        "not tried: the pod's nominated node fits",
+        "not tried: PreFilter rejected the pod",
+        "not tried: PreFilter narrowed the nodes to others",
+        "not tried: the attempt stopped at an error",
+    ]
+
+
+def test_nominated_pods_of_equal_or_higher_priority_are_the_ones_counted() -> None:
+    """As the two-pass filter: pods nominated with the pod's priority or more are listed, lower ones and the pod
+    itself are not."""
+    pod = make_pod("p").uid("self").priority(10).obj()
+    nominator = Nominator()
+    for name, priority in (("equal", 10), ("higher", 11), ("lower", 9)):
+        nominator.add_nominated_pod(PodInfo.of(make_pod(name).uid(name).priority(priority).nominated("n1").obj()))
+    nominator.add_nominated_pod(PodInfo.of(make_pod("p").uid("self").priority(10).nominated("n1").obj()))
+    recorder = AttemptRecorder(pod, Attempt("default/p", 0.0, 1, "default-scheduler"), nominator)
+    recorder.filter_result("A", "n1", None)
+    recorder.filtering_done([NodeInfo.of(make_node("n1").obj())])
+    assert recorder.attempt.nominated_pods == {"n1": ["default/equal", "default/higher"]}
+
+
+def test_pods_not_explained_keep_the_fast_path(registry: PluginRegistry, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the explained pod is filtered and scored on the per-node path; the others run in batch, as without
+    explain."""
+    scored: list[str] = []
+    filtered: set[str] = set()
+    score, run_filter = Framework.run_score_plugins, Framework.run_filter_plugins
+
+    def score_spy(self: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo], *args: object) -> object:
+        scored.append(pod.key)
+        return score(self, state, pod, nodes, *args)  # type: ignore[arg-type]
+
+    def filter_spy(self: Framework, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        filtered.add(pod.key)
+        return run_filter(self, state, pod, node_info)
+
+    monkeypatch.setattr(Framework, "run_score_plugins", score_spy)
+    monkeypatch.setattr(Framework, "run_filter_plugins", filter_spy)
+    explained(registry, small_cluster(*(make_pod(f"p{i}").req(cpu="1") for i in range(4))), "default/p2")
+    assert (scored, filtered) == (["default/p2"], {"default/p2"})
+
+
+def test_attempt_names_the_profile_that_ran_it() -> None:
+    """The ``profile`` key is the scheduler name of the profile that scheduled the pod."""
+    recorder = Explainer(None).start(make_pod("p").obj(), "batch-scheduler", 12.5, Nominator())
+    document = recorder.finish([], "", {}, None).to_json()
+    assert (document["profile"], document["time"]) == ("batch-scheduler", 12.5)
+
+
+class Veto(Plugin):
+    """Reserve rejects every pod: the node was selected, the cycle then fails on it."""
+
+    name = "Veto"
+
+    @hookimpl
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Unschedulable on the selected node."""
+        return Status.unschedulable("volume claim taken")
+
+    @hookimpl
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Nothing to undo."""
+
+
+def test_reserve_failure_keeps_the_selected_node_and_says_why(registry: PluginRegistry) -> None:
+    """A Reserve rejection after the choice: selectedNode is the node chosen, fitError the rejection on it."""
+    extended = registry.with_plugins(Veto)
+    config = parse_config({"profiles": [{"plugins": {"reserve": {"enabled": [{"name": "Veto"}]}}}]},
+                          extended, "veto")
+    cluster = ClusterInput(nodes=(make_node("n1").capacity(cpu="4", memory="8Gi", pods=110).obj(),),
+                           pods=(make_pod("d").req(cpu="1").obj(),))
+    first = attempts(simulate(cluster, config, extended, explainer=Explainer(["default/d"])), "default/d")[0]
+    assert (first.selected_node, first.fit_error) == ("n1", "0/1 nodes are available: 1 volume claim taken.")

@@ -28,14 +28,13 @@ def run(example: Example, registry: PluginRegistry, *, explain: bool,
 
 def check_attempt(attempt: Attempt, record: CycleRecord, nodes: list[str]) -> None:
     """One explained attempt agrees with the cycle the scheduler ran."""
-    assert sorted(attempt.filter) == sorted(nodes)
+    assert sorted([*attempt.filter, *attempt.not_tried]) == sorted(nodes)
     statuses = record.diagnosis.node_to_status.statuses
+    for node, reason in attempt.not_tried.items():
+        assert reason.startswith("not tried")
+        assert node not in statuses
     feasible = []
     for node, entry in attempt.filter.items():
-        if isinstance(entry, str):
-            assert entry.startswith("not tried")
-            assert node not in statuses
-            continue
         verdicts = list(entry.values())
         assert all(v == PASSED for v in verdicts[:-1])  # later plugins never ran after a rejection
         if verdicts and verdicts[-1] != PASSED:
@@ -43,11 +42,10 @@ def check_attempt(attempt: Attempt, record: CycleRecord, nodes: list[str]) -> No
             assert statuses[node].plugin == list(entry)[-1]
         else:
             feasible.append(node)
+    assert attempt.selected_node == (record.suggested_host or None)
     if record.status is None:
         assert sorted(feasible) == sorted(record.feasible_nodes)
-        assert attempt.selected_node == record.suggested_host
     else:
-        assert attempt.selected_node is None
         assert (attempt.fit_error or attempt.error) == record.status.message()
     if record.scores is not None:
         table = record.scores
