@@ -301,7 +301,8 @@ class BatchFilter:
             if (plugin_codes != Code.PENDING).any():
                 diagnosis.unschedulable_plugins.add(name)
         diagnosis.node_to_status.defer(lambda: self._statuses(rejected, first, codes, known or {}),
-                                       lambda: self._codes(rejected, first, codes, known or {}))
+                                       lambda: self._codes(rejected, first, codes, known or {}),
+                                       lambda: self._reason_tally(rejected, first, codes, known or {}))
 
     def _names(self, rejected: IntArray) -> list[str]:
         """The names of the nodes at batch indexes ``rejected``."""
@@ -361,6 +362,66 @@ class BatchFilter:
         inverse[order] = np.cumsum(starts) - 1
         groups[chosen] = inverse
         return groups
+
+    def _reason_tally(self, rejected: IntArray, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8],
+                      known: dict[int, Status]) -> tuple[int, dict[str, int]]:
+        """The rejections' number and reason counts, as the statuses of :meth:`_statuses` would give them, without
+        node names or a status per node: a plugin's ``filter_reason_counts`` over the nodes it rejected (on the
+        overlaid columns where the nominated pods made it reject), else one hook call per group of
+        :meth:`_row_groups`, counted by group size."""
+        counts: dict[str, int] = {}
+
+        def add(status: Status, times: int) -> None:
+            for reason in status.reasons:
+                counts[reason] = counts.get(reason, 0) + times
+
+        size = len(rejected)
+        rest = self._tally_by_plugins(rejected, first, known, counts)
+        if rest is not None:
+            rejected, first, codes = rejected[rest], first[rest], codes[rest]
+        groups = self._row_groups(rejected, first, known) if len(rejected) else None
+        remaining: Iterable[int] = range(len(rejected))
+        if groups is not None:
+            grouped = np.flatnonzero(groups >= 0)
+            _unique, representatives, sizes = np.unique(groups[grouped], return_index=True, return_counts=True)
+            for i, times in zip(grouped[representatives].tolist(), sizes.tolist(), strict=True):
+                add(self._status(int(rejected[i]), int(first[i]), int(codes[i])), times)
+            remaining = np.flatnonzero(groups < 0).tolist()
+        for i in remaining:
+            j = int(rejected[i])
+            status = known.get(j) if known else None
+            add(status if status is not None else self._status(j, int(first[i]), int(codes[i])), 1)
+        return size, counts
+
+    def _tally_by_plugins(self, rejected: IntArray, first: npt.NDArray[np.int16], known: dict[int, Status],
+                          counts: dict[str, int]) -> npt.NDArray[np.bool_] | None:
+        """Add to ``counts`` the reasons of the batch rejections whose plugin has ``filter_reason_counts``; the mask
+        of the rejections left to count (None: all of them)."""
+        counted: npt.NDArray[np.bool_] | None = None
+        batch, plugins = self.batch, self.framework.plugins
+        by_batch = first != _NONE
+        if known:
+            by_batch &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
+        for k in np.unique(first[by_batch]).tolist():
+            reason_counts = getattr(plugins.get(self.filters[k][0]), "filter_reason_counts", None)
+            if not callable(reason_counts):
+                continue
+            chosen = by_batch & (first == k)
+            indexes = rejected[chosen]
+            flags = self._with_mask[indexes]
+            found: list[Mapping[str, int]] = []
+            try:
+                for part, columns in ((indexes[~flags], batch.columns), (indexes[flags], self._overlay)):
+                    if len(part) and columns is not None:
+                        found.append(reason_counts(self.state, self.pod, NodeBatch(
+                            [batch.infos[j] for j in part.tolist()], batch.positions[part], columns)))
+            except PLUGIN_FAILURES:
+                continue  # its per-node hook's statuses say what it rejected with
+            for tally in found:
+                for reason, times in tally.items():
+                    counts[reason] = counts.get(reason, 0) + times
+            counted = chosen if counted is None else counted | chosen
+        return None if counted is None else ~counted
 
     def _with_pods(self, info: NodeInfo, nominated: Sequence[PodInfo]) -> Status | None:
         """The first pass of the two-pass filter, which rejected the node: Filter on a copy of it with
