@@ -27,6 +27,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.pdb import disruptions_allowed, filter_pods_with_pdb_violation
+from kubesched.framework.plugin import FilterReads, declared_filter_reads
 from kubesched.framework.resource import Resource
 from kubesched.framework.status import Code, Status, is_success
 from kubesched.framework.types import Diagnosis, FitError, NodeToStatus, PostFilterResult
@@ -52,14 +53,17 @@ _EXTENSION_HOOKS = ("pre_filter_add_pod", "pre_filter_remove_pod")
 # Prefix of the NodeColumns pod-count indexes the shortcut keeps (per preemptor priority and resource).
 _LOWER_KEY = "kubesched.preemption.lower"
 _name_of = operator.attrgetter("name")
+_NO_CLASS = type("_NoClass", (), {})  # matches no plugin's class
 
 
 @attrs.frozen
 class ResourceShortcut:
     """What lets the dry run decide by resource arithmetic instead of Filter runs on node copies.
 
-    ``pod_independent`` maps Filter plugin names to the class the profile must run under that name: plugins whose
-    verdict on a node ignores the node's pods. ``fit_name``/``fit_class`` name NodeResourcesFit. The shortcut
+    ``fit_name``/``fit_class`` name NodeResourcesFit, whose checks the arithmetic repeats. Plugins whose verdict on
+    a node ignores the node's pods are those declaring ``filter_reads = FilterReads.NODE`` (see
+    :class:`~kubesched.framework.plugin.FilterReads`); ``pod_independent`` may name more, by the class the profile
+    must run under each name. The shortcut
     applies to a pod only when its cycle's Filter plugins are exactly such plugins, all before NodeResourcesFit,
     with no PreFilter extension left to run (see :meth:`Evaluator.shortcut_request`), and only on nodes that
     NodeResourcesFit rejected (so every plugin before it passed there).
@@ -320,7 +324,8 @@ class Evaluator:
         the dry run may decide by arithmetic; None when it must run Filter on node copies.
 
         Conservative: the switches are on, the hooks the shortcut replaces are not overridden, this cycle's Filter
-        plugins are :attr:`resource_shortcut`'s pod-independent ones (exact classes) followed by NodeResourcesFit,
+        plugins declare they read only the Node object (or are :attr:`resource_shortcut`'s pod-independent ones,
+        exact classes) and are followed by NodeResourcesFit (exact class),
         no PreFilter AddPod/RemovePod extension runs, and the pod requests no extended or scalar resource."""
         shortcut = self.resource_shortcut
         handle = self.handle
@@ -340,8 +345,12 @@ class Evaluator:
         if names.count(shortcut.fit_name) != 1 or names[-1] != shortcut.fit_name:
             return None
         for name in names:
-            expected = shortcut.fit_class if name == shortcut.fit_name else shortcut.pod_independent.get(name)
-            if expected is None or type(plugins.get(name)) is not expected:
+            plugin = plugins.get(name)
+            if name == shortcut.fit_name:
+                if type(plugin) is not shortcut.fit_class:
+                    return None
+            elif declared_filter_reads(plugin) != FilterReads.NODE and \
+                    type(plugin) is not shortcut.pod_independent.get(name, _NO_CLASS):
                 return None
         skipped = state.skip_filter_plugins
         if any(name not in skipped for hook in _EXTENSION_HOOKS for name in plugins_at(hook)):

@@ -16,7 +16,7 @@ from kubesched.framework.args import ArgsError, in_range
 from kubesched.framework.columns import NodeBatch, NodeColumns
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
 from kubesched.framework.resource import Resource
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.resource_allocation import (
@@ -178,6 +178,8 @@ class NodeResourcesFit(Plugin):
     """Checks that the node has room for the pod's requests, and scores by the configured strategy."""
 
     name = NAME
+    #: Filter reads only allocatable, requested amounts and pod count: equal resource rows give equal statuses.
+    filter_reads = FilterReads.RESOURCES
     Args = NodeResourcesFitArgs
 
     def __init__(self, handle: object, args: NodeResourcesFitArgs | None = None) -> None:

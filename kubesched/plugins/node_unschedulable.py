@@ -12,7 +12,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -30,6 +30,8 @@ class NodeUnschedulable(Plugin):
     """Rejects nodes with spec.unschedulable unless the pod tolerates node.kubernetes.io/unschedulable."""
 
     name = "NodeUnschedulable"
+    #: Filter reads only the Node object, so the runtime may overlay nominated pods' requests on the columns.
+    filter_reads = FilterReads.NODE
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
