@@ -30,7 +30,7 @@ from kubesched.framework.pdb import disruptions_allowed, filter_pods_with_pdb_vi
 from kubesched.framework.plugin import FilterReads, declared_filter_reads
 from kubesched.framework.resource import Resource
 from kubesched.framework.status import Code, Status, is_success
-from kubesched.framework.types import Diagnosis, FitError, NodeToStatus, PostFilterResult
+from kubesched.framework.types import CodeColumns, Diagnosis, FitError, NodeToStatus, PostFilterResult
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
@@ -178,6 +178,8 @@ class Evaluator:
         self.min_candidate_nodes_absolute = min_candidate_nodes_absolute
         # Default candidate scores (violations aside) of victim tuples, by identity; see _best_by_default_scores.
         self._victim_scores: dict[int, tuple[tuple[Pod, ...], tuple[int, int, int, int]]] = {}
+        # The potential nodes of the current preemption with their column positions and the statuses' code columns.
+        self._potential: tuple[list[NodeInfo], IntArray, CodeColumns] | None = None
         # The shortcut's reprieves by node: (what they depend on, the answer); see _cached_reprieve.
         self._reprieves: dict[str, tuple[tuple[int, ...], tuple[tuple[Pod, ...], int] | None]] = {}
 
@@ -266,7 +268,9 @@ class Evaluator:
         candidates, the statuses of nodes that cannot become one, and the aggregated Error if any."""
         if not all_nodes:
             return [], NodeToStatus(), Status.as_error(NO_NODES_AVAILABLE)
-        potential = node_to_status.nodes_for_status_code(all_nodes, Code.UNSCHEDULABLE)
+        potential = self._potential_by_position(all_nodes, node_to_status)
+        if potential is None:
+            potential = node_to_status.nodes_for_status_code(all_nodes, Code.UNSCHEDULABLE)
         if not potential:
             return [], NodeToStatus(), None
         pdbs = list(self.handle.client.list_pdbs())
@@ -317,6 +321,25 @@ class Evaluator:
                 errors.append(status)
             statuses.set(node_info.name, status)
         return non_violating + violating, statuses, _aggregate(errors)
+
+    def _potential_by_position(self, all_nodes: Sequence[NodeInfo], node_to_status: NodeToStatus
+                               ) -> list[NodeInfo] | None:
+        """The Unschedulable nodes of ``all_nodes`` (the snapshot's columns' own list) read from the statuses' codes
+        by column position, without a name lookup per node; None where that does not apply. Remembers the
+        positions for :meth:`_dry_run_by_resources`."""
+        self._potential = None
+        if not self.fast_dry_run or getattr(self.handle, "fast_path", True) is False:
+            return None
+        columns = self.handle.snapshot.columns
+        if not columns.exact or all_nodes is not columns.infos:
+            return None
+        table = node_to_status.code_columns(columns.position, len(columns))
+        if table is None:
+            return None
+        positions = np.flatnonzero(table[0] == int(Code.UNSCHEDULABLE))
+        potential = list(map(all_nodes.__getitem__, positions.tolist()))
+        self._potential = (potential, positions, table)
+        return potential
 
     # -- the resource shortcut of the dry run ---------------------------------------------------------
     def shortcut_request(self, state: CycleState, pod: Pod) -> Resource | None:
@@ -381,9 +404,19 @@ class Evaluator:
                   for k, amount, name in ((1, request.milli_cpu, CPU), (2, request.memory, MEMORY),
                                           (3, request.ephemeral_storage, EPHEMERAL_STORAGE))
                   if amount > 0 and not request.is_zero()]
-        codes = node_to_status.codes()
         fit_name = self.resource_shortcut.fit_name if self.resource_shortcut is not None else ""
         fit_entry = (Code.UNSCHEDULABLE, fit_name)  # what NodeToStatus.codes holds for a NodeResourcesFit rejection
+        known_potential = self._potential
+        window_positions: IntArray | None = None
+        fit_rejected: npt.NDArray[np.bool_] | None = None
+        codes: Mapping[str, tuple[Code, str]] = {}
+        if known_potential is not None and known_potential[0] is potential_nodes:
+            positions_all, (code_column, plugin_column, plugin_names) = known_potential[1], known_potential[2]
+            window_positions = np.concatenate((positions_all[offset:], positions_all[:offset]))
+            fit_ids = [k for k, name in enumerate(plugin_names) if name == fit_name]
+            fit_rejected = (code_column == int(Code.UNSCHEDULABLE)) & np.isin(plugin_column, fit_ids)
+        else:
+            codes = node_to_status.codes()
         # Pods nominated to a node with at least the pod's priority count on it in both Filter passes.
         nominated, extra = self._relevant_nominations(pod, columns)
         non_violating: list[Candidate] = []
@@ -397,19 +430,23 @@ class Evaluator:
         chunk = max(2 * num_candidates, 64)
         for start in range(0, count, chunk):
             part = window[start:start + chunk]
-            names = list(map(_name_of, part))
-            try:
-                positions = np.fromiter(map(position.__getitem__, names), dtype=np.int64, count=len(part))
-            except KeyError:
-                return None
+            if window_positions is not None and fit_rejected is not None:
+                positions = window_positions[start:start + chunk]
+                by_fit = fit_rejected[positions]
+            else:
+                names = list(map(_name_of, part))
+                try:
+                    positions = np.fromiter(map(position.__getitem__, names), dtype=np.int64, count=len(part))
+                except KeyError:
+                    return None
+                by_fit = np.fromiter(map(operator.eq, map(codes.get, names), itertools.repeat(fit_entry)),
+                                     dtype=bool, count=len(part))
             removable = lower[0][positions]
             fits = columns.pod_count[positions] - removable + extra[0][positions] + 1 <= \
                 columns.allocatable[PODS][positions]
             for k, amount, allocatable, requested, freed in checks:
                 used = requested[positions] - freed[positions] + extra[k][positions]
                 fits &= amount <= allocatable[positions] - used
-            by_fit = np.fromiter(map(operator.eq, map(codes.get, names), itertools.repeat(fit_entry)), dtype=bool,
-                                 count=len(part))
             # Visit the nodes where removing the lower-priority pods may make room (nominated pods aside), and
             # those whose rejection the shortcut does not cover; the others fail as they are.
             for j in np.flatnonzero((fits & (removable > 0)) | ~by_fit).tolist():

@@ -39,6 +39,7 @@ from kubesched.framework.types import (
     MIN_NODE_SCORE,
     Diagnosis,
     NodeScore,
+    PositionalCodes,
     ScoreTable,
 )
 from kubesched.runtime._failures import PLUGIN_FAILURES, Hook, _cause, _returned
@@ -291,7 +292,8 @@ class BatchFilter:
                 diagnosis.unschedulable_plugins.add(name)
         diagnosis.node_to_status.defer(lambda: self._statuses(rejected, first, codes, known or {}),
                                        lambda: self._codes(rejected, first, codes, known or {}),
-                                       lambda: self._reason_tally(rejected, first, codes, known or {}))
+                                       lambda: self._reason_tally(rejected, first, codes, known or {}),
+                                       lambda: self._positional(rejected, first, codes, known or {}))
 
     def _names(self, rejected: IntArray) -> list[str]:
         """The names of the nodes at batch indexes ``rejected``."""
@@ -353,6 +355,24 @@ class BatchFilter:
         inverse[order] = np.cumsum(starts) - 1
         groups[chosen] = inverse
         return groups
+
+    def _positional(self, rejected: IntArray, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8],
+                    known: dict[int, Status]) -> PositionalCodes:
+        """Every rejection's column position, code and rejecting plugin (an index into the returned names), as
+        :meth:`_codes` gives them by name."""
+        names = [name for name, _hook in self.filters]
+        entry_codes = codes.copy()
+        plugins = first.copy()
+        if known:
+            index = {name: k for k, name in enumerate(names)}
+            where = {j: i for i, j in enumerate(rejected.tolist())}
+            for j, status in known.items():
+                i = where[j]
+                entry_codes[i] = status.code
+                plugins[i] = index.setdefault(status.plugin, len(index))
+                if len(index) > len(names):
+                    names.append(status.plugin)
+        return self.batch.positions[rejected], entry_codes, plugins, names
 
     def _reason_tally(self, rejected: IntArray, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8],
                       known: dict[int, Status]) -> tuple[int, dict[str, int]]:
