@@ -204,6 +204,8 @@ class NodeToStatus:
 
     def get(self, name: str) -> Status:
         """The node's status (its explicit entry or the absent-nodes status)."""
+        if not name and name not in self._statuses:
+            return self.absent_nodes_status  # no node is named "" (a pod without a nominated node asks this)
         if self._deferred and all(entry[1] is not None for entry in self._deferred) \
                 and name not in self._statuses and name not in self.codes():
             return self.absent_nodes_status

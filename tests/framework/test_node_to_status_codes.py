@@ -114,3 +114,10 @@ def test_code_columns_give_entries_by_position_and_absent_nodes_their_status() -
 def test_code_columns_need_every_fill_by_position() -> None:
     """A fill that gives its entries only by name leaves code_columns to codes()."""
     assert deferred(n0=Code.UNSCHEDULABLE).code_columns({"n0": 0}, 1) is None
+
+
+def test_get_of_no_node_name_reads_no_codes() -> None:
+    """A pod without a nominated node asks for "": the absent-nodes status, without reading deferred codes."""
+    statuses = NodeToStatus()
+    statuses.defer(never_built, lambda: never_built())  # type: ignore[arg-type,return-value]
+    assert statuses.get("") is statuses.absent_nodes_status
