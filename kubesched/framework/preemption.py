@@ -27,9 +27,10 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.pdb import disruptions_allowed, filter_pods_with_pdb_violation
+from kubesched.framework.plugin import FilterReads, declared_filter_reads
 from kubesched.framework.resource import Resource
 from kubesched.framework.status import Code, Status, is_success
-from kubesched.framework.types import Diagnosis, FitError, NodeToStatus, PostFilterResult
+from kubesched.framework.types import CodeColumns, Diagnosis, FitError, NodeToStatus, PostFilterResult
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
@@ -52,14 +53,17 @@ _EXTENSION_HOOKS = ("pre_filter_add_pod", "pre_filter_remove_pod")
 # Prefix of the NodeColumns pod-count indexes the shortcut keeps (per preemptor priority and resource).
 _LOWER_KEY = "kubesched.preemption.lower"
 _name_of = operator.attrgetter("name")
+_NO_CLASS = type("_NoClass", (), {})  # matches no plugin's class
 
 
 @attrs.frozen
 class ResourceShortcut:
     """What lets the dry run decide by resource arithmetic instead of Filter runs on node copies.
 
-    ``pod_independent`` maps Filter plugin names to the class the profile must run under that name: plugins whose
-    verdict on a node ignores the node's pods. ``fit_name``/``fit_class`` name NodeResourcesFit. The shortcut
+    ``fit_name``/``fit_class`` name NodeResourcesFit, whose checks the arithmetic repeats. Plugins whose verdict on
+    a node ignores the node's pods are those declaring ``filter_reads = FilterReads.NODE`` (see
+    :class:`~kubesched.framework.plugin.FilterReads`); ``pod_independent`` may name more, by the class the profile
+    must run under each name. The shortcut
     applies to a pod only when its cycle's Filter plugins are exactly such plugins, all before NodeResourcesFit,
     with no PreFilter extension left to run (see :meth:`Evaluator.shortcut_request`), and only on nodes that
     NodeResourcesFit rejected (so every plugin before it passed there).
@@ -174,6 +178,8 @@ class Evaluator:
         self.min_candidate_nodes_absolute = min_candidate_nodes_absolute
         # Default candidate scores (violations aside) of victim tuples, by identity; see _best_by_default_scores.
         self._victim_scores: dict[int, tuple[tuple[Pod, ...], tuple[int, int, int, int]]] = {}
+        # The potential nodes of the current preemption with their column positions and the statuses' code columns.
+        self._potential: tuple[list[NodeInfo], IntArray, CodeColumns] | None = None
         # The shortcut's reprieves by node: (what they depend on, the answer); see _cached_reprieve.
         self._reprieves: dict[str, tuple[tuple[int, ...], tuple[tuple[Pod, ...], int] | None]] = {}
 
@@ -262,7 +268,9 @@ class Evaluator:
         candidates, the statuses of nodes that cannot become one, and the aggregated Error if any."""
         if not all_nodes:
             return [], NodeToStatus(), Status.as_error(NO_NODES_AVAILABLE)
-        potential = node_to_status.nodes_for_status_code(all_nodes, Code.UNSCHEDULABLE)
+        potential = self._potential_by_position(all_nodes, node_to_status)
+        if potential is None:
+            potential = node_to_status.nodes_for_status_code(all_nodes, Code.UNSCHEDULABLE)
         if not potential:
             return [], NodeToStatus(), None
         pdbs = list(self.handle.client.list_pdbs())
@@ -314,13 +322,33 @@ class Evaluator:
             statuses.set(node_info.name, status)
         return non_violating + violating, statuses, _aggregate(errors)
 
+    def _potential_by_position(self, all_nodes: Sequence[NodeInfo], node_to_status: NodeToStatus
+                               ) -> list[NodeInfo] | None:
+        """The Unschedulable nodes of ``all_nodes`` (the snapshot's columns' own list) read from the statuses' codes
+        by column position, without a name lookup per node; None where that does not apply. Remembers the
+        positions for :meth:`_dry_run_by_resources`."""
+        self._potential = None
+        if not self.fast_dry_run or getattr(self.handle, "fast_path", True) is False:
+            return None
+        columns = self.handle.snapshot.columns
+        if not columns.exact or all_nodes is not columns.infos:
+            return None
+        table = node_to_status.code_columns(columns.position, len(columns))
+        if table is None:
+            return None
+        positions = np.flatnonzero(table[0] == int(Code.UNSCHEDULABLE))
+        potential = list(map(all_nodes.__getitem__, positions.tolist()))
+        self._potential = (potential, positions, table)
+        return potential
+
     # -- the resource shortcut of the dry run ---------------------------------------------------------
     def shortcut_request(self, state: CycleState, pod: Pod) -> Resource | None:
         """The pod's request when only NodeResourcesFit can change its verdict as pods leave or join a node, so
         the dry run may decide by arithmetic; None when it must run Filter on node copies.
 
         Conservative: the switches are on, the hooks the shortcut replaces are not overridden, this cycle's Filter
-        plugins are :attr:`resource_shortcut`'s pod-independent ones (exact classes) followed by NodeResourcesFit,
+        plugins declare they read only the Node object (or are :attr:`resource_shortcut`'s pod-independent ones,
+        exact classes) and are followed by NodeResourcesFit (exact class),
         no PreFilter AddPod/RemovePod extension runs, and the pod requests no extended or scalar resource."""
         shortcut = self.resource_shortcut
         handle = self.handle
@@ -340,8 +368,12 @@ class Evaluator:
         if names.count(shortcut.fit_name) != 1 or names[-1] != shortcut.fit_name:
             return None
         for name in names:
-            expected = shortcut.fit_class if name == shortcut.fit_name else shortcut.pod_independent.get(name)
-            if expected is None or type(plugins.get(name)) is not expected:
+            plugin = plugins.get(name)
+            if name == shortcut.fit_name:
+                if type(plugin) is not shortcut.fit_class:
+                    return None
+            elif declared_filter_reads(plugin) != FilterReads.NODE and \
+                    type(plugin) is not shortcut.pod_independent.get(name, _NO_CLASS):
                 return None
         skipped = state.skip_filter_plugins
         if any(name not in skipped for hook in _EXTENSION_HOOKS for name in plugins_at(hook)):
@@ -372,9 +404,19 @@ class Evaluator:
                   for k, amount, name in ((1, request.milli_cpu, CPU), (2, request.memory, MEMORY),
                                           (3, request.ephemeral_storage, EPHEMERAL_STORAGE))
                   if amount > 0 and not request.is_zero()]
-        codes = node_to_status.codes()
         fit_name = self.resource_shortcut.fit_name if self.resource_shortcut is not None else ""
         fit_entry = (Code.UNSCHEDULABLE, fit_name)  # what NodeToStatus.codes holds for a NodeResourcesFit rejection
+        known_potential = self._potential
+        window_positions: IntArray | None = None
+        fit_rejected: npt.NDArray[np.bool_] | None = None
+        codes: Mapping[str, tuple[Code, str]] = {}
+        if known_potential is not None and known_potential[0] is potential_nodes:
+            positions_all, (code_column, plugin_column, plugin_names) = known_potential[1], known_potential[2]
+            window_positions = np.concatenate((positions_all[offset:], positions_all[:offset]))
+            fit_ids = [k for k, name in enumerate(plugin_names) if name == fit_name]
+            fit_rejected = (code_column == int(Code.UNSCHEDULABLE)) & np.isin(plugin_column, fit_ids)
+        else:
+            codes = node_to_status.codes()
         # Pods nominated to a node with at least the pod's priority count on it in both Filter passes.
         nominated, extra = self._relevant_nominations(pod, columns)
         non_violating: list[Candidate] = []
@@ -388,19 +430,23 @@ class Evaluator:
         chunk = max(2 * num_candidates, 64)
         for start in range(0, count, chunk):
             part = window[start:start + chunk]
-            names = list(map(_name_of, part))
-            try:
-                positions = np.fromiter(map(position.__getitem__, names), dtype=np.int64, count=len(part))
-            except KeyError:
-                return None
+            if window_positions is not None and fit_rejected is not None:
+                positions = window_positions[start:start + chunk]
+                by_fit = fit_rejected[positions]
+            else:
+                names = list(map(_name_of, part))
+                try:
+                    positions = np.fromiter(map(position.__getitem__, names), dtype=np.int64, count=len(part))
+                except KeyError:
+                    return None
+                by_fit = np.fromiter(map(operator.eq, map(codes.get, names), itertools.repeat(fit_entry)),
+                                     dtype=bool, count=len(part))
             removable = lower[0][positions]
             fits = columns.pod_count[positions] - removable + extra[0][positions] + 1 <= \
                 columns.allocatable[PODS][positions]
             for k, amount, allocatable, requested, freed in checks:
                 used = requested[positions] - freed[positions] + extra[k][positions]
                 fits &= amount <= allocatable[positions] - used
-            by_fit = np.fromiter(map(operator.eq, map(codes.get, names), itertools.repeat(fit_entry)), dtype=bool,
-                                 count=len(part))
             # Visit the nodes where removing the lower-priority pods may make room (nominated pods aside), and
             # those whose rejection the shortcut does not cover; the others fail as they are.
             for j in np.flatnonzero((fits & (removable > 0)) | ~by_fit).tolist():

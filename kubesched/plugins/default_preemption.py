@@ -21,19 +21,13 @@ from kubesched.framework.plugin import Plugin, hookimpl
 from kubesched.framework.preemption import Evaluator, ResourceShortcut
 from kubesched.framework.status import Status
 from kubesched.framework.types import NodeToStatus, PostFilterResult
-from kubesched.plugins.node_affinity import NodeAffinity
-from kubesched.plugins.node_name import NodeName
 from kubesched.plugins.node_resources_fit import NodeResourcesFit
-from kubesched.plugins.node_unschedulable import NodeUnschedulable
-from kubesched.plugins.taint_toleration import TaintToleration
 
 NAME = "DefaultPreemption"
 MESSAGE_PREFIX = "preemption: "
-#: The built-in Filter plugins whose verdict ignores the node's pods, and NodeResourcesFit: with only these in a
-#: cycle, the dry run decides by resource arithmetic (see ResourceShortcut).
-RESOURCE_SHORTCUT = ResourceShortcut(
-    NodeResourcesFit.name, NodeResourcesFit,
-    {plugin.name: plugin for plugin in (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity)})
+#: NodeResourcesFit, whose checks the dry run repeats by arithmetic when every other Filter plugin of the cycle
+#: declares it reads only the Node object (``filter_reads = FilterReads.NODE``; see ResourceShortcut).
+RESOURCE_SHORTCUT = ResourceShortcut(NodeResourcesFit.name, NodeResourcesFit)
 
 
 @attrs.frozen

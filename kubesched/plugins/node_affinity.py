@@ -23,7 +23,7 @@ from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore, PreFilterResult
 from kubesched.plugins.helpers import (
@@ -185,6 +185,8 @@ class NodeAffinity(Plugin):
     """Filters by nodeSelector and required node affinity; scores preferred node affinity terms."""
 
     name = NAME
+    #: Filter reads only the Node object, so the runtime may overlay nominated pods' requests on the columns.
+    filter_reads = FilterReads.NODE
     Args = NodeAffinityArgs
 
     def __init__(self, handle: object, args: NodeAffinityArgs | None = None) -> None:

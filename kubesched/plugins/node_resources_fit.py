@@ -18,7 +18,7 @@ from kubesched.framework.columns import NodeBatch, NodeColumns
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
 from kubesched.framework.resource import Resource
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.resource_allocation import (
@@ -180,6 +180,8 @@ class NodeResourcesFit(Plugin):
     """Checks that the node has room for the pod's requests, and scores by the configured strategy."""
 
     name = NAME
+    #: Filter reads only allocatable, requested amounts and pod count: equal resource rows give equal statuses.
+    filter_reads = FilterReads.RESOURCES
     Args = NodeResourcesFitArgs
 
     def __init__(self, handle: object, args: NodeResourcesFitArgs | None = None) -> None:
@@ -267,6 +269,36 @@ class NodeResourcesFit(Plugin):
         if not short.any():
             return None
         return np.where(short, int(Code.UNSCHEDULABLE), 0)
+
+    def filter_reason_counts(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> dict[str, int]:
+        """How many of the batch's nodes (all rejected by :meth:`filter_nodes`) :meth:`filter` gives each reason:
+        each short resource is one reason per node, so the counts come from the columns, without a status per
+        node (the FitError message reads these)."""
+        request = state.get(_PRE_FILTER_KEY)
+        if request is None:
+            request = pod_resource(pod)
+        columns = node_batch.columns
+        column = node_batch.column
+        counts: dict[str, int] = {}
+
+        def count(reason: str, short: npt.NDArray[np.bool_]) -> None:
+            times = int(np.count_nonzero(short))
+            if times:
+                counts[reason] = counts.get(reason, 0) + times
+
+        count("Too many pods", column(columns.pod_count) >= column(columns.allocatable[PODS]))
+        if request.is_zero():
+            return counts
+        for name, amount in ((CPU, request.milli_cpu), (MEMORY, request.memory),
+                             (EPHEMERAL_STORAGE, request.ephemeral_storage)):
+            if amount > 0:
+                count(f"Insufficient {name}", _exceeds(amount, columns, column, name))
+        for name, quantity in request.scalar_resources.items():
+            if quantity == 0 or (is_extended_resource_name(name) and (
+                    name in self._ignored or name.split("/")[0] in self._ignored_groups)):
+                continue
+            count(f"Insufficient {name}", _exceeds(quantity, columns, column, name))
+        return counts
 
     @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:

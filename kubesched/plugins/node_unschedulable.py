@@ -13,7 +13,7 @@ from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -31,6 +31,8 @@ class NodeUnschedulable(Plugin):
     """Rejects nodes with spec.unschedulable unless the pod tolerates node.kubernetes.io/unschedulable."""
 
     name = "NodeUnschedulable"
+    #: Filter reads only the Node object, so the runtime may overlay nominated pods' requests on the columns.
+    filter_reads = FilterReads.NODE
 
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -17,7 +17,7 @@ from kubesched.framework.columns import NodeBatch
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeScore
 from kubesched.plugins.helpers import default_normalize_score, default_normalize_scores
@@ -60,6 +60,8 @@ class TaintToleration(Plugin):
     """Keeps pods off nodes whose hard taints they do not tolerate; prefers nodes with fewer soft ones."""
 
     name = NAME
+    #: Filter reads only the Node object, so the runtime may overlay nominated pods' requests on the columns.
+    filter_reads = FilterReads.NODE
 
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:

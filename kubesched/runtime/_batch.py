@@ -4,7 +4,8 @@ kube-scheduler's semantics are applied to the arrays: nodes are tried from nextS
 the search stops once numFeasibleNodesToFind nodes passed, and a node's rejection is recorded for the first
 rejecting plugin in the profile's order. Plugins without batch forms run per node, interleaved in that order.
 Nodes with nominated pods take kube-scheduler's two-pass filter: on the columns with the nominated pods' requests
-overlaid when that is exact (:func:`nominated_overlay_exact`), else per node. Statuses are materialised from the
+overlaid when the plugins' ``filter_reads`` declarations make that exact (:func:`nominated_overlay_exact`), else
+per node. Statuses are materialised from the
 per-node hooks only when read (see :meth:`NodeToStatus.defer`). Decisions equal the per-node path's; see
 docs/performance.md.
 """
@@ -31,12 +32,14 @@ from kubesched.framework.columns import (
 )
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.plugin import FilterReads, declared_filter_reads, filter_reason_counts_of
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
     Diagnosis,
     NodeScore,
+    PositionalCodes,
     ScoreTable,
 )
 from kubesched.runtime._failures import PLUGIN_FAILURES, Hook, _cause, _returned
@@ -50,32 +53,19 @@ _ALLOWED_CODES = frozenset({int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_
 _ADD_POD_HOOK = "pre_filter_add_pod"
 
 
-def _overlay_plugin_classes() -> Mapping[str, type]:
-    """The built-in Filter plugins (by name, exact class) whose verdict on a node reads only the node object and its
-    resource columns: DefaultPreemption's resource shortcut set, so both shortcuts share one definition."""
-    name, cls = _fit_plugin()
-    from kubesched.plugins.default_preemption import RESOURCE_SHORTCUT
-
-    return {**RESOURCE_SHORTCUT.pod_independent, name: cls}
-
-
-def _fit_plugin() -> tuple[str, type]:
-    """NodeResourcesFit's name and class: its status on a node is a function of the node's resource row."""
-    from kubesched.plugins.default_preemption import RESOURCE_SHORTCUT  # the runtime loads plugins lazily
-
-    return RESOURCE_SHORTCUT.fit_name, RESOURCE_SHORTCUT.fit_class
+#: The declared reads under which the nominated pods' requests may be overlaid on the columns.
+_OVERLAY_READS = FilterReads.NODE | FilterReads.RESOURCES
 
 
 def nominated_overlay_exact(framework: Framework, state: CycleState, filters: Sequence[tuple[str, Hook]]) -> bool:
     """Whether the two-pass filter may run on columns with the nominated pods' requests overlaid: every cycle
-    filter is one of the built-ins of :func:`_overlay_plugin_classes` (exact class, with its batch form) and no
-    PreFilter AddPod extension runs for the pod (adding a nominated pod then changes only the node's requested
-    amounts and pod count, which the overlay reproduces)."""
-    allowed = _overlay_plugin_classes()
+    filter has a batch form and declares that it reads only the Node object and the node's resource amounts and
+    pod count (:class:`~kubesched.framework.plugin.FilterReads`), and no PreFilter AddPod extension runs for the
+    pod (adding a nominated pod then changes only what the overlay changes)."""
     plugins, batch_hooks = framework.plugins, framework.batch_filter_hooks
     for name, _hook in filters:
-        expected = allowed.get(name)
-        if expected is None or type(plugins.get(name)) is not expected or name not in batch_hooks:
+        reads = declared_filter_reads(plugins.get(name))
+        if reads is None or reads & ~_OVERLAY_READS or name not in batch_hooks:
             return False
     skipped = state.skip_filter_plugins
     return all(name in skipped for name in framework.plugins_at(_ADD_POD_HOOK))
@@ -301,7 +291,9 @@ class BatchFilter:
             if (plugin_codes != Code.PENDING).any():
                 diagnosis.unschedulable_plugins.add(name)
         diagnosis.node_to_status.defer(lambda: self._statuses(rejected, first, codes, known or {}),
-                                       lambda: self._codes(rejected, first, codes, known or {}))
+                                       lambda: self._codes(rejected, first, codes, known or {}),
+                                       lambda: self._reason_tally(rejected, first, codes, known or {}),
+                                       lambda: self._positional(rejected, first, codes, known or {}))
 
     def _names(self, rejected: IntArray) -> list[str]:
         """The names of the nodes at batch indexes ``rejected``."""
@@ -324,16 +316,16 @@ class BatchFilter:
 
     def _row_groups(self, rejected: IntArray, first: npt.NDArray[np.int16], known: dict[int, Status]
                     ) -> npt.NDArray[np.int64] | None:
-        """Per rejection, a group number shared by rejections whose statuses are equal because NodeResourcesFit
-        (the built-in class) rejected nodes with equal resource rows (allocatable, requested and pod count, with
-        the nominated pods counted where they rejected the node); -1 for the others. None when no two share."""
-        fit_name, fit_class = _fit_plugin()
+        """Per rejection, a group number shared by rejections whose statuses are equal because one plugin declaring
+        it reads only resources (``FilterReads.RESOURCES``) rejected nodes with equal resource rows (allocatable,
+        requested and pod count, with the nominated pods counted where they rejected the node); -1 for the others.
+        None when no two share."""
         plugins = self.framework.plugins
         ks = [k for k, (name, _hook) in enumerate(self.filters)
-              if name == fit_name and type(plugins.get(name)) is fit_class]
+              if declared_filter_reads(plugins.get(name)) == FilterReads.RESOURCES]
         if not ks:
             return None
-        chosen = first == ks[0]
+        chosen = np.isin(first, ks)
         if known:
             chosen &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
         if int(chosen.sum()) < 2:
@@ -348,6 +340,8 @@ class BatchFilter:
                 if with_pods.shape[1] != table.shape[1]:  # a scalar resource only nominated pods request
                     return None
                 table[flags] = with_pods
+        if len(ks) > 1:  # rejections by different plugins never share a status
+            table = np.column_stack((table, first[chosen]))
         table = table[:, (table != table[0]).any(axis=0)]  # the columns that tell rows apart
         groups = np.full(len(rejected), -1, dtype=np.int64)
         if not table.shape[1]:
@@ -361,6 +355,84 @@ class BatchFilter:
         inverse[order] = np.cumsum(starts) - 1
         groups[chosen] = inverse
         return groups
+
+    def _positional(self, rejected: IntArray, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8],
+                    known: dict[int, Status]) -> PositionalCodes:
+        """Every rejection's column position, code and rejecting plugin (an index into the returned names), as
+        :meth:`_codes` gives them by name."""
+        names = [name for name, _hook in self.filters]
+        entry_codes = codes.copy()
+        plugins = first.copy()
+        if known:
+            index = {name: k for k, name in enumerate(names)}
+            where = {j: i for i, j in enumerate(rejected.tolist())}
+            for j, status in known.items():
+                i = where[j]
+                entry_codes[i] = status.code
+                plugins[i] = index.setdefault(status.plugin, len(index))
+                if len(index) > len(names):
+                    names.append(status.plugin)
+        return self.batch.positions[rejected], entry_codes, plugins, names
+
+    def _reason_tally(self, rejected: IntArray, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8],
+                      known: dict[int, Status]) -> tuple[int, dict[str, int]]:
+        """The rejections' number and reason counts, as the statuses of :meth:`_statuses` would give them, without
+        node names or a status per node: a plugin's ``filter_reason_counts`` over the nodes it rejected (on the
+        overlaid columns where the nominated pods made it reject), else one hook call per group of
+        :meth:`_row_groups`, counted by group size."""
+        counts: dict[str, int] = {}
+
+        def add(status: Status, times: int) -> None:
+            for reason in status.reasons:
+                counts[reason] = counts.get(reason, 0) + times
+
+        size = len(rejected)
+        rest = self._tally_by_plugins(rejected, first, known, counts)
+        if rest is not None:
+            rejected, first, codes = rejected[rest], first[rest], codes[rest]
+        groups = self._row_groups(rejected, first, known) if len(rejected) else None
+        remaining: Iterable[int] = range(len(rejected))
+        if groups is not None:
+            grouped = np.flatnonzero(groups >= 0)
+            _unique, representatives, sizes = np.unique(groups[grouped], return_index=True, return_counts=True)
+            for i, times in zip(grouped[representatives].tolist(), sizes.tolist(), strict=True):
+                add(self._status(int(rejected[i]), int(first[i]), int(codes[i])), times)
+            remaining = np.flatnonzero(groups < 0).tolist()
+        for i in remaining:
+            j = int(rejected[i])
+            status = known.get(j) if known else None
+            add(status if status is not None else self._status(j, int(first[i]), int(codes[i])), 1)
+        return size, counts
+
+    def _tally_by_plugins(self, rejected: IntArray, first: npt.NDArray[np.int16], known: dict[int, Status],
+                          counts: dict[str, int]) -> npt.NDArray[np.bool_] | None:
+        """Add to ``counts`` the reasons of the batch rejections whose plugin has ``filter_reason_counts``; the mask
+        of the rejections left to count (None: all of them)."""
+        counted: npt.NDArray[np.bool_] | None = None
+        batch, plugins = self.batch, self.framework.plugins
+        by_batch = first != _NONE
+        if known:
+            by_batch &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
+        for k in np.unique(first[by_batch]).tolist():
+            reason_counts = filter_reason_counts_of(plugins.get(self.filters[k][0]))
+            if reason_counts is None:
+                continue
+            chosen = by_batch & (first == k)
+            indexes = rejected[chosen]
+            flags = self._with_mask[indexes]
+            found: list[Mapping[str, int]] = []
+            try:
+                for part, columns in ((indexes[~flags], batch.columns), (indexes[flags], self._overlay)):
+                    if len(part) and columns is not None:
+                        found.append(reason_counts(self.state, self.pod, NodeBatch(
+                            _Picked(batch.infos, part), batch.positions[part], columns)))
+            except PLUGIN_FAILURES:
+                continue  # its per-node hook's statuses say what it rejected with
+            for tally in found:
+                for reason, times in tally.items():
+                    counts[reason] = counts.get(reason, 0) + times
+            counted = chosen if counted is None else counted | chosen
+        return None if counted is None else ~counted
 
     def _with_pods(self, info: NodeInfo, nominated: Sequence[PodInfo]) -> Status | None:
         """The first pass of the two-pass filter, which rejected the node: Filter on a copy of it with
@@ -460,6 +532,30 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
         totals += column
     table.totals = totals
     return table
+
+
+class _Picked(Sequence[NodeInfo]):
+    """The NodeInfos at some indexes of a sequence, looked up only when read (reason counts read the columns)."""
+
+    __slots__ = ("_indexes", "_infos")
+
+    def __init__(self, infos: Sequence[NodeInfo], indexes: IntArray) -> None:
+        self._infos = infos
+        self._indexes = indexes
+
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
+        if isinstance(index, slice):
+            return [self._infos[j] for j in self._indexes[index].tolist()]
+        return self._infos[int(self._indexes[index])]
 
 
 class _Names(Sequence[str]):

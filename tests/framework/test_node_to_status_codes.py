@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
 import pytest
 
 from kubesched.framework.node_info import NodeInfo
@@ -87,3 +88,36 @@ def test_reason_counts_count_each_node(one_object: bool) -> None:
     assert statuses.reason_counts() == {"Insufficient cpu": 3, "node(s) had untolerated taint {a: b}": 1}
     assert fit_error_message(5, Diagnosis(statuses)) == (
         "0/5 nodes are available: 1 node(s) had untolerated taint {a: b}, 3 Insufficient cpu.")
+
+
+def positional_fill(positions: list[int], codes: list[Code], plugin: str) -> NodeToStatus:
+    """A NodeToStatus whose only entries are deferred, given by column position, messages never built."""
+    statuses = NodeToStatus()
+    statuses.defer(never_built, None, None, lambda: (np.array(positions, dtype=np.int64),
+                                                     np.array([int(c) for c in codes], dtype=np.int8),
+                                                     np.zeros(len(positions), dtype=np.int16), [plugin]))
+    return statuses
+
+
+def test_code_columns_give_entries_by_position_and_absent_nodes_their_status() -> None:
+    """Deferred entries by position, explicit ones by name, the rest the absent-nodes status; nothing built."""
+    statuses = positional_fill([2, 0], [Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE], "Fit")
+    statuses._statuses["n1"] = TAINTED  # recorded before the fill, as the runtime's nominated-node check does
+    table = statuses.code_columns({"n0": 0, "n1": 1, "n2": 2, "n3": 3}, 4)
+    assert table is not None
+    codes, plugins, names = table
+    assert codes.tolist() == [int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
+                              int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)]
+    assert [names[k] for k in plugins.tolist()] == ["Fit", "TaintToleration", "Fit", ""]
+
+
+def test_code_columns_need_every_fill_by_position() -> None:
+    """A fill that gives its entries only by name leaves code_columns to codes()."""
+    assert deferred(n0=Code.UNSCHEDULABLE).code_columns({"n0": 0}, 1) is None
+
+
+def test_get_of_no_node_name_reads_no_codes() -> None:
+    """A pod without a nominated node asks for "": the absent-nodes status, without reading deferred codes."""
+    statuses = NodeToStatus()
+    statuses.defer(never_built, lambda: never_built())  # type: ignore[arg-type,return-value]
+    assert statuses.get("") is statuses.absent_nodes_status

@@ -16,6 +16,7 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
 from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator
 from kubesched.framework.status import Code, Status, is_success
 from kubesched.framework.types import NodeToStatus
@@ -201,6 +202,36 @@ def test_shortcut_is_taken_for_a_plain_pod_under_the_built_in_filters() -> None:
     request = pc.evaluator.shortcut_request(pc.pre_filter(pod), pod)
     assert request is not None
     assert (request.milli_cpu, request.memory) == (1000, 100 * 2**20)
+
+
+class ZoneCheck(Plugin):
+    """A third-party Filter plugin declaring it reads only the Node object."""
+
+    name = "ZoneCheck"
+    filter_reads = FilterReads.NODE
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None
+
+
+class ZoneCheckReadingPods(ZoneCheck):
+    """The same plugin redefining Filter: its declaration no longer holds."""
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None if len(node_info.pods) < 5 else Status.unschedulable("busy")
+
+
+@pytest.mark.parametrize(("plugin", "taken"), [(ZoneCheck, True), (ZoneCheckReadingPods, False)],
+                         ids=["declared", "redefined below the declaration"])
+def test_shortcut_follows_a_third_party_filter_reads_declaration(plugin: type[Plugin], taken: bool) -> None:
+    """A third-party plugin declaring FilterReads.NODE before NodeResourcesFit keeps the shortcut."""
+    points = {"pre-filter": ["NodeResourcesFit"], "filter": ["ZoneCheck", "NodeResourcesFit"]}
+    pc = preemption_cluster([make_node("n0").capacity(cpu="2", memory="1Gi", pods="10").obj()], points=points,
+                            extra=(plugin,))
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    assert (pc.evaluator.shortcut_request(pc.pre_filter(pod), pod) is not None) is taken
 
 
 def test_statuses_of_nodes_without_room_are_built_when_read() -> None:

@@ -14,13 +14,15 @@ from typing import ClassVar
 from unittest.mock import patch
 
 import attrs
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 
 from kubesched.api.pod import Pod
+from kubesched.framework.columns import IntArray, NodeBatch
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeToStatus, PostFilterResult
 from kubesched.profiles import load_config
@@ -61,6 +63,27 @@ class PerNodeOnly(Plugin):
         return None
 
 
+class DeclaredNodeOnly(Plugin):
+    """A third-party Filter plugin with a batch form that declares it reads only the Node object: accepts every
+    node not labelled ``blocked``."""
+
+    name = "DeclaredNodeOnly"
+    filter_reads = FilterReads.NODE
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status.unschedulable("blocked") if _blocked(node_info) else None
+
+    @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> IntArray | None:
+        blocked = [int(Code.UNSCHEDULABLE) if _blocked(ni) else 0 for ni in node_batch]
+        return np.array(blocked, dtype=np.int64)
+
+
+def _blocked(node_info: NodeInfo) -> bool:
+    return node_info.node is not None and "blocked" in node_info.node.metadata.labels
+
+
 @attrs.frozen
 class Case:
     """Nodes (name, cpu), running pods (node, cpu, priority), nominated pods (node, cpu, priority), the pod."""
@@ -80,7 +103,7 @@ def build(case: Case, *, fast: bool, extra: Sequence[str] = ()) -> tuple[Schedul
     """A scheduler with the built-in node/resource filters (plus ``extra``), NodeResourcesFit scoring and the
     Recorder, on ``case``'s cluster with its nominated pods known to the nominator only."""
     cluster = InMemoryCluster(VirtualClock())
-    registry = PluginRegistry.discover().with_plugins(Recorder, PerNodeOnly)
+    registry = PluginRegistry.discover().with_plugins(Recorder, PerNodeOnly, DeclaredNodeOnly)
     points = {"pre-filter": ["NodeAffinity", "NodeResourcesFit", *[e for e in extra if e != "PerNodeOnly"]],
               "filter": [*BUILT_IN_FILTERS, *extra], "post-filter": ["Recorder"],
               "pre-score": ["NodeResourcesFit"], "score": ["NodeResourcesFit"]}
@@ -194,6 +217,15 @@ def test_a_third_party_filter_falls_back_to_the_per_node_two_pass_filter(overlay
     fast = attempt(case, fast=True, extra=["PerNodeOnly"])
     assert not any(overlay_runs)
     assert fast == attempt(case, fast=False, extra=["PerNodeOnly"])
+
+
+def test_a_third_party_filter_declaring_node_reads_keeps_the_overlay(overlay_runs: list[bool]) -> None:
+    """A Filter plugin declaring ``filter_reads = FilterReads.NODE`` (with a batch form) keeps the overlay, which
+    decides and reports as the per-node two-pass filter."""
+    case = CASES["fits only without the nominated pods"]
+    fast = attempt(case, fast=True, extra=["DeclaredNodeOnly"])
+    assert overlay_runs == [True]
+    assert fast == attempt(case, fast=False, extra=["DeclaredNodeOnly"])
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,116 @@
+"""The FitError message counted without per-node statuses equals the per-node path's, byte for byte.
+
+Without an observer reading the statuses, the batch path hands the message only reason counts: NodeResourcesFit's
+from the columns (``filter_reason_counts``), other plugins' per group of equal resource rows or per node. Random
+clusters (taints, cordons, node affinity, nodes full by pod count, several short resources, nominated pods) are
+scheduled with the fast path and with the per-node path; every pod's message and every event must be the same.
+"""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from kubesched.api.pod import Pod
+from kubesched.framework.columns import NodeBatch, NodeColumns
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.status import Code, Status
+from kubesched.framework.types import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.profiles import load_config
+from kubesched.runtime import PluginRegistry
+from kubesched.sim.simulate import Simulation, SimulationResult
+from kubesched.testing import make_node, make_pod
+from tests.runtime.test_batch_equivalence import Example, configs, examples, extended
+
+__all__ = ["extended"]  # the fixture, shared with the equivalence tests
+
+SHORT = Status(Code.UNSCHEDULABLE, ("Insufficient cpu", "Insufficient memory"), "NodeResourcesFit")
+
+
+def run(example: Example, registry: PluginRegistry, *, default_profile: bool, fast: bool) -> SimulationResult:
+    """``example`` scheduled with no cycle observer (so no status is built unless something reads it)."""
+    if default_profile:
+        config = load_config("default", registry)
+        config = attrs.evolve(config, settings=attrs.evolve(config.settings, fast_path=fast))
+    else:
+        config = configs(registry, scored=example.scored)[0 if fast else 1]
+    return Simulation(example.cluster, config, registry, seed=example.seed).run()
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(example=examples(max_nodes=8, max_pending=6))
+def test_messages_from_reason_counts_equal_the_per_node_paths(registry: PluginRegistry, example: Example) -> None:
+    """The default profile: every pod's message and every event equal the per-node path's."""
+    fast = run(example, registry, default_profile=True, fast=True)
+    reference = run(example, registry, default_profile=True, fast=False)
+    assert fast.pods == reference.pods
+    assert fast.events == reference.events
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(example=examples(max_nodes=8, max_pending=6))
+def test_messages_with_third_party_filters_equal_the_per_node_paths(extended: PluginRegistry,
+                                                                     example: Example) -> None:
+    """With Filter plugins lacking ``filter_reason_counts`` (counted per group or per node) the messages agree."""
+    fast = run(example, extended, default_profile=False, fast=True)
+    reference = run(example, extended, default_profile=False, fast=False)
+    assert fast.pods == reference.pods
+    assert fast.events == reference.events
+
+
+def test_reason_counts_of_a_tallied_fill_build_no_status() -> None:
+    """A deferred fill that knows its reason counts gives the histogram and the entry count without building."""
+    statuses = NodeToStatus()
+    statuses.defer(_never_built, None, lambda: (3, {"Insufficient cpu": 3, "Insufficient memory": 1}))
+    assert len(statuses) == 3
+    assert fit_error_message(3, Diagnosis(statuses)) == (
+        "0/3 nodes are available: 1 Insufficient memory, 3 Insufficient cpu.")
+
+
+def test_a_tallied_fill_beside_explicit_entries_is_built() -> None:
+    """An explicit entry may name a node of the fill (the later one wins), so the statuses are built then."""
+    statuses = NodeToStatus({"n0": SHORT})
+    statuses.defer(lambda: [("n0", SHORT)], None, lambda: (1, {"wrong": 1}))
+    assert statuses.reason_counts() == {"Insufficient cpu": 1, "Insufficient memory": 1}
+    assert len(statuses) == 1
+
+
+def test_the_histogram_is_the_same_when_read_twice() -> None:
+    """Absent nodes are added to a copy: reading the message again does not count them twice."""
+    statuses = NodeToStatus({"n0": SHORT}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("gone",)))
+    diagnosis = Diagnosis(statuses)
+    first = fit_error_message(3, diagnosis)
+    assert fit_error_message(3, diagnosis) == first == (
+        "0/3 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 2 gone.")
+
+
+def test_node_resources_fit_counts_each_short_resource_once_per_node(registry: PluginRegistry) -> None:
+    """filter_reason_counts gives, per reason, the nodes whose Filter status carries it."""
+    nodes = [make_node("full").capacity(cpu="1", memory="1Gi", pods=1).obj(),
+             make_node("small").capacity(cpu="1", memory="1Gi", pods=10).obj(),
+             make_node("tiny").capacity(cpu="100m", memory="8Gi", pods=10).obj()]
+    infos = [NodeInfo.of(node) for node in nodes]
+    infos[0].add_pod(PodInfo.of(make_pod("x").node("full").req(cpu="100m").obj()))
+    pod: Pod = make_pod("p").req(cpu="500m", memory="2Gi").obj()
+    plugin = NodeResourcesFit(None)
+    state = CycleState()
+    plugin.pre_filter(state, pod, infos)
+    statuses = [plugin.filter(state, pod, info) for info in infos]
+    expected: dict[str, int] = {}
+    for status in statuses:
+        assert status is not None
+        for reason in status.reasons:
+            expected[reason] = expected.get(reason, 0) + 1
+    columns = NodeColumns()
+    columns.rebuild(infos)
+    assert plugin.filter_reason_counts(state, pod, NodeBatch.of(infos, columns)) == expected == {
+        "Too many pods": 1, "Insufficient memory": 2, "Insufficient cpu": 1}
+
+
+def _never_built() -> list[tuple[str, Status]]:
+    raise AssertionError("the deferred statuses were built")
