@@ -718,7 +718,7 @@ class Scheduler:
         if failure.fit_error is not None:
             queued.unschedulable_plugins = set(failure.fit_error.diagnosis.unschedulable_plugins)
             queued.pending_plugins = set(failure.fit_error.diagnosis.pending_plugins)
-        message = str(failure.fit_error) if failure.fit_error is not None else status.message()
+        message = status.message()  # a FitError's message was built once, into the failure's status
         current = self.client.get_pod(pod.namespace, pod.name)
         if current is not None and not current.spec.node_name and current.uid == pod.uid:
             queued.pod_info = PodInfo.of(current)
