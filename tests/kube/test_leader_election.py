@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,28 @@ def test_only_the_leader_schedules_and_the_standby_takes_over_after_sigkill(kube
             assert "released lease" in second.log_text()
         holder = admin.get(LEASE)["spec"].get("holderIdentity")
     assert not holder
+
+
+def test_leader_whose_lease_is_taken_over_stops_and_exits_1(kube_control_plane: ControlPlane,
+                                                            tmp_path: Path) -> None:
+    """When another holder takes the Lease, the leader's renewals fail; past the renew deadline it steps down and
+    exits with status 1 (as kube-scheduler does), leaving the Lease to the new holder and new pods unbound."""
+    admin = KubeApi.connect(str(kube_control_plane.kubeconfig("admin")))
+    grant_deploy_role(admin, "kubesched")
+    create(admin, node("takeover-node"))
+    with kubesched_run(kube_control_plane, tmp_path, "--leader-elect", name="leader") as leader:
+        wait_for("the process to lead", lambda: "successfully acquired lease" in leader.log_text(), log=leader.log)
+        create(admin, pod("before-takeover"))
+        wait_for("before-takeover to be bound", bound_to(admin, "before-takeover"), log=leader.log)
+        lease = admin.get(LEASE)
+        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        admin.request("PUT", LEASE, body={**lease, "spec": {**lease["spec"], "holderIdentity": "intruder",
+                                                            "leaseDurationSeconds": 3600, "renewTime": now,
+                                                            "acquireTime": now}})
+        status = wait_for("the leader to exit", leader.process.poll,
+                          timeout=DEFAULTS.renew_deadline + 2 * DEFAULTS.retry_period + 5, log=leader.log)
+        assert status == 1
+        assert "stepping down" in leader.log_text()
+        create(admin, pod("after-takeover"))
+        assert not node_of(admin, "after-takeover")
+    assert admin.get(LEASE)["spec"]["holderIdentity"] == "intruder"
