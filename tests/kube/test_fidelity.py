@@ -4,9 +4,9 @@ The real kube-scheduler (from KUBEBUILDER_ASSETS, ``-v=10``) schedules each pod 
 ``simulate`` gets the same objects (the nodes, the pods already bound, the pending pod) and must decide the same:
 a node among those with the best final score in kube-scheduler's log (the same node when the best is unique), or,
 for a pod that fits nowhere, the same message. The clusters vary resources, node selectors, taints and tolerations,
-preferred node affinity, pod anti-affinity (required and preferred) and zone topology spread. A second test fills
-nodes with low-priority pods and checks a high-priority pod's nominated node and victims (PDBs are not generated
-yet: docs/fidelity.md). ``KUBESCHED_FIDELITY_CLUSTERS`` sets how many clusters (default 50; half as many for
+preferred node affinity, pod affinity and anti-affinity (required and preferred) and zone topology spread. A second
+test fills nodes with low-priority pods, some guarded by a PodDisruptionBudget, and checks a high-priority pod's
+nominated node and victims. ``KUBESCHED_FIDELITY_CLUSTERS`` sets how many clusters (default 50; half as many for
 preemption); the tally (``-s`` shows it) counts the kinds of decisions checked.
 """
 
@@ -35,6 +35,7 @@ from tests.kube.helpers import WAIT, create, get_pod, node, pod
 pytestmark = [pytest.mark.kube, pytest.mark.slow]
 
 CLUSTERS = int(os.environ.get("KUBESCHED_FIDELITY_CLUSTERS", "50"))
+PDBS = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
 FINAL_SCORE = re.compile(r'"Calculated node\'s final score for pod" pod="default/(?P<pod>[^"]+)" '
                          r'node="(?P<node>[^"]+)" score=(?P<score>\d+)')
 
@@ -95,6 +96,13 @@ def _random_cluster(rng: random.Random, case: int) -> tuple[list[dict[str, Any]]
             affinity["nodeAffinity"] = {"preferredDuringSchedulingIgnoredDuringExecution": [
                 {"weight": rng.choice([1, 50, 100]), "preference": {"matchExpressions": [
                     {"key": "disk", "operator": "In", "values": ["ssd"]}]}}]}
+        if rng.random() < 0.2:
+            term = {"labelSelector": {"matchLabels": {"app": rng.choice(["web", "db"])}},
+                    "topologyKey": rng.choice(["kubernetes.io/hostname", "zone"])}
+            affinity["podAffinity"] = (
+                {"requiredDuringSchedulingIgnoredDuringExecution": [term]} if rng.random() < 0.5 else
+                {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": rng.choice([1, 50, 100]), "podAffinityTerm": term}]})
         if rng.random() < 0.25:
             term = {"labelSelector": selector, "topologyKey": "kubernetes.io/hostname"}
             affinity["podAntiAffinity"] = (
@@ -215,11 +223,23 @@ def _priority_classes() -> list[dict[str, Any]]:
              "value": value} for name, value in classes]
 
 
+def _pdb(case: int, allowed: int, guarded: int) -> dict[str, Any]:
+    """A PodDisruptionBudget over the case's pods labelled ``guard``, with the status a disruption controller would
+    have written (none runs here: kube-scheduler reads the status as it is)."""
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": f"p{case}-pdb", "namespace": "default"},
+            "spec": {"maxUnavailable": allowed, "selector": {"matchLabels": {"guard": f"p{case}"}}},
+            "status": {"disruptionsAllowed": allowed, "currentHealthy": guarded,
+                       "desiredHealthy": guarded - allowed, "expectedPods": guarded}}
+
+
 def _preemption_cluster(rng: random.Random, case: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
-                                                               dict[str, Any]]:
-    """Nodes mostly full of low-priority pods (distinct priorities) and a high-priority pod that fits nowhere as it
-    is: usually it can preempt, sometimes it is too big for any node."""
+                                                               list[dict[str, Any]], dict[str, Any]]:
+    """Nodes mostly full of low-priority pods (distinct priorities), half the time some of them guarded by a PDB
+    allowing 0 or 1 disruption, and a high-priority pod that fits nowhere as it is: usually it can preempt,
+    sometimes it is too big for any node."""
     nodes, bound = [], []
+    guard = rng.random() < 0.5
     classes = rng.sample(range(1, 13), 12)
     free = []
     for j in range(rng.randint(1, 3)):
@@ -231,7 +251,8 @@ def _preemption_cluster(rng: random.Random, case: int) -> tuple[list[dict[str, A
             cpu = rng.choice([200, 300, 400, 500])
             if used + cpu > millis or not classes or used >= 0.7 * millis:
                 break
-            obj = pod(f"p{case}-n{j}-v{k}", cpu=f"{cpu}m", priority_class=f"low-{classes.pop()}")
+            obj = pod(f"p{case}-n{j}-v{k}", cpu=f"{cpu}m", priority_class=f"low-{classes.pop()}",
+                      labels={"guard": f"p{case}"} if guard and rng.random() < 0.5 else None)
             obj["spec"]["nodeName"] = name
             bound.append(obj)
             used += cpu
@@ -240,7 +261,9 @@ def _preemption_cluster(rng: random.Random, case: int) -> tuple[list[dict[str, A
     wanted = rng.choice(list(range(max(free) + 100, biggest + 1, 100)) or [biggest + 500])
     if rng.random() < 0.1:
         wanted = biggest + 500
-    return nodes, bound, pod(f"p{case}-high", cpu=f"{wanted}m", priority_class="high")
+    guarded = sum(1 for obj in bound if obj["metadata"]["labels"])
+    pdbs = [_pdb(case, rng.choice([0, 1]), guarded)] if guarded else []
+    return nodes, bound, pdbs, pod(f"p{case}-high", cpu=f"{wanted}m", priority_class="high")
 
 
 def _preemption_outcome(api: KubeApi, name: str, nodes: int) -> tuple[str, str] | None:
@@ -264,11 +287,18 @@ def test_preemption_decides_as_the_real_kube_scheduler(kube_control_plane: Contr
         create(admin, obj)
     rng = random.Random(1124)
     disagreements = []
-    tally = {"checked": 0, "preempted": 0, "bound": 0, "unschedulable": 0}
+    tally = {"checked": 0, "preempted": 0, "bound": 0, "unschedulable": 0, "with a PDB": 0}
     for case in range(max(CLUSTERS // 2, 1)):
-        nodes, bound, preemptor = _preemption_cluster(rng, case)
-        for obj in [*nodes, *bound, preemptor]:
+        nodes, bound, pdbs, preemptor = _preemption_cluster(rng, case)
+        for obj in [*nodes, *bound, *pdbs]:
             create(admin, obj)
+        for obj in pdbs:
+            admin.request("PATCH", f"{PDBS}/{obj['metadata']['name']}/status", body={"status": obj["status"]},
+                          content_type="application/merge-patch+json")
+        if pdbs:  # kube-scheduler's PDB and pod watches are separate streams: let the status arrive first
+            time.sleep(0.5)
+        tally["with a PDB"] += bool(pdbs)
+        create(admin, preemptor)
         name = preemptor["metadata"]["name"]
         deadline = time.monotonic() + WAIT
         real = None
@@ -280,7 +310,7 @@ def test_preemption_decides_as_the_real_kube_scheduler(kube_control_plane: Contr
                          if (get_pod(admin, o["metadata"]["name"]) or {}).get("metadata", {}).get("deletionTimestamp"))
         manifest = tmp_path / "cluster.json"
         manifest.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
-                                        "items": [*classes, *nodes, *bound, preemptor]}))
+                                        "items": [*classes, *nodes, *bound, *pdbs, preemptor]}))
         registry = PluginRegistry.discover()
         result = simulate(load([manifest]), load_config("default", registry), registry)
         mine = next(p for p in result.pods if p.name == name)
@@ -299,6 +329,8 @@ def test_preemption_decides_as_the_real_kube_scheduler(kube_control_plane: Contr
         elif (mine.phase, mine.message) != ("Pending", real[1]):
             disagreements.append(f"{name}: kube-scheduler: {real[1]!r}; simulate: {mine.message!r}")
         _cleanup(admin, [o["metadata"]["name"] for o in [*bound, preemptor]], [o["metadata"]["name"] for o in nodes])
+        for obj in pdbs:
+            admin.request("DELETE", f"{PDBS}/{obj['metadata']['name']}")
     print(f"fidelity (preemption): {max(CLUSTERS // 2, 1)} clusters: " +
           ", ".join(f"{k} {v}" for k, v in tally.items()))
     assert not disagreements, f"{len(disagreements)} of {tally['checked']} decisions differ:\n" + \

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from kubesched.kube.leader import LeaderElectionSettings
-from kubesched.kube.rest import KubeApi
+from kubesched.kube.rest import ApiError, KubeApi
 from kubesched.testing.kube import ControlPlane
 from tests.kube.helpers import bound_to, create, grant_deploy_role, kubesched_run, node, node_of, pod, wait_for
 
@@ -49,3 +51,44 @@ def test_only_the_leader_schedules_and_the_standby_takes_over_after_sigkill(kube
             assert "released lease" in second.log_text()
         holder = admin.get(LEASE)["spec"].get("holderIdentity")
     assert not holder
+
+
+def _take_over(admin: KubeApi) -> None:
+    """Another holder takes the Lease for an hour."""
+    lease = admin.get(LEASE)
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    admin.request("PUT", LEASE, body={**lease, "spec": {**lease["spec"], "holderIdentity": "intruder",
+                                                        "leaseDurationSeconds": 3600, "renewTime": now,
+                                                        "acquireTime": now}})
+
+
+def _revoke(admin: KubeApi) -> None:
+    """The leader's identity loses its ClusterRoleBinding, so its renewals are forbidden."""
+    admin.request("DELETE", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/kubesched-kubesched")
+
+
+@pytest.mark.parametrize("lose", [_take_over, _revoke], ids=["lease-taken-over", "rbac-revoked"])
+def test_leader_that_cannot_renew_stops_and_exits_1(kube_control_plane: ControlPlane, tmp_path: Path,
+                                                    lose: Callable[[KubeApi], None]) -> None:
+    """When the leader's renewals fail (another holder took the Lease, or its RBAC was revoked), past the renew
+    deadline it steps down and exits with status 1, as kube-scheduler does; pods created then stay unbound."""
+    admin = KubeApi.connect(str(kube_control_plane.kubeconfig("admin")))
+    grant_deploy_role(admin, "kubesched")
+    try:
+        admin.request("DELETE", LEASE)
+    except ApiError as error:
+        if error.status != 404:
+            raise
+    how = lose.__name__.strip("_").replace("_", "-")
+    create(admin, node(f"node-{how}"))
+    with kubesched_run(kube_control_plane, tmp_path, "--leader-elect", name="leader") as leader:
+        wait_for("the process to lead", lambda: "successfully acquired lease" in leader.log_text(), log=leader.log)
+        create(admin, pod(f"before-{how}"))
+        wait_for("a pod to be bound", bound_to(admin, f"before-{how}"), log=leader.log)
+        lose(admin)
+        status = wait_for("the leader to exit", leader.process.poll,
+                          timeout=DEFAULTS.renew_deadline + 2 * DEFAULTS.retry_period + 5, log=leader.log)
+        assert status == 1
+        assert "stepping down" in leader.log_text()
+        create(admin, pod(f"after-{how}"))
+        assert not node_of(admin, f"after-{how}")

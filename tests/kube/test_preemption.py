@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kubesched.kube.rest import KubeApi, pod_path
+from kubesched.kube.rest import ApiError, KubeApi, pod_path
 from kubesched.testing.kube import ControlPlane
 from tests.kube.helpers import create, events, get_pod, grant_deploy_role, kubesched_run, node, node_of, pod, wait_for
 
@@ -89,3 +89,37 @@ def test_terminated_pods_hold_no_room(kube_control_plane: ControlPlane, tmp_path
     with kubesched_run(kube_control_plane, tmp_path) as process:
         create(admin, latecomer)
         assert wait_for("latecomer to be bound", lambda: node_of(admin, "latecomer"), log=process.log) == "small"
+
+
+def _nominated(api: KubeApi, name: str) -> str:
+    return str(((get_pod(api, name) or {}).get("status") or {}).get("nominatedNodeName") or "")
+
+
+def test_preemptor_clears_lower_priority_nominations_on_its_node(kube_control_plane: ControlPlane,
+                                                                 tmp_path: Path) -> None:
+    """A medium pod nominated to n2 (its victim still terminating) loses its nomination on the server when a
+    high-priority pod preempts on n2 and takes the room it was waiting for."""
+    admin = KubeApi.connect(str(kube_control_plane.kubeconfig("admin")))
+    grant_deploy_role(admin)
+    for name, value in (("low", 100), ("medium", 500), ("high", 1000)):
+        try:
+            create(admin, _priority_class(name, value))
+        except ApiError as error:
+            if error.status != 409:  # created by an earlier test of the module
+                raise
+    create(admin, node("n2", cpu="1", labels={"only": "n2"}))
+    blocker = pod("blocker", cpu="800m", priority_class="low", grace=3600)  # no kubelet: it stays terminating
+    blocker["spec"]["nodeName"] = "n2"
+    create(admin, blocker)
+    waiting = pod("waiting", cpu="500m", priority_class="medium")
+    preemptor = pod("taker", cpu="1", priority_class="high")
+    for obj in (waiting, preemptor):
+        obj["spec"]["nodeSelector"] = {"only": "n2"}
+    with kubesched_run(kube_control_plane, tmp_path, name="nominations") as process:
+        create(admin, waiting)
+        assert wait_for("waiting to be nominated", lambda: _nominated(admin, "waiting"), log=process.log) == "n2"
+        assert _terminating(admin, "blocker")
+        create(admin, preemptor)
+        assert wait_for("taker to be nominated", lambda: _nominated(admin, "taker"), log=process.log) == "n2"
+        wait_for("waiting's nomination to be cleared", lambda: not _nominated(admin, "waiting"), log=process.log)
+        assert not node_of(admin, "waiting")
