@@ -323,7 +323,8 @@ def test_force_activate_of_another_in_flight_pod_leaves_this_one() -> None:
     queue.add(make_pod("p").obj())
     queue.add(make_pod("q").obj())
     first, second = queue.pop(), queue.pop()
-    assert first is not None and second is not None
+    assert first is not None
+    assert second is not None
     queue.activate([second.pod])
     first.unschedulable_plugins = {"Picky"}
     queue.add_unschedulable_if_not_present(first, queue.scheduling_cycle)
