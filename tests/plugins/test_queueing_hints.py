@@ -92,6 +92,13 @@ def test_node_resources_fit_node_changed(case: str, old: Node | None, new: Node,
                 POD, old, new) is expected
 
 
+def test_node_resources_fit_hint_judges_each_node_event_afresh() -> None:
+    """One plugin asked about successive node events answers for each node, not the first one it saw."""
+    fn = plugin(NodeResourcesFit).hint_node_changed
+    small, big = make_node("n").capacity(cpu="1").obj(), make_node("n").capacity(cpu="4").obj()
+    assert [fn(POD, None, small), fn(POD, None, big), fn(POD, None, small)] == [SKIP, Q, SKIP]
+
+
 ZONED = make_pod("p").node_selector(zone="a").obj()
 
 
