@@ -225,6 +225,7 @@ class SchedulingQueue:
         return list(self._in_flight.values())
 
     def _record(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        """Keep ``event`` for replay when the pods now in flight fail; with none in flight nobody needs it."""
         if self._in_flight_from:
             self._events.append((event, old, new))
 
