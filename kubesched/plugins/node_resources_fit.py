@@ -191,6 +191,8 @@ class NodeResourcesFit(Plugin):
         self._ignored_groups = frozenset(config.ignored_resource_groups)
         strategy = config.scoring_strategy
         self._scorer = ResourceAllocationScorer(strategy.resources, *_strategy_scorers(strategy))
+        # The empty NodeInfo of the node of the last Node event: the hint is asked once per rejected pod per event.
+        self._event_node: tuple[Node, NodeInfo] | None = None
 
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -210,7 +212,7 @@ class NodeResourcesFit(Plugin):
         if new_obj is None:
             return QueueingHint.QUEUE
         request = pod_resource(pod)
-        if fits_request(request, NodeInfo.of(new_obj)):
+        if fits_request(request, self._empty_node_info(new_obj)):
             return QueueingHint.QUEUE_SKIP
         if old_obj is None:
             return QueueingHint.QUEUE
@@ -222,6 +224,13 @@ class NodeResourcesFit(Plugin):
                 or any(quantity and after.scalar_resources.get(name, 0) > before.scalar_resources.get(name, 0)
                        for name, quantity in request.scalar_resources.items()))
         return QueueingHint.QUEUE if grew else QueueingHint.QUEUE_SKIP
+
+    def _empty_node_info(self, node: Node) -> NodeInfo:
+        """``node`` as a NodeInfo without pods, built once per (immutable) node object rather than once per pod."""
+        cached = self._event_node
+        if cached is None or cached[0] is not node:
+            cached = self._event_node = (node, NodeInfo.of(node))
+        return cached[1]
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:

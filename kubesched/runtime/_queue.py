@@ -144,14 +144,12 @@ class SchedulingQueue:
         return False
 
     def _move_to_active(self, info: QueuedPodInfo, event: str) -> bool:
-        """Run PreEnqueue, then activeQ; a gated pod goes to (or stays in) the unschedulable pods, counted there
-        except when it is new (kube-scheduler v1.32: a new gated pod leaves scheduler_queue_incoming_pods_total
-        unchanged)."""
+        """Run PreEnqueue, then activeQ; a gated pod goes to (or stays in) the unschedulable pods uncounted, as
+        kube-scheduler v1.32's moveToActiveQ (a new gated pod leaves scheduler_queue_incoming_pods_total unchanged,
+        checked against the real binary; so does one an event or the flush sent on and PreEnqueue gated again)."""
         if self._run_pre_enqueue(info):
             self._push_active(info, event)
             return True
-        if event != EVENT_POD_ADD:  # a gated pod that an event sent on counts again, as v1.32 counts it
-            self._incoming("unschedulable", event)
         self._unschedulable[info.pod.uid] = info
         return False
 
@@ -225,6 +223,7 @@ class SchedulingQueue:
         return list(self._in_flight.values())
 
     def _record(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        """Keep ``event`` for replay when the pods now in flight fail; with none in flight nobody needs it."""
         if self._in_flight_from:
             self._events.append((event, old, new))
 

@@ -325,11 +325,13 @@ class Scheduler:
             listener.on_pod_delete(pod)
 
     def _plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
+        """The plugins of any profile that registered ``event`` (the queue's pre-check before asking hints)."""
         if len(self.frameworks) == 1:
             return next(iter(self.frameworks.values())).plugins_interested_in(event)
         return frozenset().union(*(f.plugins_interested_in(event) for f in self.frameworks.values()))
 
     def _queueing_hint_strategy(self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> Strategy:
+        """The hints of the pod's own profile decide; a pod of no known profile is retried after its backoff."""
         framework = self.frameworks.get(info.pod.spec.scheduler_name)
         if framework is None:
             return Strategy.AFTER_BACKOFF

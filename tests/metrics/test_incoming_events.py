@@ -4,14 +4,16 @@ kube-scheduler v1.32 binary counts them (each case was scraped from its /metrics
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import attrs
 import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.events import ASSIGNED_POD_DELETE, NODE_ADD, node_events, pod_events
+from kubesched.framework.events import ASSIGNED_POD_DELETE, NODE_ADD, ActionType, ClusterEvent, node_events, pod_events
 from kubesched.framework.status import Status
+from kubesched.framework.types import QueuedPodInfo
 from kubesched.metrics import SchedulerMetrics
 from kubesched.metrics._store import Histogram
 from kubesched.plugins.priority_sort import PrioritySort
@@ -123,9 +125,15 @@ def test_a_status_update_of_an_unschedulable_pod_counts_it_again() -> None:
                                 ("unschedulable", "UnschedulablePodUpdate"): 1}
 
 
+def _gates_hint(info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> Strategy:
+    """SchedulingGates' hint: only the removal of the pod's gates may help it."""
+    eliminated = event.action_type & ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED
+    return Strategy.AFTER_BACKOFF if eliminated else Strategy.SKIP
+
+
 def test_an_update_of_a_pod_that_stays_gated_counts_each_event() -> None:
     """A gated pod relabelled stays gated and counts as UnschedulablePodUpdatePodLabel."""
-    queue, metrics, _ = _queue()
+    queue, metrics, _ = _queue(hints=_gates_hint)
     gated = make_pod("g").scheduling_gates("example.com/g").obj()
     queue.add(gated)
     queue.update(gated, make_pod("g").scheduling_gates("example.com/g").label(x="y").obj())
@@ -134,11 +142,21 @@ def test_an_update_of_a_pod_that_stays_gated_counts_each_event() -> None:
 
 def test_removing_the_gates_counts_the_pod_into_active() -> None:
     """An ungated pod enters activeQ as UnschedulablePodUpdatePodSchedulingGatesEliminated."""
-    queue, metrics, _ = _queue()
+    queue, metrics, _ = _queue(hints=_gates_hint)
     gated = make_pod("g").scheduling_gates("example.com/g").obj()
     queue.add(gated)
     queue.update(gated, make_pod("g").obj())
     assert _counts(metrics) == {("active", "UnschedulablePodUpdatePodSchedulingGatesEliminated"): 1}
+
+
+def test_a_pod_an_event_sends_on_but_preenqueue_gates_again_counts_nothing() -> None:
+    """As v1.32's moveToActiveQ: a gated pod whose plugin says Queue but that PreEnqueue still gates is not counted."""
+    queue, metrics, _ = _queue(hints=lambda info, event, old, new: Strategy.AFTER_BACKOFF)
+    gated = make_pod("g").scheduling_gates("example.com/g").obj()
+    queue.add(gated)
+    queue.update(gated, make_pod("g").scheduling_gates("example.com/g").label(x="y").obj())
+    queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, POD, None)
+    assert _counts(metrics) == {}
 
 
 def _scheduler(registry: PluginRegistry) -> tuple[Scheduler, InMemoryCluster, VirtualClock]:

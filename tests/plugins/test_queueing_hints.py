@@ -21,7 +21,7 @@ from kubesched.plugins.pod_topology_spread.plugin import PodTopologySpread
 from kubesched.plugins.scheduling_gates import SchedulingGates
 from kubesched.plugins.taint_toleration import TaintToleration
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
-from kubesched.testing import make_node, make_pod
+from kubesched.testing import make_node, make_pod, plugin_instance
 from tests.framework.fakes import framework_of
 
 Q, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
@@ -83,11 +83,20 @@ def test_node_resources_fit_pod_deleted(case: str, old: Pod, new: Pod | None, ex
     ("allocatable grew to fit", make_node("n").capacity(cpu="1").obj(), make_node("n").capacity(cpu="4").obj(), Q),
     ("fits, but nothing it requests grew", make_node("n").capacity(cpu="4", memory="1Gi").obj(),
      make_node("n").capacity(cpu="4", memory="2Gi").obj(), SKIP),
+    ("pod count grew", make_node("n").capacity(cpu="4", pods="1").obj(),
+     make_node("n").capacity(cpu="4", pods="2").obj(), Q),
 ])
 def test_node_resources_fit_node_changed(case: str, old: Node | None, new: Node, expected: QueueingHint) -> None:
     """NodeResourcesFit queues for a node the pod fits while empty, if added or if a requested resource grew."""
     assert hint(NodeResourcesFit, EventResource.NODE, A.ADD if old is None else A.UPDATE_NODE_ALLOCATABLE,
                 POD, old, new) is expected
+
+
+def test_node_resources_fit_hint_judges_each_node_event_afresh() -> None:
+    """One plugin asked about successive node events answers for each node, not the first one it saw."""
+    fn = plugin(NodeResourcesFit).hint_node_changed
+    small, big = make_node("n").capacity(cpu="1").obj(), make_node("n").capacity(cpu="4").obj()
+    assert [fn(POD, None, small), fn(POD, None, big), fn(POD, None, small)] == [SKIP, Q, SKIP]
 
 
 ZONED = make_pod("p").node_selector(zone="a").obj()
@@ -103,6 +112,15 @@ def test_node_affinity_node_changed(case: str, old: Node | None, new: Node, expe
     """NodeAffinity queues for a node that now matches and did not before."""
     assert hint(NodeAffinity, EventResource.NODE, A.ADD if old is None else A.UPDATE_NODE_LABEL,
                 ZONED, old, new) is expected
+
+
+@pytest.mark.parametrize(("case", "zone", "expected"), [("enforced zone", "a", Q), ("another zone", "b", SKIP)])
+def test_node_affinity_hint_honours_added_affinity(case: str, zone: str, expected: QueueingHint) -> None:
+    """NodeAffinity skips a node its profile's addedAffinity excludes, even when the pod itself would match it."""
+    args = {"added-affinity": {"required-during-scheduling-ignored-during-execution": {
+        "node-selector-terms": [{"match-expressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}}
+    fn = plugin_instance(NodeAffinity, args).hint_node_changed
+    assert fn(make_pod("p").obj(), None, make_node("n").label(zone=zone).obj()) is expected
 
 
 TAINTED = make_node("n").taint("gpu").obj()

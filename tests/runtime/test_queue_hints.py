@@ -303,3 +303,50 @@ def test_an_identical_pod_write_is_no_event() -> None:
     scheduler.queue.flush_backoff_completed()
     assert scheduler.schedule_one()  # fails again with the same status: no change, no event
     assert [i.pod.name for i in scheduler.queue.unschedulable_pods()] == ["p"]
+
+
+def test_queue_from_a_pending_plugin_during_the_attempt_skips_the_backoff() -> None:
+    """An in-flight event a Pending plugin says Queue to sends the failed pod straight to activeQ."""
+    queue, _ = new_queue()
+    queue.add(make_pod("p").obj())
+    info = queue.pop()
+    assert info is not None
+    queue.move_all_to_active_or_backoff(NODE_ADD, None, BIG)
+    info.pending_plugins = {"Picky"}
+    queue.add_unschedulable_if_not_present(info, queue.scheduling_cycle)
+    assert where(queue) == "active"
+
+
+def test_force_activate_of_another_in_flight_pod_leaves_this_one() -> None:
+    """ForceActivate names one pod: replayed for another pod in flight, it does not requeue that pod."""
+    queue, _ = new_queue()
+    queue.add(make_pod("p").obj())
+    queue.add(make_pod("q").obj())
+    first, second = queue.pop(), queue.pop()
+    assert first is not None
+    assert second is not None
+    queue.activate([second.pod])
+    first.unschedulable_plugins = {"Picky"}
+    queue.add_unschedulable_if_not_present(first, queue.scheduling_cycle)
+    assert where(queue, first.pod.name) == "unschedulable"
+
+
+def test_a_gated_pod_is_not_held_by_its_backoff() -> None:
+    """A pod PreEnqueue gated is not backing off (kube-scheduler's isPodBackingoff): released by an event its gating
+    plugin says Queue to, it goes to activeQ even within its backoff."""
+    queue, clock = new_queue(gate="g")
+    released = make_pod("g").label(released="yes").obj()
+    held = make_pod("g").obj()
+    queue.add(released)
+    info = queue.pop()
+    assert info is not None
+    info.unschedulable_plugins = {"Deaf"}
+    queue.add_unschedulable_if_not_present(info, queue.scheduling_cycle)  # backoff until 1.0
+    queue.update(released, held)
+    clock.advance_to(0.2)
+    queue.activate([held])  # PreEnqueue runs again: gated by Picky
+    assert where(queue, "g") == "unschedulable"
+    clock.advance_to(0.5)
+    queue.update(held, released)
+    queue.move_all_to_active_or_backoff(NODE_ADD, None, BIG)
+    assert where(queue, "g") == "active"
