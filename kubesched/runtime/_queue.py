@@ -114,6 +114,12 @@ class SchedulingQueue:
         self._backoff_by_seq: dict[int, QueuedPodInfo] = {}
         self._backoff_keys: dict[str, tuple[float, int]] = {}
         self._unschedulable: dict[str, QueuedPodInfo] = {}
+        # The plugins that rejected or gate each unschedulable pod, as indexed when it went in, and how many
+        # unschedulable pods each plugin holds (pods without one: _unrejected), so an event no holder registered
+        # skips the scan of every unschedulable pod.
+        self._rejectors_of: dict[str, frozenset[str]] = {}
+        self._rejector_counts: dict[str, int] = {}
+        self._unrejected = 0
         self._in_flight: dict[str, QueuedPodInfo] = {}
         # Events received while pods were in flight: (event, old, new), numbered from _events_base; each in-flight
         # pod's number of the first event it has not seen.
@@ -150,14 +156,44 @@ class SchedulingQueue:
         if self._run_pre_enqueue(info):
             self._push_active(info, event)
             return True
-        self._unschedulable[info.pod.uid] = info
+        self._put_unschedulable(info)
         return False
 
     def _push_unschedulable(self, info: QueuedPodInfo, event: str) -> None:
         uid = info.pod.uid
         if uid not in self._unschedulable:
             self._incoming("unschedulable", event)
+        self._put_unschedulable(info)
+
+    def _put_unschedulable(self, info: QueuedPodInfo) -> None:
+        """Add (or refresh) ``info`` among the unschedulable pods, indexed by the plugins that rejected or gate it."""
+        uid = info.pod.uid
+        self._unindex(uid)
+        plugins = frozenset(info.unschedulable_plugins | info.pending_plugins)
+        self._rejectors_of[uid] = plugins
+        counts = self._rejector_counts
+        for name in plugins:
+            counts[name] = counts.get(name, 0) + 1
+        self._unrejected += not plugins
         self._unschedulable[uid] = info
+
+    def _pop_unschedulable(self, uid: str) -> QueuedPodInfo | None:
+        """Take the pod out of the unschedulable pods (None when it is not there)."""
+        self._unindex(uid)
+        return self._unschedulable.pop(uid, None)
+
+    def _unindex(self, uid: str) -> None:
+        plugins = self._rejectors_of.pop(uid, None)
+        if plugins is None:
+            return
+        counts = self._rejector_counts
+        for name in plugins:
+            left = counts[name] - 1
+            if left:
+                counts[name] = left
+            else:
+                del counts[name]
+        self._unrejected -= not plugins
 
     def _push_active(self, info: QueuedPodInfo, event: str) -> None:
         self._incoming("active", event)
@@ -292,6 +328,12 @@ class SchedulingQueue:
                                       pre_check: Callable[[QueuedPodInfo], bool] | None = None) -> int:
         """A cluster event: move each unschedulable pod (passing ``pre_check``) whose rejecting plugins' hints say
         Queue. Returns how many pods moved. The event is kept for the pods in flight."""
+        if self._interested is not None and not event.is_wildcard() and not self._unrejected and \
+                self._interested(event).isdisjoint(self._rejector_counts):
+            # No unschedulable pod was rejected by a plugin that registered the event: none can move.
+            self.move_request_cycle = self.scheduling_cycle
+            self._record(event, old, new)
+            return 0
         infos = [info for info in self._unschedulable.values() if pre_check is None or pre_check(info)]
         return self._move_pods(infos, event, old, new)
 
@@ -306,7 +348,7 @@ class SchedulingQueue:
             if strategy is Strategy.SKIP:
                 continue
             uid = info.pod.uid
-            del self._unschedulable[uid]
+            self._pop_unschedulable(uid)
             self._requeue(info, strategy, event.label)
             moved += uid not in self._unschedulable  # a pod PreEnqueue still gates stays
         self.move_request_cycle = self.scheduling_cycle
@@ -340,7 +382,7 @@ class SchedulingQueue:
             if uid in self._in_flight:
                 self._record(FORCE_ACTIVATE, None, pod)
                 continue
-            info = self._unschedulable.pop(uid, None) or self._pop_backoff(uid)
+            info = self._pop_unschedulable(uid) or self._pop_backoff(uid)
             if info is not None:
                 self._move_to_active(info, FORCE_ACTIVATE.label)
 
@@ -352,7 +394,7 @@ class SchedulingQueue:
         if entry is not None:
             self._active.remove(entry)
         self._pop_backoff(uid)
-        self._unschedulable.pop(uid, None)
+        self._pop_unschedulable(uid)
         self.nominator.delete_nominated_pod_if_exists(pod)
 
     def update(self, old: Pod, new: Pod) -> None:
@@ -392,7 +434,7 @@ class SchedulingQueue:
         deciding = strategies.index(strategy)
         for event in events[:deciding]:
             self._incoming("unschedulable", event.label)
-        del self._unschedulable[uid]
+        self._pop_unschedulable(uid)
         self._requeue(info, strategy, events[deciding].label)
 
     # -- inspection --------------------------------------------------------------------------------

@@ -1,0 +1,182 @@
+"""The unschedulable pods are indexed by the plugins that rejected them, so an event none of those plugins registered
+skips the scan; these tests pin that the index never changes which pods an event moves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubesched.api.pod import Pod
+from kubesched.framework.events import NODE_ADD, ClusterEvent
+from kubesched.framework.status import Status
+from kubesched.runtime import SchedulingQueue
+from kubesched.sim.cluster import VirtualClock
+from kubesched.testing import make_pod
+from tests.framework.fakes import framework_of
+from tests.runtime.test_queue_hints import BIG, NODE_LABEL, SMALL, Deaf, Legacy, Picky, where
+
+GATED = "gated"
+
+
+class FullScan(SchedulingQueue):
+    """The queue without the index: every event looks at every unschedulable pod (the oracle)."""
+
+    def move_all_to_active_or_backoff(self, event: ClusterEvent, old: Any = None, new: Any = None,
+                                      pre_check: Any = None) -> int:
+        return self._move_pods(list(self._unschedulable.values()), event, old, new)
+
+
+def new_queue(kind: type[SchedulingQueue] = SchedulingQueue, held: set[str] | None = None,
+              ) -> tuple[SchedulingQueue, VirtualClock]:
+    """A queue with hints and interested plugins from Picky, Deaf and Legacy; pods labelled gate=yes are gated by
+    Picky, those labelled gate=anon or named in ``held`` by a gate that names no plugin."""
+    held = held if held is not None else set()
+    framework = framework_of({"filter": ["Picky", "Deaf", "Legacy"]}, Picky, Deaf, Legacy)
+    clock = VirtualClock()
+
+    def pre_enqueue(pod: Pod) -> Status | None:
+        gate = pod.labels.get("gate")
+        if gate == "yes":
+            return Status.unresolvable("held").with_plugin("Picky")
+        if gate == "anon" or pod.name in held:
+            return Status.unresolvable("held")
+        return None
+
+    queue = kind(framework.queue_sort_less, clock=clock, pre_enqueue=pre_enqueue,
+                 hints=framework.queueing_hint_strategy, interested=framework.plugins_interested_in)
+    return queue, clock
+
+
+def fail(queue: SchedulingQueue, plugins: set[str], pending: set[str] = frozenset()) -> str | None:  # type: ignore[assignment]
+    """Pop the next pod and fail it as rejected by ``plugins``; its name, or None when activeQ was empty."""
+    info = queue.pop()
+    if info is None:
+        return None
+    info.unschedulable_plugins = set(plugins)
+    info.pending_plugins = set(pending)
+    queue.add_unschedulable_if_not_present(info, queue.scheduling_cycle)
+    return info.pod.name
+
+
+@pytest.mark.parametrize("pending", [False, True])
+def test_an_event_no_rejecting_plugin_registered_moves_nothing_and_skips_the_scan(pending: bool) -> None:
+    """With only pods that Deaf rejected (Unschedulable or Pending) waiting, NodeAdd (which Deaf did not register)
+    moves none and runs no hint."""
+    queue, clock = new_queue()
+    for name in ("a", "b"):
+        queue.add(make_pod(name).obj())
+        fail(queue, set(), {"Deaf"}) if pending else fail(queue, {"Deaf"})
+    clock.advance_to(5.0)
+    scanned: list[ClusterEvent] = []
+    scan = queue._move_pods
+
+    def spy(infos: Any, event: ClusterEvent, old: Any, new: Any) -> int:
+        scanned.append(event)
+        return scan(infos, event, old, new)
+
+    queue._move_pods = spy  # type: ignore[method-assign]
+    assert queue.move_all_to_active_or_backoff(NODE_ADD, None, BIG) == 0
+    assert scanned == []
+    assert where(queue, "a") == where(queue, "b") == "unschedulable"
+
+
+def test_a_skipped_event_is_still_replayed_for_the_pods_in_flight() -> None:
+    """An event that no waiting pod cares about still counts for a pod in flight when its attempt fails."""
+    queue, clock = new_queue()
+    queue.add(make_pod("waiting").obj())
+    fail(queue, {"Deaf"})
+    queue.add(make_pod("p").obj())
+    info = queue.pop()
+    assert info is not None
+    assert info.pod.name == "p"
+    clock.advance_to(5.0)
+    assert queue.move_all_to_active_or_backoff(NODE_ADD, None, BIG) == 0
+    info.unschedulable_plugins = {"Picky"}
+    queue.add_unschedulable_if_not_present(info, queue.scheduling_cycle)
+    assert where(queue, "p") == "backoff"  # moved by the replayed event, after its own backoff
+
+
+def test_a_pod_gated_without_a_plugin_name_is_rechecked_on_any_event() -> None:
+    """A gate that names no plugin leaves the pod with no rejector: every event re-runs PreEnqueue."""
+    held = {"g"}
+    queue, _ = new_queue(held=held)
+    queue.add(make_pod("g").obj())
+    assert where(queue, "g") == "unschedulable"
+    held.clear()
+    assert queue.move_all_to_active_or_backoff(NODE_LABEL, SMALL, BIG) == 1
+    assert where(queue, "g") == "active"
+
+
+def test_the_index_forgets_pods_that_left() -> None:
+    """After the only Picky-rejected pod is deleted, the index holds no Picky pod (so NodeAdd skips the scan)."""
+    queue, _ = new_queue()
+    pod = make_pod("a").obj()
+    queue.add(pod)
+    fail(queue, {"Picky"})
+    queue.delete(pod)
+    assert queue._rejector_counts == {}
+    assert queue._rejectors_of == {}
+
+
+OPS = st.lists(st.one_of(
+    st.tuples(st.just("add"), st.integers(0, 5), st.sampled_from(["", "yes", "anon"])),
+    st.tuples(st.just("fail"), st.sets(st.sampled_from(["Picky", "Deaf", "Legacy"])),
+              st.sets(st.sampled_from(["Picky", "Deaf"]))),
+    st.tuples(st.just("event"), st.sampled_from(["add-big", "add-small", "label"])),
+    st.tuples(st.just("delete"), st.integers(0, 5)),
+    st.tuples(st.just("ungate"), st.integers(0, 5)),
+    st.tuples(st.just("activate"), st.integers(0, 5)),
+    st.tuples(st.just("tick"), st.floats(0.1, 400.0)),
+), max_size=40)
+
+
+def _apply(queue: SchedulingQueue, clock: VirtualClock, ops: list[tuple[Any, ...]]) -> list[Any]:
+    """Run ``ops`` on ``queue``; what each step returned and where every pod is after it."""
+    pods: dict[str, Pod] = {}
+    trace: list[Any] = []
+    for op in ops:
+        kind = op[0]
+        out: Any = None
+        if kind == "add":
+            name = f"p{op[1]}"
+            if name not in pods and name not in queue:
+                builder = make_pod(name)
+                pods[name] = (builder.label(gate=op[2]) if op[2] else builder).obj()
+                queue.add(pods[name])
+        elif kind == "fail":
+            out = fail(queue, op[1], op[2])
+        elif kind == "event":
+            event, old, new = {"add-big": (NODE_ADD, None, BIG), "add-small": (NODE_ADD, None, SMALL),
+                               "label": (NODE_LABEL, SMALL, BIG)}[op[1]]
+            out = queue.move_all_to_active_or_backoff(event, old, new)
+        elif kind == "delete":
+            pod = pods.pop(f"p{op[1]}", None)
+            if pod is not None and pod.uid in queue:
+                queue.delete(pod)
+        elif kind == "ungate":
+            pod = pods.get(f"p{op[1]}")
+            if pod is not None and pod.labels.get("gate"):
+                pods[pod.name] = ungated = make_pod(pod.name).obj()
+                queue.update(pod, ungated)
+        elif kind == "activate":
+            pod = pods.get(f"p{op[1]}")
+            if pod is not None:
+                queue.activate([pod])
+        else:
+            clock.advance_to(clock.now() + op[1])
+            out = (queue.flush_backoff_completed(), queue.flush_unschedulable_leftover())
+        trace.append((out, sorted((name, where(queue, name)) for name in pods), queue.pending_counts()))
+    return trace
+
+
+@settings(max_examples=150, deadline=None)
+@given(OPS)
+def test_the_index_moves_exactly_the_pods_a_full_scan_moves(ops: list[tuple[Any, ...]]) -> None:
+    """Over any sequence of adds, failures, events, deletes, updates, activations and flushes, the indexed queue
+    ends every step exactly where a queue scanning every pod on every event does."""
+    indexed, indexed_clock = new_queue()
+    scanning, scanning_clock = new_queue(FullScan)
+    assert _apply(indexed, indexed_clock, ops) == _apply(scanning, scanning_clock, ops)
