@@ -74,6 +74,48 @@ class _PodCounts:
         self.counts[position] = sum(count(p) for p in info.pods)
 
 
+class _PodTotals:
+    """Per node, the column-wise sums of a function giving ``width`` amounts per pod."""
+
+    __slots__ = ("amounts", "synced", "totals", "view", "width")
+
+    def __init__(self, size: int, amounts: Callable[[PodInfo], Sequence[int]], width: int, synced: int) -> None:
+        self.totals: IntArray = np.zeros((size, width), dtype=np.int64)
+        self.view = _read_only(self.totals)
+        self.amounts = amounts
+        self.width = width
+        self.synced = synced
+
+    def set_row(self, position: int, info: NodeInfo) -> None:
+        row = [0] * self.width
+        amounts = self.amounts
+        for pod_info in info.pods:
+            for k, amount in enumerate(amounts(pod_info)):
+                row[k] += amount
+        self.totals[position] = row
+
+
+class NodeRows:
+    """Per-node results a reader works out when it first needs them, forgotten when the node changes.
+
+    ``known[i]`` says whether row ``i`` holds a result; the reader sets it after writing ``numbers[i]`` (an int64
+    row of the width it asked for) and ``values[i]`` (any object). The columns clear ``known`` for every node whose
+    pods or Node object change, so a row is a cache of something that depends only on the node.
+    """
+
+    __slots__ = ("known", "numbers", "synced", "values")
+
+    def __init__(self, size: int, width: int, synced: int) -> None:
+        self.known: npt.NDArray[np.bool_] = np.zeros(size, dtype=bool)
+        self.numbers: IntArray = np.zeros((size, width), dtype=np.int64)
+        self.values: list[Any] = [None] * size
+        self.synced = synced
+
+    def set_row(self, position: int, info: NodeInfo) -> None:
+        self.known[position] = False
+        self.values[position] = None
+
+
 class NodeColumns:
     """Per-node arrays over a snapshot's nodes, in the snapshot's order (position ``i`` is ``node_info_list[i]``).
 
@@ -102,7 +144,7 @@ class NodeColumns:
         # Positions changed since the log was last cut, for the on-demand indexes to catch up on.
         self._log: list[int] = []
         self._log_base = 0
-        self._indexes: OrderedDict[Hashable, _Categories | _PodCounts] = OrderedDict()
+        self._indexes: OrderedDict[Hashable, _Index] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self.infos)
@@ -203,15 +245,30 @@ class NodeColumns:
         assert isinstance(index, _PodCounts)
         return index.view
 
-    def _index(self, key: Hashable, make: Callable[[int], _Categories | _PodCounts]) -> _Categories | _PodCounts:
+    def pod_totals(self, key: Hashable, amounts: Callable[[PodInfo], Sequence[int]], width: int) -> IntArray:
+        """Per node (rows) the sums over its pods of ``amounts(pod_info)`` (``width`` columns); kept under ``key``
+        like :meth:`pod_counts`, for several sums read together."""
+        index = self._index(("totals", key, width), lambda synced: _PodTotals(len(self.infos), amounts, width, synced))
+        assert isinstance(index, _PodTotals)
+        return index.view
+
+    def node_rows(self, key: Hashable, width: int) -> NodeRows:
+        """Rows of per-node results kept under ``key`` (see :class:`NodeRows`), each with ``width`` integers; rows of
+        nodes changed since the last read come back unknown. The same key must always mean the same computation."""
+        index = self._index(("rows", key, width), lambda synced: NodeRows(len(self.infos), width, synced))
+        assert isinstance(index, NodeRows)
+        return index
+
+    def _index(self, key: Hashable, make: Callable[[int], _Index]) -> _Index:
         now = self._log_base + len(self._log)
         index = self._indexes.get(key)
         if index is not None and index.synced < self._log_base:
             index = None
         if index is None:
             index = make(now)
-            for position, info in enumerate(self.infos):
-                index.set_row(position, info)
+            if not isinstance(index, NodeRows):  # new rows start unknown
+                for position, info in enumerate(self.infos):
+                    index.set_row(position, info)
             self._indexes[key] = index
             if len(self._indexes) > MAX_INDEXES:
                 self._indexes.popitem(last=False)
@@ -221,6 +278,9 @@ class NodeColumns:
             index.synced = now
             self._indexes.move_to_end(key)
         return index
+
+
+_Index = _Categories | _PodCounts | _PodTotals | NodeRows
 
 
 def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:

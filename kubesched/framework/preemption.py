@@ -14,6 +14,7 @@ import itertools
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import overload
 
 import attrs
 import numpy as np
@@ -22,7 +23,7 @@ import numpy.typing as npt
 from kubesched.api.pod import PREEMPT_NEVER, Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.resources import pod_requests
-from kubesched.framework.columns import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, IntArray, NodeColumns
+from kubesched.framework.columns import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, IntArray, NodeColumns, NodeRows
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo, PodInfo
@@ -52,6 +53,9 @@ ScoreFunc = Callable[[str], int]
 _EXTENSION_HOOKS = ("pre_filter_add_pod", "pre_filter_remove_pod")
 # Prefix of the NodeColumns pod-count indexes the shortcut keeps (per preemptor priority and resource).
 _LOWER_KEY = "kubesched.preemption.lower"
+# Key of the NodeColumns rows holding the shortcut's reprieve answers per node, and the kinds of answer.
+_REPRIEVE_KEY = "kubesched.preemption.reprieve"
+_ROW_NO_ROOM, _ROW_CANDIDATE = 1, 2
 _name_of = operator.attrgetter("name")
 _NO_CLASS = type("_NoClass", (), {})  # matches no plugin's class
 
@@ -179,7 +183,9 @@ class Evaluator:
         # Default candidate scores (violations aside) of victim tuples, by identity; see _best_by_default_scores.
         self._victim_scores: dict[int, tuple[tuple[Pod, ...], tuple[int, int, int, int]]] = {}
         # The potential nodes of the current preemption with their column positions and the statuses' code columns.
-        self._potential: tuple[list[NodeInfo], IntArray, CodeColumns] | None = None
+        self._potential: tuple[Sequence[NodeInfo], IntArray, CodeColumns] | None = None
+        # The last dry run's candidates and their default scores (rows of _fill_row), for select_candidate.
+        self._scored: tuple[list[Candidate], IntArray] | None = None
         # The shortcut's reprieves by node: (what they depend on, the answer); see _cached_reprieve.
         self._reprieves: dict[str, tuple[tuple[int, ...], tuple[tuple[Pod, ...], int] | None]] = {}
 
@@ -323,7 +329,7 @@ class Evaluator:
         return non_violating + violating, statuses, _aggregate(errors)
 
     def _potential_by_position(self, all_nodes: Sequence[NodeInfo], node_to_status: NodeToStatus
-                               ) -> list[NodeInfo] | None:
+                               ) -> Sequence[NodeInfo] | None:
         """The Unschedulable nodes of ``all_nodes`` (the snapshot's columns' own list) read from the statuses' codes
         by column position, without a name lookup per node; None where that does not apply. Remembers the
         positions for :meth:`_dry_run_by_resources`."""
@@ -337,7 +343,7 @@ class Evaluator:
         if table is None:
             return None
         positions = np.flatnonzero(table[0] == int(Code.UNSCHEDULABLE))
-        potential = list(map(all_nodes.__getitem__, positions.tolist()))
+        potential = _Picked(all_nodes, positions)
         self._potential = (potential, positions, table)
         return potential
 
@@ -394,9 +400,10 @@ class Evaluator:
         takes :meth:`select_victims_on_node`."""
         columns = self.handle.snapshot.columns
         count = len(potential_nodes)
+        self._scored = None
         if not columns.exact:
             return None
-        window = list(potential_nodes[offset:]) + list(potential_nodes[:offset]) if offset else list(potential_nodes)
+        window = _Rotated(potential_nodes, offset)
         position = columns.position
         lower = self._lower_priority_sums(columns, pod.priority)
         # NodeResourcesFit checks only the amounts the pod asks for (none but the pod count when it asks nothing).
@@ -414,26 +421,32 @@ class Evaluator:
             positions_all, (code_column, plugin_column, plugin_names) = known_potential[1], known_potential[2]
             window_positions = np.concatenate((positions_all[offset:], positions_all[:offset]))
             fit_ids = [k for k, name in enumerate(plugin_names) if name == fit_name]
-            fit_rejected = (code_column == int(Code.UNSCHEDULABLE)) & np.isin(plugin_column, fit_ids)
+            by_plugin = plugin_column == fit_ids[0] if len(fit_ids) == 1 else np.isin(plugin_column, fit_ids)
+            fit_rejected = (code_column == int(Code.UNSCHEDULABLE)) & by_plugin
         else:
             codes = node_to_status.codes()
         # Pods nominated to a node with at least the pod's priority count on it in both Filter passes.
         nominated, extra = self._relevant_nominations(pod, columns)
+        rows = self._reprieve_rows(columns, pod, request, budgets)
+        now = self.now() if rows is not None else _EPOCH
+        nominated_here = extra[0]
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         known: dict[int, Status] = {}
         candidates: set[int] = set()
+        # The candidates' column positions while every one came from a row (their scores are the rows' then).
+        picked: list[int] | None = [] if rows is not None else None
         errors: list[Status] = []
         stop = count
         victims: Sequence[Pod]
         success = Status.success()
         chunk = max(2 * num_candidates, 64)
         for start in range(0, count, chunk):
-            part = window[start:start + chunk]
             if window_positions is not None and fit_rejected is not None:
                 positions = window_positions[start:start + chunk]
                 by_fit = fit_rejected[positions]
             else:
+                part = window[start:start + chunk]
                 names = list(map(_name_of, part))
                 try:
                     positions = np.fromiter(map(position.__getitem__, names), dtype=np.int64, count=len(part))
@@ -449,21 +462,53 @@ class Evaluator:
                 fits &= amount <= allocatable[positions] - used
             # Visit the nodes where removing the lower-priority pods may make room (nominated pods aside), and
             # those whose rejection the shortcut does not cover; the others fail as they are.
-            for j in np.flatnonzero((fits & (removable > 0)) | ~by_fit).tolist():
+            visit = np.flatnonzero((fits & (removable > 0)) | ~by_fit)
+            if rows is not None and picked is not None and len(visit):
+                at = positions[visit]
+                tabled = by_fit[visit] & (nominated_here[at] == 0)
+                for j in visit[tabled & ~rows.known[at]].tolist():
+                    self._fill_row(rows, pod, request, window[start + j], int(positions[j]), budgets, now)
+                if tabled.all() and rows.known[at].all():
+                    # Every node to visit has its answer in a row: take the chunk's candidates at once.
+                    found = visit[rows.numbers[at, 0] == _ROW_CANDIDATE]
+                    need = num_candidates - len(non_violating)
+                    taken = found[:need]
+                    taken_at = positions[taken].tolist()
+                    non_violating.extend(map(rows.values.__getitem__, taken_at))
+                    candidates.update((taken + start).tolist())
+                    picked.extend(taken_at)
+                    if len(taken) == need:
+                        stop = start + int(taken[-1]) + 1
+                        break
+                    continue
+            for j in visit.tolist():
                 i = start + j
                 node_info = window[i]
+                at_j = int(positions[j])
                 if by_fit[j]:
-                    found = self._cached_reprieve(pod, request, node_info, nominated.get(node_info.name, ()),
-                                                  budgets)
-                    if found is None:
+                    if rows is not None and rows.known[at_j] and not nominated_here[at_j]:
+                        if rows.numbers[at_j, 0] != _ROW_CANDIDATE:
+                            continue  # no room: a lazily built status
+                        candidates.add(i)
+                        non_violating.append(rows.values[at_j])
+                        if picked is not None:
+                            picked.append(at_j)
+                        if len(non_violating) >= num_candidates:
+                            stop = i + 1
+                            break
+                        continue
+                    found_here = self._cached_reprieve(pod, request, node_info, nominated.get(node_info.name, ()),
+                                                       budgets)
+                    if found_here is None:
                         continue  # no room with the nominated pods counted: a lazily built status
-                    victims, num_violations = found
+                    victims, num_violations = found_here
                     status = success
                 else:
                     victims, num_violations, status = self.select_victims_on_node(state.clone(), pod,
                                                                                   node_info.clone(), budgets)
                 if status.is_success() and victims:
                     candidates.add(i)
+                    picked = None
                     kind = non_violating if num_violations == 0 else violating
                     if len(kind) < num_candidates:
                         kind.append(Candidate(node_info.name, tuple(victims), num_violations))
@@ -493,7 +538,42 @@ class Evaluator:
                     yield window[j].name, status
 
             out.defer(fill)
-        return non_violating + violating, out, _aggregate(errors)
+        result = non_violating + violating
+        if rows is not None and picked is not None and len(result) > 1:
+            self._scored = (result, rows.numbers[np.array(picked, dtype=np.int64), 1:])
+        return result, out, _aggregate(errors)
+
+    def _reprieve_rows(self, columns: NodeColumns, pod: Pod, request: Resource,
+                       budgets: DisruptionBudgets) -> NodeRows | None:
+        """The columns' rows of this pod's reprieve answers (see :meth:`_fill_row`), where an answer depends only on
+        the node: no PDB and the default :meth:`more_important_pod`; None otherwise."""
+        if budgets.pdbs or type(self).more_important_pod is not Evaluator.more_important_pod:
+            return None
+        key = (_REPRIEVE_KEY, pod.priority, request.milli_cpu, request.memory, request.ephemeral_storage,
+               request.is_zero())
+        return columns.node_rows(key, 5)
+
+    def _fill_row(self, rows: NodeRows, pod: Pod, request: Resource, node_info: NodeInfo, at: int,
+                  budgets: DisruptionBudgets, now: datetime) -> None:
+        """Work out the reprieve on a node without nominated pods into its row: (kind, then the default candidate
+        scores of :meth:`_best_by_default_scores`) and the Candidate. Left unknown where the answer depends on more
+        than the node (a lower-priority pod without a start time) or is no candidate for another reason."""
+        priority = pod.priority
+        if any(pi.pod.status.start_time is None for pi in node_info.pods if pi.pod.priority < priority):
+            return
+        found = self._reprieve_by_resources(pod, request, node_info, (), budgets)
+        if found is None:
+            rows.numbers[at, 0] = _ROW_NO_ROOM
+            rows.values[at] = None
+        elif found[0]:
+            victims = found[0]
+            rows.numbers[at] = (_ROW_CANDIDATE, -victims[0].priority,
+                                -sum(v.priority + PRIORITY_OFFSET for v in victims), -len(victims),
+                                _nanos(earliest_start_of_top_priority(victims, now)))
+            rows.values[at] = Candidate(node_info.name, victims, 0)
+        else:
+            return
+        rows.known[at] = True
 
     def _relevant_nominations(self, pod: Pod, columns: NodeColumns
                               ) -> tuple[Mapping[str, Sequence[PodInfo]], npt.NDArray[np.int64]]:
@@ -537,15 +617,17 @@ class Evaluator:
     @staticmethod
     def _lower_priority_sums(columns: NodeColumns, priority: int) -> list[IntArray]:
         """Per node of ``columns``: how many pods of lower priority than ``priority`` it holds and the cpu, memory
-        and ephemeral storage they request (indexes of ``columns``, kept up to date incrementally)."""
+        and ephemeral storage they request (one index of ``columns``, kept up to date incrementally)."""
+        none = (0, 0, 0, 0)
 
-        def below(amount: Callable[[PodInfo], int]) -> Callable[[PodInfo], int]:
-            return lambda pi: amount(pi) if pi.pod.priority < priority else 0
+        def below(pi: PodInfo) -> tuple[int, int, int, int]:
+            if pi.pod.priority >= priority:
+                return none
+            used = pi.requests
+            return 1, used.milli_cpu, used.memory, used.ephemeral_storage
 
-        counts = (("pods", below(lambda pi: 1)), (CPU, below(lambda pi: pi.requests.milli_cpu)),
-                  (MEMORY, below(lambda pi: pi.requests.memory)),
-                  (EPHEMERAL_STORAGE, below(lambda pi: pi.requests.ephemeral_storage)))
-        return [columns.pod_counts((_LOWER_KEY, priority, name), count) for name, count in counts]
+        totals = columns.pod_totals((_LOWER_KEY, priority), below, 4)
+        return [totals[:, 0], totals[:, 1], totals[:, 2], totals[:, 3]]
 
     def _cached_reprieve(self, pod: Pod, request: Resource, node_info: NodeInfo, nominated: Sequence[PodInfo],
                          budgets: DisruptionBudgets) -> tuple[tuple[Pod, ...], int] | None:
@@ -704,8 +786,12 @@ class Evaluator:
             return None
         if len(candidates) == 1:
             return candidates[0]
-        victims_map = {c.name: c for c in candidates}
         cls = type(self)
+        scored = self._scored
+        if (scored is not None and scored[0] is candidates and cls.ordered_score_funcs is Evaluator.ordered_score_funcs
+                and cls.default_score_funcs is Evaluator.default_score_funcs):
+            return scored[0][_first_best_row(scored[1])]
+        victims_map = {c.name: c for c in candidates}
         if (self.fast_dry_run and getattr(self.handle, "fast_path", True) is not False
                 and cls.ordered_score_funcs is Evaluator.ordered_score_funcs
                 and cls.default_score_funcs is Evaluator.default_score_funcs
@@ -850,6 +936,69 @@ def earliest_start_of_top_priority(victims: Sequence[Pod], now: datetime) -> dat
     """The earliest start time among the highest-priority victims (no start time counts as ``now``)."""
     top = max(v.priority for v in victims)
     return min((v.status.start_time or now for v in victims if v.priority == top), key=_nanos)
+
+
+class _Picked(Sequence[NodeInfo]):
+    """The nodes of ``infos`` at ``positions``, looked up only when read (the dry run reads a tenth of them)."""
+
+    __slots__ = ("infos", "positions")
+
+    def __init__(self, infos: Sequence[NodeInfo], positions: IntArray) -> None:
+        self.infos = infos
+        self.positions = positions
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
+        if isinstance(index, slice):
+            return [self.infos[at] for at in self.positions[index].tolist()]
+        return self.infos[int(self.positions[index])]
+
+
+class _Rotated(Sequence[NodeInfo]):
+    """``nodes`` read from ``offset`` on, wrapping around: the dry run's order, without copying the list."""
+
+    __slots__ = ("nodes", "offset")
+
+    def __init__(self, nodes: Sequence[NodeInfo], offset: int) -> None:
+        self.nodes = nodes
+        self.offset = offset
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
+        count = len(self.nodes)
+        if isinstance(index, slice):
+            return [self.nodes[(self.offset + i) % count] for i in range(*index.indices(count))]
+        if not -count <= index < count:
+            raise IndexError(index)
+        return self.nodes[(self.offset + index) % count]
+
+
+def _first_best_row(scores: IntArray) -> int:
+    """The first row whose scores are the largest, compared column by column (pickOneNodeForPreemption's narrowing
+    over score arrays)."""
+    remaining = np.arange(len(scores))
+    for k in range(scores.shape[1]):
+        column = scores[remaining, k]
+        remaining = remaining[column == column.max()]
+        if len(remaining) == 1:
+            break
+    return int(remaining[0])
 
 
 def pick_one_node_for_preemption(nodes: Sequence[str], score_funcs: Sequence[ScoreFunc]) -> str:

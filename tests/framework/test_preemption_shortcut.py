@@ -38,12 +38,13 @@ MEMORY = ["0", "512Mi", "1Gi"]
 
 
 @st.composite
-def nodes_and_pods(draw: st.DrawFn) -> tuple[list[Node], list[Pod]]:
-    """One to six nodes (cpu, memory, pod count and storage limits; some tainted or cordoned) and up to five pods
-    on each, of random priority, requests and start time; nodes may be overcommitted."""
+def nodes_and_pods(draw: st.DrawFn, most: int = 6, started: bool = False) -> tuple[list[Node], list[Pod]]:
+    """One to ``most`` nodes (cpu, memory, pod count and storage limits; some tainted or cordoned) and up to five
+    pods on each, of random priority, requests and start time (always one when ``started``); nodes may be
+    overcommitted."""
     nodes: list[Node] = []
     pods: list[Pod] = []
-    for i in range(draw(st.integers(1, 6))):
+    for i in range(draw(st.integers(1, most))):
         builder = make_node(f"n{i}").capacity(cpu=f"{draw(st.sampled_from([2000, 3000, 4000]))}m",
                                               memory=draw(st.sampled_from(["2Gi", "3Gi"])),
                                               pods=str(draw(st.sampled_from([2, 3, 4, 110]))),
@@ -61,7 +62,7 @@ def nodes_and_pods(draw: st.DrawFn) -> tuple[list[Node], list[Pod]]:
                 requests["ephemeral-storage"] = "1Gi"
             pod = (make_pod(f"{node.name}-p{len(pods)}").node(node.name).req(**requests)
                    .priority(draw(st.sampled_from(PRIORITIES))).label(app=draw(st.sampled_from(APPS))))
-            start = draw(st.one_of(st.none(), st.integers(0, 3)))
+            start = draw(st.integers(0, 3) if started else st.one_of(st.none(), st.integers(0, 3)))
             if start is not None:  # few distinct hours, so equal start times (ties) are common
                 pod = pod.start_time(T0 + timedelta(hours=start))
             pods.append(pod.obj())
@@ -140,6 +141,49 @@ def test_shortcut_preemption_nominates_the_same_node_and_evicts_the_same_pods(da
         pc = preemption_cluster(nodes, [*running, *nominated, pod], pdbs=pdbs, points=FILTERS, extra=EXTRA,
                                 seed=seed)
         pc.evaluator.fast_dry_run = fast
+        result, status = pc.post_filter(pod)
+        left = sorted((p.name, p.metadata.deletion_timestamp is not None) for p in pc.cluster.list_pods())
+        outcomes.append((result, status, left, pc.framework.rng.random()))
+    event("preempted" if is_success(outcomes[1][1]) else "no preemption")
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.slow
+@EXAMPLES
+@given(st.data())
+def test_remembered_reprieves_give_what_filter_on_node_copies_gives(data: st.DataObject) -> None:
+    """Where every answer depends only on the node (pods with start times, no PDB, no nominated pod), the answers
+    kept per node in the columns' rows, fresh or read back by a second dry run, are those of Filter on copies."""
+    nodes, running = data.draw(nodes_and_pods(most=12, started=True))
+    pod = data.draw(preemptors())
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    statuses = pc.filter_statuses(pod, state)
+    assume(statuses.nodes_for_status_code(pc.framework.snapshot.list(), Code.UNSCHEDULABLE))
+    offset, wanted = data.draw(st.integers(0, 11)), data.draw(st.integers(1, 4))
+    first, slow = both_dry_runs(pc, state, pod, statuses, offset, wanted, DisruptionBudgets())
+    again, _ = both_dry_runs(pc, state, pod, statuses, offset, wanted, DisruptionBudgets())
+    event(f"{len(slow[0])} candidate(s)")
+    for fast in (first, again):
+        assert fast[0] == slow[0]
+        assert list(fast[1].items()) == list(slow[1].items())
+        assert fast[2] == slow[2]
+
+
+@pytest.mark.slow
+@EXAMPLES
+@given(st.data())
+def test_candidate_chosen_from_remembered_scores_is_the_one_the_criteria_pick(data: st.DataObject) -> None:
+    """Choosing among candidates by the rows' scores (fewest violations, lowest top priority, smallest sum, fewest
+    victims, latest start; the first on a tie) picks the node the per-candidate criteria pick."""
+    nodes, running = data.draw(nodes_and_pods(most=12, started=True))
+    pod = data.draw(preemptors())
+    seed, wanted = data.draw(st.integers(0, 2**16)), data.draw(st.integers(1, 12))
+    outcomes = []
+    for fast in (True, False):
+        pc = preemption_cluster(nodes, [*running, pod], points=FILTERS, extra=EXTRA, seed=seed)
+        pc.evaluator.fast_dry_run = fast
+        pc.evaluator.min_candidate_nodes_absolute = wanted
         result, status = pc.post_filter(pod)
         left = sorted((p.name, p.metadata.deletion_timestamp is not None) for p in pc.cluster.list_pods())
         outcomes.append((result, status, left, pc.framework.rng.random()))

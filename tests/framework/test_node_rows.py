@@ -1,0 +1,90 @@
+"""NodeColumns' per-node sums over pods (``pod_totals``) and remembered per-node results (``node_rows``) follow
+the snapshot: a changed node's sums are redone and its remembered result is forgotten."""
+
+from __future__ import annotations
+
+import pytest
+
+from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.snapshot import Snapshot
+from kubesched.testing import make_node, make_pod
+
+
+def _snapshot() -> Snapshot:
+    nodes = [NodeInfo.of(make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods=10).obj()) for i in range(3)]
+    for i, node in enumerate(nodes):
+        for k in range(i):
+            node.add_pod(PodInfo.of(make_pod(f"p{i}-{k}").req(cpu=f"{100 * (k + 1)}m").priority(k).obj()
+                                    .with_node_name(node.name)))
+    return Snapshot.of(nodes)
+
+
+def _cpu_below_one(pod_info: PodInfo) -> tuple[int, int]:
+    """(1, cpu) for a pod of priority 0, else nothing."""
+    return (1, pod_info.requests.milli_cpu) if pod_info.pod.priority < 1 else (0, 0)
+
+
+def test_pod_totals_sum_each_amount_over_each_nodes_pods() -> None:
+    """One row per node, one column per amount: here how many priority-0 pods and their cpu."""
+    totals = _snapshot().columns.pod_totals("low", _cpu_below_one, 2)
+    assert totals.tolist() == [[0, 0], [1, 100], [1, 100]]
+
+
+def test_pod_totals_follow_a_changed_node_and_stay_read_only() -> None:
+    """A pod added to a node shows in the sums read afterwards (and in the array read before); nobody writes them."""
+    snapshot = _snapshot()
+    columns = snapshot.columns
+    before = columns.pod_totals("low", _cpu_below_one, 2)
+    node = snapshot.node_info_list[0]
+    node.add_pod(PodInfo.of(make_pod("new").req(cpu="250m").obj().with_node_name(node.name)))
+    columns.update(node)
+    assert columns.pod_totals("low", _cpu_below_one, 2).tolist() == [[1, 250], [1, 100], [1, 100]]
+    assert before.tolist() == [[1, 250], [1, 100], [1, 100]]
+    with pytest.raises(ValueError, match="read-only"):
+        before[0, 0] = 3
+
+
+def test_node_rows_start_unknown() -> None:
+    """New rows hold nothing: every node's result is still to be worked out."""
+    rows = _snapshot().columns.node_rows("answers", 2)
+    assert rows.known.tolist() == [False, False, False]
+    assert rows.numbers.shape == (3, 2)
+    assert rows.values == [None, None, None]
+
+
+def test_node_rows_are_kept_until_their_node_changes() -> None:
+    """A result written for every node is read back under the same key; changing one node forgets only its row."""
+    snapshot = _snapshot()
+    columns = snapshot.columns
+    rows = columns.node_rows("answers", 2)
+    for at in range(3):
+        rows.numbers[at] = (at, 10 * at)
+        rows.values[at] = f"answer {at}"
+        rows.known[at] = True
+    node = snapshot.node_info_list[2]
+    node.add_pod(PodInfo.of(make_pod("new").req(cpu="1").obj().with_node_name(node.name)))
+    columns.update(node)
+    again = columns.node_rows("answers", 2)
+    assert again is rows
+    assert again.known.tolist() == [True, True, False]
+    assert again.values == ["answer 0", "answer 1", None]
+    assert again.numbers[:2].tolist() == [[0, 0], [1, 10]]
+
+
+def test_node_rows_of_different_keys_or_widths_are_apart() -> None:
+    """Another key, or the same key with another width, is another table."""
+    columns = _snapshot().columns
+    rows = columns.node_rows("answers", 2)
+    rows.known[0] = True
+    assert not columns.node_rows("other", 2).known[0]
+    assert not columns.node_rows("answers", 3).known[0]
+
+
+def test_node_rows_are_forgotten_when_the_node_set_changes() -> None:
+    """A rebuild (nodes added, removed or reordered) starts every row afresh."""
+    snapshot = _snapshot()
+    columns = snapshot.columns
+    rows = columns.node_rows("answers", 1)
+    rows.known[:] = True
+    columns.rebuild(snapshot.node_info_list)
+    assert columns.node_rows("answers", 1).known.tolist() == [False, False, False]
