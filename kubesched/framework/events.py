@@ -165,6 +165,10 @@ def node_events(new: Node, old: Node) -> list[ClusterEvent]:
 
 def _scaled_down(new: Pod, old: Pod) -> bool:
     """Whether some resource request of ``old`` is gone or lower in ``new``."""
+    spec, before = new.spec, old.spec
+    if spec.containers is before.containers and spec.init_containers is before.init_containers and \
+            spec.overhead is before.overhead:
+        return False  # the same containers: a status or metadata write
     after = pod_requests(new)
     return any(name not in after or after[name] < value for name, value in pod_requests(old).items())
 

@@ -401,7 +401,8 @@ class SchedulingQueue:
         """A queued pod changed: refresh it in place. An unschedulable pod moves when a plugin that rejected it
         (or gates it) says the change may help; a pod in flight keeps the change as events for its requeue."""
         uid = old.uid
-        pod_info = PodInfo.of(new)
+        known = self._queued(uid)
+        pod_info = known.pod_info.for_pod(new) if known is not None else PodInfo.of(new)
         self.nominator.update_nominated_pod(old, pod_info)
         in_flight = self._in_flight.get(uid)
         if in_flight is not None:
@@ -436,6 +437,17 @@ class SchedulingQueue:
             self._incoming("unschedulable", event.label)
         self._pop_unschedulable(uid)
         self._requeue(info, strategy, events[deciding].label)
+
+    def _queued(self, uid: str) -> QueuedPodInfo | None:
+        """The pod's entry in flight or in any queue, or None."""
+        info = self._in_flight.get(uid) or self._unschedulable.get(uid)
+        if info is not None:
+            return info
+        entry = self._active_entries.get(uid)
+        if entry is not None:
+            return entry.info
+        key = self._backoff_keys.get(uid)
+        return self._backoff_by_seq[key[1]] if key is not None else None
 
     # -- inspection --------------------------------------------------------------------------------
     def next_backoff_expiry(self) -> float | None:

@@ -723,7 +723,7 @@ class Scheduler:
         message = status.message()  # a FitError's message was built once, into the failure's status
         current = self.client.get_pod(pod.namespace, pod.name)
         if current is not None and not current.spec.node_name and current.uid == pod.uid:
-            queued.pod_info = PodInfo.of(current)
+            queued.pod_info = queued.pod_info.for_pod(current)
             self.queue.add_unschedulable_if_not_present(queued, self.queue.scheduling_cycle)
             self.nominator.add_nominated_pod(queued.pod_info, failure.nominating)
         else:

@@ -36,6 +36,11 @@ def unscheduled_pod_update_events(old: Pod, new: Pod) -> list[str]:
     return [event.label for event in pod_events(new, old)]
 NODE = make_node("n1").capacity(cpu="2").label(zone="a").obj()
 POD = make_pod("p").req(cpu="1").label(app="web").obj()
+# The same container objects, with a pod overhead (or an init container) that a second version of the pod lowers.
+WITH_OVERHEAD = attrs.evolve(POD, spec=attrs.evolve(
+    POD.spec, overhead=make_pod("x").overhead(cpu="1").obj().spec.overhead))
+WITH_INIT = attrs.evolve(POD, spec=attrs.evolve(
+    POD.spec, init_containers=make_pod("x").req(cpu="3").obj().spec.containers))
 
 
 def _annotated(node: Node) -> Node:
@@ -70,6 +75,8 @@ def test_uncordoning_is_a_taint_event() -> None:
      ["UnschedulablePodUpdatePodSchedulingGatesEliminated"]),
     (POD, make_pod("p").req(cpu="1").label(app="web").toleration("k").obj(), ["UnschedulablePodUpdatePodTolerations"]),
     (POD, POD.with_status(nominated_node_name="n1"), ["UnschedulablePodUpdate"]),
+    (WITH_OVERHEAD, POD, ["UnschedulablePodUpdatePodScaleDown"]),
+    (WITH_INIT, POD, ["UnschedulablePodUpdatePodScaleDown"]),
     (POD, make_pod("p").req(cpu="500m").label(app="db").obj(),
      ["UnschedulablePodUpdatePodLabel", "UnschedulablePodUpdatePodScaleDown"]),
 ])
