@@ -296,6 +296,31 @@ def _label(info: NodeInfo, key: str) -> str | None:
     return node.labels.get(key) if node is not None else None
 
 
+class PickedNodes(Sequence["NodeInfo"]):
+    """The nodes of ``infos`` at ``indexes``, each looked up when read: a sub-batch's NodeInfos without building a
+    list (batch forms mostly read only the columns)."""
+
+    __slots__ = ("indexes", "infos")
+
+    def __init__(self, infos: Sequence[NodeInfo], indexes: IntArray) -> None:
+        self.infos = infos
+        self.indexes = indexes
+
+    def __len__(self) -> int:
+        return len(self.indexes)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
+        if isinstance(index, slice):
+            return [self.infos[at] for at in self.indexes[index].tolist()]
+        return self.infos[int(self.indexes[index])]
+
+
 class NodeBatch(Sequence["NodeInfo"]):
     """The nodes a batch hook works on: a sequence of NodeInfo plus their ``positions`` in ``columns``.
 

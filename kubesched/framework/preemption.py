@@ -23,7 +23,16 @@ import numpy.typing as npt
 from kubesched.api.pod import PREEMPT_NEVER, Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.resources import pod_requests
-from kubesched.framework.columns import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, IntArray, NodeColumns, NodeRows
+from kubesched.framework.columns import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    PODS,
+    IntArray,
+    NodeColumns,
+    NodeRows,
+    PickedNodes,
+)
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo, PodInfo
@@ -343,7 +352,7 @@ class Evaluator:
         if table is None:
             return None
         positions = np.flatnonzero(table[0] == int(Code.UNSCHEDULABLE))
-        potential = _Picked(all_nodes, positions)
+        potential = PickedNodes(all_nodes, positions)
         self._potential = (potential, positions, table)
         return potential
 
@@ -936,30 +945,6 @@ def earliest_start_of_top_priority(victims: Sequence[Pod], now: datetime) -> dat
     """The earliest start time among the highest-priority victims (no start time counts as ``now``)."""
     top = max(v.priority for v in victims)
     return min((v.status.start_time or now for v in victims if v.priority == top), key=_nanos)
-
-
-class _Picked(Sequence[NodeInfo]):
-    """The nodes of ``infos`` at ``positions``, looked up only when read (the dry run reads a tenth of them)."""
-
-    __slots__ = ("infos", "positions")
-
-    def __init__(self, infos: Sequence[NodeInfo], positions: IntArray) -> None:
-        self.infos = infos
-        self.positions = positions
-
-    def __len__(self) -> int:
-        return len(self.positions)
-
-    @overload
-    def __getitem__(self, index: int) -> NodeInfo: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
-
-    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
-        if isinstance(index, slice):
-            return [self.infos[at] for at in self.positions[index].tolist()]
-        return self.infos[int(self.positions[index])]
 
 
 class _Rotated(Sequence[NodeInfo]):

@@ -29,6 +29,7 @@ from kubesched.framework.columns import (
     IntArray,
     NodeBatch,
     NodeColumns,
+    PickedNodes,
 )
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
@@ -130,10 +131,8 @@ class BatchFilter:
         self.codes = np.zeros(size, dtype=np.int8)
         #: Indexes in ``filters`` of the plugins without a batch form.
         self.per_node: list[int] = []
-        #: Batch indexes rejected with their nominated pods counted.
-        self.with_nominated: set[int] = set()
         # The overlaid columns and the nominated pods by node (a copy: the statuses may be read after the
-        # nominations change).
+        # nominations change); which batch indexes were rejected with their nominated pods counted.
         self._overlay: NodeColumns | None = None
         self._nominated: Mapping[str, Sequence[PodInfo]] = {}
         self._with_mask = np.zeros(size, dtype=bool)
@@ -184,9 +183,7 @@ class BatchFilter:
         overlay = _overlay_columns(batch.columns, extra)
         if overlay is None:
             return False
-        infos = batch.infos
-        index_list = indexes.tolist()
-        sub = NodeBatch([infos[j] for j in index_list], batch.positions[indexes], overlay)
+        sub = NodeBatch(PickedNodes(batch.infos, indexes), batch.positions[indexes], overlay)
         first = np.full(len(sub), _NONE, dtype=np.int16)
         codes = np.zeros(len(sub), dtype=np.int8)
         self._run_forms(sub, first, codes)
@@ -196,7 +193,6 @@ class BatchFilter:
         self.codes[changed] = codes[with_pods]
         self._overlay = overlay
         self._nominated = nominated
-        self.with_nominated.update(changed.tolist())
         self._with_mask[changed] = True
         return True
 
@@ -473,7 +469,7 @@ class BatchFilter:
         name, hook = self.filters[k]
         status: Any
         try:
-            status = self._with_pods(info, self._nominated[info.name]) if j in self.with_nominated else \
+            status = self._with_pods(info, self._nominated[info.name]) if self._with_mask[j] else \
                 hook(self.state, self.pod, info)
         except PLUGIN_FAILURES as exc:
             status = Status(Code(code), (f"filter_nodes rejected the node; filter raised {_cause(None, exc)}",))

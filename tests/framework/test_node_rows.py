@@ -3,8 +3,10 @@ the snapshot: a changed node's sums are redone and its remembered result is forg
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from kubesched.framework.columns import PickedNodes
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.snapshot import Snapshot
 from kubesched.testing import make_node, make_pod
@@ -88,3 +90,14 @@ def test_node_rows_are_forgotten_when_the_node_set_changes() -> None:
     rows.known[:] = True
     columns.rebuild(snapshot.node_info_list)
     assert columns.node_rows("answers", 1).known.tolist() == [False, False, False]
+
+
+def test_picked_nodes_read_the_nodes_at_the_indexes() -> None:
+    """A PickedNodes is the sequence of the nodes at the indexes, in their order: length, items, slices, iteration."""
+    infos = _snapshot().node_info_list
+    picked = PickedNodes(infos, np.array([2, 0], dtype=np.int64))
+    assert len(picked) == 2
+    assert picked[0] is infos[2]
+    assert picked[-1] is infos[0]
+    assert picked[1:] == [infos[0]]
+    assert [info.name for info in picked] == ["n2", "n0"]
