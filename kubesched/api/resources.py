@@ -66,7 +66,10 @@ def _container_requests(container: Container, non_missing: Mapping[str, Fraction
 
 def _add_into(total: dict[str, Fraction], extra: Mapping[str, Fraction]) -> None:
     for name, amount in extra.items():
-        total[name] = total.get(name, Fraction(0)) + amount
+        if name in total:
+            total[name] += amount
+        else:
+            total[name] = amount
 
 
 def _max_into(total: dict[str, Fraction], other: Mapping[str, Fraction]) -> None:
@@ -83,12 +86,16 @@ def pod_requests(pod: Pod, *, non_missing: Mapping[str, Fraction] | None = None)
     ``spec.overhead`` is added. ``non_missing`` gives defaults for containers that leave a resource unset
     (the scheduler's non-zero accounting).
     """
-    total: dict[str, Fraction] = {}
-    for container in pod.spec.containers:
+    spec = pod.spec
+    containers = spec.containers
+    total = _container_requests(containers[0], non_missing) if containers else {}
+    for container in containers[1:]:
         _add_into(total, _container_requests(container, non_missing))
+    if not spec.init_containers and not spec.overhead:
+        return total
     init_peak: dict[str, Fraction] = {}
     sidecars: dict[str, Fraction] = {}
-    for container in pod.spec.init_containers:
+    for container in spec.init_containers:
         requests = _container_requests(container, non_missing)
         if container.restart_policy == "Always":
             _add_into(total, requests)
@@ -99,5 +106,5 @@ def pod_requests(pod: Pod, *, non_missing: Mapping[str, Fraction] | None = None)
             _add_into(phase, sidecars)
         _max_into(init_peak, phase)
     _max_into(total, init_peak)
-    _add_into(total, {name: q.amount for name, q in pod.spec.overhead.items()})
+    _add_into(total, {name: q.amount for name, q in spec.overhead.items()})
     return total
