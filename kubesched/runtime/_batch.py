@@ -421,7 +421,7 @@ class BatchFilter:
                 for part, columns in ((indexes[~flags], batch.columns), (indexes[flags], self._overlay)):
                     if len(part) and columns is not None:
                         found.append(reason_counts(self.state, self.pod, NodeBatch(
-                            _Picked(batch.infos, part), batch.positions[part], columns)))
+                            PickedNodes(batch.infos, part), batch.positions[part], columns)))
             except PLUGIN_FAILURES:
                 continue  # its per-node hook's statuses say what it rejected with
             for tally in found:
@@ -528,30 +528,6 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
         totals += column
     table.totals = totals
     return table
-
-
-class _Picked(Sequence[NodeInfo]):
-    """The NodeInfos at some indexes of a sequence, looked up only when read (reason counts read the columns)."""
-
-    __slots__ = ("_indexes", "_infos")
-
-    def __init__(self, infos: Sequence[NodeInfo], indexes: IntArray) -> None:
-        self._infos = infos
-        self._indexes = indexes
-
-    def __len__(self) -> int:
-        return len(self._indexes)
-
-    @overload
-    def __getitem__(self, index: int) -> NodeInfo: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
-
-    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
-        if isinstance(index, slice):
-            return [self._infos[j] for j in self._indexes[index].tolist()]
-        return self._infos[int(self._indexes[index])]
 
 
 class _Names(Sequence[str]):
