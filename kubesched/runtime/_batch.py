@@ -50,6 +50,9 @@ if TYPE_CHECKING:
 
 _NONE = np.int16(32767)  # "no batch plugin rejected the node"
 _ALLOWED_CODES = frozenset({int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), int(Code.PENDING)})
+# Per code from 0 up, whether a batch Filter form may return it (0: the node passes).
+_ALLOWED_TABLE = np.zeros(max(_ALLOWED_CODES) + 1, dtype=bool)
+_ALLOWED_TABLE[[0, *_ALLOWED_CODES]] = True
 # The PreFilter extension the two-pass filter runs for every nominated pod it adds to a node.
 _ADD_POD_HOOK = "pre_filter_add_pod"
 
@@ -163,8 +166,8 @@ class BatchFilter:
             rejected = out != 0
             if not rejected.any():
                 continue
-            bad = set(np.unique(out[rejected]).tolist()) - _ALLOWED_CODES
-            if bad:
+            if int(out.min()) < 0 or int(out.max()) >= len(_ALLOWED_TABLE) or not _ALLOWED_TABLE[out].all():
+                bad = set(np.unique(out[rejected]).tolist()) - _ALLOWED_CODES
                 raise self._error(name, f"returned status code {min(bad)}, which Filter may not return", None)
             new = rejected & (first == _NONE)
             first[new] = k
@@ -279,7 +282,7 @@ class BatchFilter:
         by_batch = first != _NONE
         if known:
             by_batch &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
-        for k in np.unique(first[by_batch]).tolist():
+        for k in _distinct(first[by_batch]):
             name = self.filters[k][0]
             plugin_codes = codes[by_batch & (first == k)]
             if (plugin_codes == Code.PENDING).any():
@@ -409,7 +412,7 @@ class BatchFilter:
         by_batch = first != _NONE
         if known:
             by_batch &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
-        for k in np.unique(first[by_batch]).tolist():
+        for k in _distinct(first[by_batch]):
             reason_counts = filter_reason_counts_of(plugins.get(self.filters[k][0]))
             if reason_counts is None:
                 continue
@@ -528,6 +531,14 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
         totals += column
     table.totals = totals
     return table
+
+
+def _distinct(values: npt.NDArray[np.int16]) -> list[int]:
+    """The distinct values, ascending (one at a glance when all are equal, the common case)."""
+    if not len(values):
+        return []
+    low, high = int(values.min()), int(values.max())
+    return [low] if low == high else np.unique(values).tolist()
 
 
 class _Names(Sequence[str]):
