@@ -182,8 +182,8 @@ def _as_floats(pod: Pod, batch: NodeBatch) -> Any:
                  "returned status code 1, which Filter may not return", id="error-code"),
     pytest.param(lambda pod, batch: np.array([0, 0, 9]),
                  "returned status code 9, which Filter may not return", id="unknown-code"),
-    pytest.param(lambda pod, batch: np.array([2, 0, -3]),
-                 "returned status code -3, which Filter may not return", id="negative-code"),
+    pytest.param(lambda pod, batch: np.array([2, 0, -1]),
+                 "returned status code -1, which Filter may not return", id="negative-code"),
     pytest.param(lambda pod, batch: np.array([2, int(Code.WAIT), 3]),
                  "returned status code 4, which Filter may not return", id="permit-only-code-among-allowed-ones"),
 ])
