@@ -101,8 +101,14 @@ class Nominator:
             return
         self._log.append(node)
         if len(self._log) > _MAX_LOG:
-            self._log_base += len(self._log)
-            self._log.clear()
+            # Drop the changes every kept sum has caught up on; only when some sum lags further does it rebuild.
+            seen = min(sums.synced for sums in self._sums.values()) - self._log_base
+            if seen > 0:
+                del self._log[:seen]
+                self._log_base += seen
+            if len(self._log) > _MAX_LOG:
+                self._log_base += len(self._log)
+                self._log.clear()
 
     def update_nominated_pod(self, old: Pod, new_pod_info: PodInfo) -> None:
         """Follow a pod update; a nomination held only in memory survives updates that carry none."""

@@ -101,3 +101,22 @@ def test_picked_nodes_read_the_nodes_at_the_indexes() -> None:
     assert picked[-1] is infos[0]
     assert picked[1:] == [infos[0]]
     assert [info.name for info in picked] == ["n2", "n0"]
+
+
+def test_many_changes_to_one_node_leave_the_other_rows_known() -> None:
+    """Indexes catch up on the changed rows however many changes there were: a node changed a hundred times
+    forgets only its own row, and the sums stay right."""
+    snapshot = _snapshot()
+    columns = snapshot.columns
+    rows = columns.node_rows("answers", 1)
+    rows.known[:] = True
+    columns.pod_totals("low", _cpu_below_one, 2)
+    node = snapshot.node_info_list[0]
+    for k in range(100):
+        pod_info = PodInfo.of(make_pod(f"churn-{k}").req(cpu="10m").obj().with_node_name(node.name))
+        node.add_pod(pod_info)
+        columns.update(node)
+        node.remove_pod(pod_info.pod)
+        columns.update(node)
+    assert columns.node_rows("answers", 1).known.tolist() == [False, True, True]
+    assert columns.pod_totals("low", _cpu_below_one, 2).tolist() == [[0, 0], [1, 100], [1, 100]]

@@ -3,11 +3,14 @@ sequence of nominations and removals they equal the sums worked out from scratch
 
 from __future__ import annotations
 
+from unittest import mock
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubesched.framework.columns import NodeColumns
 from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.runtime import _nominator as nominator_module
 from kubesched.runtime._nominator import SUM_ROWS, Nominator
 from kubesched.testing import make_node, make_pod
 
@@ -54,6 +57,20 @@ operations = st.lists(st.tuples(st.sampled_from(["add", "delete", "check"]), st.
 @given(steps=operations, own=st.integers(0, 5))
 def test_sums_follow_every_nomination_change(steps: list[tuple[str, int, str, int, str, str]], own: int) -> None:
     """Each check's sums (the checked pod's own nomination left out) equal those worked out from scratch."""
+    _check_every_step(steps, own)
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps=operations, own=st.integers(0, 5), limit=st.integers(1, 6))
+def test_sums_survive_a_short_change_log(steps: list[tuple[str, int, str, int, str, str]], own: int,
+                                          limit: int) -> None:
+    """With a change log of a few entries (trimmed to what every sum has seen, else cut and the sums rebuilt), each
+    check's sums still equal those worked out from scratch."""
+    with mock.patch.object(nominator_module, "_MAX_LOG", limit):
+        _check_every_step(steps, own)
+
+
+def _check_every_step(steps: list[tuple[str, int, str, int, str, str]], own: int) -> None:
     nominator = Nominator()
     columns = columns_of(NODES[:3])
     for action, index, node, priority, cpu, memory in steps:
