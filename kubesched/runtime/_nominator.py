@@ -22,7 +22,7 @@ class _Sums:
     """For one priority, per node the nominated pods of at least that priority and their summed requests over a
     snapshot's node positions, caught up on the nodes whose nominations changed."""
 
-    __slots__ = ("columns", "extra", "pods", "position", "priority", "scalars", "synced")
+    __slots__ = ("columns", "extra", "pods", "position", "priority", "scalars", "shared", "synced")
 
     def __init__(self, priority: int, columns: NodeColumns, synced: int) -> None:
         self.priority = priority
@@ -33,8 +33,12 @@ class _Sums:
         #: Nodes whose counted pods request an extended or scalar resource (the sums leave those out).
         self.scalars: set[str] = set()
         self.synced = synced
+        #: Whether ``pods`` and ``extra`` were handed out: they are then copied before the next change.
+        self.shared = False
 
     def set_node(self, name: str, nominated: Sequence[PodInfo]) -> None:
+        if self.shared:
+            self.pods, self.extra, self.shared = dict(self.pods), self.extra.copy(), False
         relevant = tuple(pi for pi in nominated if pi.pod.priority >= self.priority)
         at = self.columns.position.get(name)
         self.scalars.discard(name)
@@ -141,7 +145,8 @@ class Nominator:
         of them requests an extended or scalar resource (callers then add the pods one by one).
 
         Kept per priority and caught up on the nodes whose nominations changed, so a cycle pays for the changes
-        rather than for every nominated node. Both results are the caller's own copies."""
+        rather than for every nominated node. Both results are snapshots the caller must not change: later
+        nominations do not change them (the sums copy themselves before changing what they handed out)."""
         now = self._log_base + len(self._log)
         sums = self._sums.get(pod.priority)
         if sums is None or sums.columns is not columns or sums.position is not columns.position \
@@ -157,17 +162,22 @@ class Nominator:
             for name in dict.fromkeys(self._log[sums.synced - self._log_base:]):
                 sums.set_node(name, self._by_node.get(name, ()))
             sums.synced = now
-        pods: dict[str, tuple[PodInfo, ...]] = dict(sums.pods)
-        extra = sums.extra.copy()
+        sums.shared = True  # handed out: the next change copies them first
+        pods: Mapping[str, tuple[PodInfo, ...]] = sums.pods
+        extra = sums.extra.view()
+        extra.flags.writeable = False
         own = self._node_of.get(pod.uid)
         if own is not None and own in pods:
-            others = tuple(pi for pi in pods[own] if pi.pod.uid != pod.uid)
+            mine = dict(pods)
+            others = tuple(pi for pi in mine[own] if pi.pod.uid != pod.uid)
             if others:
-                pods[own] = others
+                mine[own] = others
             else:
-                del pods[own]
+                del mine[own]
+            pods = mine
             at = columns.position.get(own)
             if at is not None:
+                extra = extra.copy()
                 extra[:, at] = _row(others)
         if any(pi.requests.scalar_resources for name in sums.scalars for pi in pods.get(name, ())):
             return None

@@ -3,6 +3,8 @@ sequence of nominations and removals they equal the sums worked out from scratch
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 from unittest import mock
 
 from hypothesis import given, settings
@@ -71,8 +73,11 @@ def test_sums_survive_a_short_change_log(steps: list[tuple[str, int, str, int, s
 
 
 def _check_every_step(steps: list[tuple[str, int, str, int, str, str]], own: int) -> None:
+    """Run ``steps``; each check's sums equal the sums from scratch, then and still at the end (they are snapshots
+    later nominations leave alone)."""
     nominator = Nominator()
     columns = columns_of(NODES[:3])
+    seen: list[tuple[Any, Any]] = []
     for action, index, node, priority, cpu, memory in steps:
         pod = make_pod(f"p{index}").req(cpu=cpu, memory=memory).priority(priority).nominated(node).obj()
         if action == "add":
@@ -83,9 +88,15 @@ def _check_every_step(steps: list[tuple[str, int, str, int, str, str]], own: int
             checked = PodInfo.of(make_pod(f"p{own}").priority(priority).obj())
             found = nominator.nominated_sums(checked.pod, columns)
             assert found is not None
-            pods, extra = found
-            assert ({name: [pi.pod.uid for pi in infos] for name, infos in pods.items()}, extra.tolist()) == \
-                expected(nominator, checked, columns)
+            seen.append((found, expected(nominator, checked, columns)))
+            assert _shown(found) == seen[-1][1]
+    for found, then in seen:
+        assert _shown(found) == then
+
+
+def _shown(found: tuple[Mapping[str, tuple[PodInfo, ...]], Any]) -> tuple[dict[str, list[str]], list[list[int]]]:
+    pods, extra = found
+    return {name: [pi.pod.uid for pi in infos] for name, infos in pods.items()}, extra.tolist()
 
 
 def test_a_node_set_change_rebuilds_the_sums() -> None:
