@@ -483,6 +483,12 @@ class BatchFilter:
         return checked.with_plugin(name)
 
 
+# The range check [MIN_NODE_SCORE, MAX_NODE_SCORE] of an int64 column in one reduction: viewed as unsigned, a negative
+# score wraps above MAX_NODE_SCORE (this needs MIN_NODE_SCORE == 0, as kube-scheduler's MinNodeScore is).
+_umax = np.maximum.reduce
+assert MIN_NODE_SCORE == 0
+
+
 def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBatch) -> ScoreTable:
     """Score ``batch`` with every non-skipped Score plugin (batch forms where they exist), normalise, check the
     range and apply weights, as :meth:`Framework.run_score_plugins`; raise BatchError on a plugin failure."""
@@ -516,7 +522,7 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
                                    exc) from None
             column = _as_column(scores)
         column = _normalize(framework, state, pod, batch, name, column, batch_normalizers.get(name))
-        if len(column) and (int(column.min()) < MIN_NODE_SCORE or int(column.max()) > MAX_NODE_SCORE):
+        if len(column) and int(_umax(column.view(np.uint64))) > MAX_NODE_SCORE:
             index = int(np.flatnonzero((column < MIN_NODE_SCORE) | (column > MAX_NODE_SCORE))[0])
             value = int(column[index])
             detail = (f"returns an invalid score {value!r}, it should in the range of [{MIN_NODE_SCORE}, "
