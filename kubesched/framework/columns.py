@@ -152,7 +152,7 @@ class NodeColumns:
         alloc, used, non_zero = info.allocatable, info.requested, info.non_zero_requested
         values = (alloc.milli_cpu, alloc.memory, alloc.ephemeral_storage, alloc.allowed_pod_number,
                   used.milli_cpu, used.memory, used.ephemeral_storage, non_zero.milli_cpu, non_zero.memory)
-        if not (-EXACT_LIMIT < min(values) and max(values) < EXACT_LIMIT):
+        if not (min(values) > -EXACT_LIMIT and max(values) < EXACT_LIMIT):
             self.exact = False
             return
         columns = self._allocatable

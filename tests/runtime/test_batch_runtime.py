@@ -229,6 +229,12 @@ def _raise(batch: NodeBatch) -> Any:
     pytest.param(even_score(normalize_result=lambda batch: np.full(len(batch), 101, dtype=np.int64)),
                  'applying score defaultWeights on Score plugins: plugin "EvenScore" returns an invalid score 101, '
                  "it should in the range of [0, 100] after normalizing", id="normalize-out-of-range"),
+    pytest.param(even_score(normalize_result=lambda batch: np.full(len(batch), -1, dtype=np.int64)),
+                 'applying score defaultWeights on Score plugins: plugin "EvenScore" returns an invalid score -1, '
+                 "it should in the range of [0, 100] after normalizing", id="normalize-negative"),
+    pytest.param(even_score(normalize_result=lambda batch: np.full(len(batch), -(2**63), dtype=np.int64)),
+                 'applying score defaultWeights on Score plugins: plugin "EvenScore" returns an invalid score '
+                 f"{-(2**63)}, it should in the range of [0, 100] after normalizing", id="normalize-int64-min"),
 ])
 def test_a_failing_batch_score_form_is_that_plugins_error(plugin: type[EvenScore], message: str) -> None:
     """score_nodes or normalize_scores answering badly or raising fails the pod with an Error naming the plugin."""

@@ -158,6 +158,8 @@ class Matchers:
 
 def _used_codes(codes: npt.NDArray[np.int32], size: int) -> list[int]:
     """The codes some node has (-1 aside)."""
+    if not size:  # no value was ever listed (no pod has such terms): nothing to scan
+        return []
     present = codes[codes >= 0]
     if not len(present):
         return []
