@@ -110,6 +110,22 @@ class BatchError(Exception):
         self.status = status
 
 
+_NO_INDEXES: IntArray = np.zeros(0, dtype=np.int64)
+_NO_INDEXES.flags.writeable = False
+# Per batch size, an all-``_NONE`` array of first rejections (read-only): a cycle's starts as a copy of it.
+_UNREJECTED: dict[int, npt.NDArray[np.int16]] = {}
+
+
+def _unrejected(size: int) -> npt.NDArray[np.int16]:
+    template = _UNREJECTED.get(size)
+    if template is None:
+        if len(_UNREJECTED) >= 64:
+            _UNREJECTED.clear()
+        template = _UNREJECTED[size] = np.full(size, _NONE, dtype=np.int16)
+        template.flags.writeable = False
+    return template
+
+
 def _is_int_array(value: object, size: int) -> bool:
     return (isinstance(value, np.ndarray) and value.shape == (size,) and value.dtype.kind in "iu")
 
@@ -126,7 +142,9 @@ class BatchFilter:
         self.filters = filters
         size = len(batch)
         #: Per node, the index in ``filters`` of the first batch plugin that rejected it (``_NONE``: none did).
-        self.first = np.full(size, _NONE, dtype=np.int16)
+        self.first = _unrejected(size).copy()
+        # Whether any batch form rejected any node (when none did, every node passes them: no scan needed).
+        self._rejected_any = False
         self.codes = np.zeros(size, dtype=np.int8)
         #: Indexes in ``filters`` of the plugins without a batch form.
         self.per_node: list[int] = []
@@ -164,6 +182,7 @@ class BatchFilter:
             rejected = out != 0
             if not rejected.any():
                 continue
+            self._rejected_any = True
             bad = set(np.unique(out[rejected]).tolist()) - _ALLOWED_CODES
             if bad:
                 raise self._error(name, f"returned status code {min(bad)}, which Filter may not return", None)
@@ -215,6 +234,10 @@ class BatchFilter:
             order = np.arange(start, start + size, dtype=np.int64)
             order[size - start:] -= size
             return self._find_mixed(order, to_find, diagnosis, special)
+        if not self._rejected_any:  # every node passes: the first ``to_find`` from ``start`` (the usual cycle)
+            feasible = np.arange(start, start + min(to_find, size), dtype=np.int64)
+            feasible[feasible >= size] -= size
+            return feasible, _NO_INDEXES
         passed = self.first == _NONE
         if start:
             passed = np.concatenate((passed[start:], passed[:start]))

@@ -307,6 +307,22 @@ def test_the_search_stops_after_num_feasible_nodes_to_find(fast_path: bool) -> N
 
 
 @BOTH_PATHS
+def test_when_every_node_passes_the_search_wraps_from_the_start_index_past_the_last_node(fast_path: bool) -> None:
+    """With 150 nodes that all pass, each pod looks for 100: the first takes n0..n99, the second n100..n149 then
+    n0..n49, and the start index goes 0 -> 100 -> 50."""
+    batch = gate("Batch", lambda _ni: None, Counter(), batch=True)
+    cluster, sched = scheduler(nodes(150), batch, even_score(), filters=["Batch"], scores=["EvenScore"],
+                               fast_path=fast_path)
+    records: list[CycleRecord] = []
+    sched.cycle_observer = records.append
+    schedule(cluster, sched, make_pod("p0").obj(), make_pod("p1").obj())
+    assert [len(r.feasible_nodes) for r in records] == [100, 100]
+    assert records[0].feasible_nodes == [f"n{i}" for i in range(100)]
+    assert records[1].feasible_nodes == [f"n{i}" for i in (*range(100, 150), *range(50))]
+    assert sched.next_start_node_index == 50
+
+
+@BOTH_PATHS
 def test_a_pre_filter_narrowing_the_nodes_keeps_the_start_index_over_all_nodes(fast_path: bool) -> None:
     """When NodeAffinity's PreFilter keeps two of five nodes, nodes are tried from the start index modulo the two,
     and the index advances by the nodes checked, modulo all five."""
