@@ -215,7 +215,8 @@ class Scheduler:
                                      pre_enqueue=self._pre_enqueue,
                                      hints=(first.queueing_hint_strategy if len(self.frameworks) == 1
                                             else self._queueing_hint_strategy),
-                                     interested=self._plugins_interested_in,
+                                     interested=(first.plugins_interested_in if len(self.frameworks) == 1
+                                                 else self._plugins_interested_in),
                                      initial_backoff=self.settings.pod_initial_backoff_seconds,
                                      max_backoff=self.settings.pod_max_backoff_seconds, metrics=self.metrics)
         self.metrics.watch_pending_pods(self.queue.pending_counts)
