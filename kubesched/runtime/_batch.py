@@ -117,6 +117,7 @@ _UNREJECTED: dict[int, npt.NDArray[np.int16]] = {}
 
 
 def _unrejected(size: int) -> npt.NDArray[np.int16]:
+    """The shared read-only all-``_NONE`` array of ``size`` (copying it is cheaper than ``np.full``)."""
     template = _UNREJECTED.get(size)
     if template is None:
         if len(_UNREJECTED) >= 64:
