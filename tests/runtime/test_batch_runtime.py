@@ -182,6 +182,10 @@ def _as_floats(pod: Pod, batch: NodeBatch) -> Any:
                  "returned status code 1, which Filter may not return", id="error-code"),
     pytest.param(lambda pod, batch: np.array([0, 0, 9]),
                  "returned status code 9, which Filter may not return", id="unknown-code"),
+    pytest.param(lambda pod, batch: np.array([int(Code.UNSCHEDULABLE), 9, int(Code.PENDING)]),
+                 "returned status code 9, which Filter may not return", id="unknown-among-allowed-codes"),
+    pytest.param(lambda pod, batch: np.array([-4, int(Code.UNSCHEDULABLE), 7]),
+                 "returned status code -4, which Filter may not return", id="the-least-of-two-unknown-codes"),
 ])
 def test_a_malformed_batch_filter_answer_is_that_plugins_error_for_the_pod(
         answer: Callable[[Pod, NodeBatch], Any], detail: str) -> None:
