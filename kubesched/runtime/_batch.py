@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from kubesched.runtime._framework import Framework
 
 _NONE = np.int16(32767)  # "no batch plugin rejected the node"
+_PENDING = int(Code.PENDING)
 _ALLOWED_CODES = frozenset({int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), int(Code.PENDING)})
 # The PreFilter extension the two-pass filter runs for every nominated pod it adds to a node.
 _ADD_POD_HOOK = "pre_filter_add_pod"
@@ -310,12 +311,15 @@ class BatchFilter:
         by_batch = first != _NONE
         if known:
             by_batch &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
-        for k in np.unique(first[by_batch]).tolist():
+        rejecting = first[by_batch]
+        low = int(rejecting.min()) if len(rejecting) else 0
+        one_plugin = len(rejecting) > 0 and low == int(rejecting.max())  # the usual case: no sort, no mask per plugin
+        for k in [low] if one_plugin else np.unique(rejecting).tolist():
             name = self.filters[k][0]
-            plugin_codes = codes[by_batch & (first == k)]
-            if (plugin_codes == Code.PENDING).any():
+            plugin_codes = codes[by_batch] if one_plugin else codes[by_batch & (first == k)]
+            if (plugin_codes == _PENDING).any():
                 diagnosis.pending_plugins.add(name)
-            if (plugin_codes != Code.PENDING).any():
+            if (plugin_codes != _PENDING).any():
                 diagnosis.unschedulable_plugins.add(name)
         diagnosis.node_to_status.defer(lambda: self._statuses(rejected, first, codes, known or {}),
                                        lambda: self._codes(rejected, first, codes, known or {}),
