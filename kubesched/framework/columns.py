@@ -132,6 +132,8 @@ class NodeColumns:
     def __init__(self) -> None:
         self.names: list[str] = []
         self.infos: list[NodeInfo] = []
+        # The same NodeInfos as an object array, so a cycle's feasible nodes are gathered in one take.
+        self._info_array: npt.NDArray[np.object_] = np.empty(0, dtype=object)
         self.position: dict[str, int] = {}
         self.allocatable: dict[str, IntArray] = {}
         self.requested: dict[str, IntArray] = {}
@@ -161,6 +163,7 @@ class NodeColumns:
         size = len(infos)
         # The snapshot's own list when given one, so a batch over it is recognised by identity (NodeBatch.of).
         self.infos = infos if isinstance(infos, list) else list(infos)
+        self._info_array = np.fromiter(self.infos, dtype=object, count=size)
         self.names = [info.name for info in infos]
         self.position = {name: i for i, name in enumerate(self.names)}
         self._all = np.arange(size, dtype=np.int64)
@@ -195,7 +198,7 @@ class NodeColumns:
         alloc, used, non_zero = info.allocatable, info.requested, info.non_zero_requested
         values = (alloc.milli_cpu, alloc.memory, alloc.ephemeral_storage, alloc.allowed_pod_number,
                   used.milli_cpu, used.memory, used.ephemeral_storage, non_zero.milli_cpu, non_zero.memory)
-        if any(not -EXACT_LIMIT < v < EXACT_LIMIT for v in values):
+        if not (min(values) > -EXACT_LIMIT and max(values) < EXACT_LIMIT):
             self.exact = False
             return
         columns = self._allocatable
@@ -204,8 +207,10 @@ class NodeColumns:
         columns[CPU][i], columns[MEMORY][i], columns[EPHEMERAL_STORAGE][i] = values[4:7]
         self._non_zero_requested[CPU][i], self._non_zero_requested[MEMORY][i] = values[7:]
         self._pod_count[i] = len(info.pods)
-        for table, views, amounts in ((self._allocatable, self.allocatable, alloc.scalar_resources),
-                                      (self._requested, self.requested, used.scalar_resources)):
+        for table, views, amounts, native in ((self._allocatable, self.allocatable, alloc.scalar_resources, 4),
+                                              (self._requested, self.requested, used.scalar_resources, 3)):
+            if not amounts and len(table) == native:  # no scalar resource here or in any column: nothing to set
+                continue
             for name in table.keys() - _NATIVE - {PODS}:
                 if name not in amounts:
                     table[name][i] = 0
@@ -223,6 +228,11 @@ class NodeColumns:
     def all_positions(self) -> IntArray:
         """``0 .. len-1``: every node, in snapshot order."""
         return self._all
+
+    def infos_at(self, positions: IntArray) -> list[NodeInfo]:
+        """The NodeInfos at ``positions``, in that order (one array take instead of a lookup per node)."""
+        infos: list[NodeInfo] = self._info_array[positions].tolist()
+        return infos
 
     def resource(self, name: str) -> tuple[IntArray, IntArray]:
         """(allocatable, requested) of resource ``name``, zeros for a resource no node has."""

@@ -222,6 +222,21 @@ class NodeInfo:
         for field in attrs.fields(NodeInfo):
             setattr(self, field.name, getattr(other, field.name))
 
+    def copy_from(self, other: NodeInfo) -> None:
+        """Become a copy of ``other`` (as ``assign_from(other.clone())``) keeping this object's identity, without
+        building the intermediate clone: the cache refreshes a snapshot's changed NodeInfo this way every cycle."""
+        self.node = other.node
+        self.name = other.name
+        self.pods = list(other.pods)
+        self.pods_with_affinity = list(other.pods_with_affinity)
+        self.pods_with_required_anti_affinity = list(other.pods_with_required_anti_affinity)
+        self.used_ports = other.used_ports.clone()
+        self.requested = other.requested.clone()
+        self.non_zero_requested = other.non_zero_requested.clone()
+        self.allocatable = other.allocatable.clone()
+        self.image_states = dict(other.image_states)
+        self.generation = other.generation
+
     def clone(self) -> NodeInfo:
         """A copy whose pod lists and sums can change independently (pods themselves are immutable)."""
         return NodeInfo(

@@ -27,9 +27,11 @@ class Code(enum.IntEnum):
     @property
     def label(self) -> str:
         """The code's name as kube-scheduler spells it (``UnschedulableAndUnresolvable``)."""
-        return "".join(part.capitalize() for part in self.name.split("_"))
+        return _LABELS[self]
 
 
+#: Each code's label, spelled once (metrics label every sampled plugin call with one).
+_LABELS = {code: "".join(part.capitalize() for part in code.name.split("_")) for code in Code}
 _REJECTED = frozenset({Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING})
 
 

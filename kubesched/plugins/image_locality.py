@@ -65,12 +65,20 @@ class ImageLocality(Plugin):
         self._pod: Pod | None = None
         self._images: tuple[str, ...] = ()
         self._image_counts: Counter[str] = Counter()
+        # The normalised names and their counts by the containers' image strings (read-only once built).
+        self._by_raw: dict[tuple[str, ...], tuple[tuple[str, ...], Counter[str]]] = {}
 
     def _image_names(self, pod: Pod) -> tuple[str, ...]:
         if pod is not self._pod:
             spec = pod.spec
-            self._images = tuple(normalized_image_name(c.image) for c in (*spec.init_containers, *spec.containers))
-            self._image_counts = Counter(self._images)
+            raw = tuple(c.image for c in (*spec.init_containers, *spec.containers))
+            known = self._by_raw.get(raw)  # pods of one workload name the same images: normalised once
+            if known is None:
+                images = tuple(normalized_image_name(image) for image in raw)
+                if len(self._by_raw) >= 1024:
+                    self._by_raw.clear()
+                known = self._by_raw[raw] = (images, Counter(images))
+            self._images, self._image_counts = known
             self._pod = pod
         return self._images
 

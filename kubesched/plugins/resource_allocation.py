@@ -290,6 +290,8 @@ def balanced_batch_scorer(requested: Sequence[IntArray], allocatable: Sequence[I
 #: spec, which keeps those quantities alive so their identities stay theirs, and the request).
 _REQUESTS: dict[tuple[bool, tuple[Any, ...]], tuple[PodSpec, Resource]] = {}
 _REQUESTS_SIZE = 4096
+#: The last spec asked about and its request, per non-zero choice (False, True): the spec is kept alive with it.
+_LAST: list[tuple[PodSpec | None, Resource]] = [(None, Resource()), (None, Resource())]
 
 
 def _requests_key(spec: PodSpec) -> tuple[Any, ...]:
@@ -308,14 +310,19 @@ def pod_resource(pod: Pod, *, non_zero: bool = False) -> Resource:
     """The pod's effective request (with kube's non-zero cpu and memory defaults when ``non_zero``), computed once
     per distinct set of requests: PreFilter and PreScore of the resource plugins run for every pod. Read-only."""
     spec = pod.spec
+    last = _LAST[non_zero]
+    if last[0] is spec:  # the same pod again (PreFilter, then PreScore of two plugins): no key to build
+        return last[1]
     key = (non_zero, _requests_key(spec))
     known = _REQUESTS.get(key)
     if known is not None:
-        return known[1]
-    request = Resource.from_amounts(pod_requests(pod, non_missing=NON_ZERO_DEFAULTS if non_zero else None))
-    if len(_REQUESTS) >= _REQUESTS_SIZE:
-        _REQUESTS.clear()
-    _REQUESTS[key] = (spec, request)
+        request = known[1]
+    else:
+        request = Resource.from_amounts(pod_requests(pod, non_missing=NON_ZERO_DEFAULTS if non_zero else None))
+        if len(_REQUESTS) >= _REQUESTS_SIZE:
+            _REQUESTS.clear()
+        _REQUESTS[key] = (spec, request)
+    _LAST[non_zero] = (spec, request)
     return request
 
 

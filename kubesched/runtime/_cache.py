@@ -262,17 +262,16 @@ class Cache:
             newest = max(newest, info.generation)
             if info.node is None:
                 continue
-            clone = info.clone()
             existing = snapshot.node_info_map.get(name)
             if existing is None:
                 update_all = True
-                snapshot.node_info_map[name] = clone
+                snapshot.node_info_map[name] = info.clone()
                 continue
-            if (bool(existing.pods_with_affinity) != bool(clone.pods_with_affinity)
+            if (bool(existing.pods_with_affinity) != bool(info.pods_with_affinity)
                     or bool(existing.pods_with_required_anti_affinity)
-                    != bool(clone.pods_with_required_anti_affinity)):
+                    != bool(info.pods_with_required_anti_affinity)):
                 update_affinity = True
-            existing.assign_from(clone)
+            existing.copy_from(info)
             if not update_all:
                 snapshot.columns.update(existing)
         snapshot.generation = newest

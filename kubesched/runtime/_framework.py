@@ -132,6 +132,9 @@ class Framework(BindingCycleRunners):
         self.preemption_observer: Callable[[CandidateChoice], None] | None = None
         #: The plugins' queueing-hint registrations, in plugin order: (event, plugin, hint or None for always Queue).
         self.registrations: list[tuple[ClusterEvent, str, QueueingHintFn | None]] = self._registrations()
+        # The same answers by the identity of the event object asked about (up to 256 objects, each kept alive).
+        self._hints_by_id: dict[int, tuple[ClusterEvent, tuple[frozenset[str],
+                                                              list[tuple[str, QueueingHintFn | None]]]]] = {}
         # Per incoming event (resource, action): the names of the plugins that registered it, and their
         # (plugin, hint) pairs in registration order.
         self._hints_by_event: dict[tuple[EventResource, ActionType],
@@ -267,11 +270,18 @@ class Framework(BindingCycleRunners):
         return found
 
     def _hints_for(self, event: ClusterEvent) -> tuple[frozenset[str], list[tuple[str, QueueingHintFn | None]]]:
+        # The runtime passes the same few event objects over and over: looked up by identity first, so the common
+        # case hashes no enum (the entry keeps its event alive, so the id cannot be reused by another object).
+        known = self._hints_by_id.get(id(event))
+        if known is not None and known[0] is event:
+            return known[1]
         key = (event.resource, event.action_type)
         found = self._hints_by_event.get(key)
         if found is None:
             pairs = [(name, hint) for registered, name, hint in self.registrations if registered.matches(event)]
             found = self._hints_by_event[key] = (frozenset(name for name, _ in pairs), pairs)
+        if len(self._hints_by_id) < 256:
+            self._hints_by_id[id(event)] = (event, found)
         return found
 
     def plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:

@@ -30,6 +30,8 @@ _SUCCESS = "Success"
 def _status_label(result: Any) -> str:
     """The ``status`` label of a plugin call's result: its Status code (PostFilter returns it second), else
     Success."""
+    if result is None:  # most calls: nothing to inspect
+        return _SUCCESS
     if isinstance(result, tuple) and len(result) == 2:
         result = result[1]
     return result.code.label if isinstance(result, Status) else _SUCCESS

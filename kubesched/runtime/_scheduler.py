@@ -215,7 +215,8 @@ class Scheduler:
                                      pre_enqueue=self._pre_enqueue,
                                      hints=(first.queueing_hint_strategy if len(self.frameworks) == 1
                                             else self._queueing_hint_strategy),
-                                     interested=self._plugins_interested_in,
+                                     interested=(first.plugins_interested_in if len(self.frameworks) == 1
+                                                 else self._plugins_interested_in),
                                      initial_backoff=self.settings.pod_initial_backoff_seconds,
                                      max_backoff=self.settings.pod_max_backoff_seconds, metrics=self.metrics)
         self.metrics.watch_pending_pods(self.queue.pending_counts)
@@ -292,7 +293,7 @@ class Scheduler:
     def on_pod_update(self, old: Pod, new: Pod) -> None:
         """A pod changed (bound, nominated, relabelled, marked for deletion...). A write that changed nothing is no
         event (the API server keeps the resourceVersion and sends no watch event)."""
-        if new == old:
+        if new.spec.node_name == old.spec.node_name and new == old:  # a binding always differs: no full compare
             return
         if new.spec.node_name:
             if not old.spec.node_name:
@@ -551,8 +552,8 @@ class Scheduler:
         except BatchError as error:
             raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
         lazy = len(rejected) - sum(1 for j in already if bool((rejected == j).any()))
-        self._feasible_positions = batch.positions[found]
-        return list(map(nodes.__getitem__, found.tolist())), lazy
+        positions = self._feasible_positions = batch.positions[found]
+        return columns.infos_at(positions), lazy
 
     def _relevant_nominated_nodes(self, pod: Pod, index_of: Mapping[str, int]) -> list[int]:
         """The batch indexes of the nodes where the two-pass filter adds pods for ``pod``: other pods of at least its
@@ -624,6 +625,8 @@ class Scheduler:
     # -- binding cycle -----------------------------------------------------------------------------
     def process_waiting_pods(self) -> None:
         """Resume the binding cycles of waiting pods that were allowed, rejected, or timed out."""
+        if not self._parked:
+            return
         now = self.clock.now()
         for uid, binding in list(self._parked.items()):
             waiting = binding.framework.get_waiting_pod(uid)

@@ -54,6 +54,8 @@ class VirtualClock:
     def __init__(self, base: datetime = EPOCH) -> None:
         self._now = 0.0
         self.base = _as_utc(base)
+        # The last instant computed by :meth:`at`: every binding at one simulated time asks for the same one.
+        self._last: tuple[float, datetime, datetime] | None = None
 
     def now(self) -> float:
         """The current simulated time."""
@@ -65,10 +67,15 @@ class VirtualClock:
 
     def at(self, when: float) -> datetime:
         """Simulated time ``when`` as a wall-clock instant, at most :data:`MAX_TIMESTAMP`."""
+        last = self._last
+        if last is not None and last[0] == when and last[1] is self.base:
+            return last[2]
         try:
-            return self.base + timedelta(seconds=when)
+            instant = self.base + timedelta(seconds=when)
         except OverflowError:  # past year 9999, or more seconds than a timedelta holds
-            return MAX_TIMESTAMP
+            instant = MAX_TIMESTAMP
+        self._last = (when, self.base, instant)
+        return instant
 
     def advance_to(self, when: float) -> None:
         """Move time forward (never backward)."""

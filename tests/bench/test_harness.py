@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import attrs
 import pytest
 
@@ -157,6 +159,30 @@ def test_progress_counts_the_pods_scheduled_in_each_phase(config: SchedulerConfi
     run_bench(WORKLOADS["SchedulingBasic"], config, registry, nodes=4, init_pods=3, measure_pods=5,
               progress=progress)
     assert progress.phases == [("init pods", 3, 3), ("measured pods", 5, 5)]
+
+
+class FreezeWatchingProgress(RecordingProgress):
+    """Notes, at each pod scheduled, how many objects the collector holds frozen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.frozen: list[tuple[str, int]] = []
+
+    def advance(self) -> None:
+        super().advance()
+        self.frozen.append((self.phases[-1][0], gc.get_freeze_count()))
+
+
+def test_the_measured_phase_runs_with_the_setup_frozen_and_unfreezes_after(config: SchedulerConfiguration,
+                                                                            registry: PluginRegistry) -> None:
+    """The objects built before the measured pods are frozen while they schedule, and nothing stays frozen after."""
+    progress = FreezeWatchingProgress()
+    run_bench(WORKLOADS["SchedulingBasic"], config, registry, nodes=4, init_pods=3, measure_pods=5,
+              progress=progress)
+    measured = [count for phase, count in progress.frozen if phase == "measured pods"]
+    assert len(measured) == 5
+    assert all(count > 0 for count in measured)
+    assert gc.get_freeze_count() == 0
 
 
 @pytest.mark.parametrize(("values", "pct", "expected"), [

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import operator
+
+import attrs
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -44,6 +48,31 @@ class TestNodeInfo:
         clone.add_pod(PodInfo.of(make_pod("b").req(cpu="2").obj()))
         assert (info.requested.milli_cpu, len(info.pods)) == (1000, 1)
         assert (clone.requested.milli_cpu, len(clone.pods)) == (3000, 2)
+
+    def test_copy_from_makes_an_independent_copy_keeping_identity(self) -> None:
+        """copy_from gives every field of the source, in containers of its own, to the same object."""
+        pod = make_pod("a").req(cpu="1").host_port(80).pod_affinity("zone", anti=True, app="x").obj()
+        source = NodeInfo.of(make_node("n").capacity(cpu="4").obj(), [PodInfo.of(pod)])
+        target = NodeInfo()
+        before = id(target)
+        target.copy_from(source)
+        assert id(target) == before
+        for field in attrs.fields(NodeInfo):
+            if field.name != "used_ports":  # HostPortInfo has no equality: compared below
+                assert getattr(target, field.name) == getattr(source, field.name), field.name
+        assert target.used_ports is not source.used_ports
+        assert (len(target.used_ports), target.used_ports.conflicts("0.0.0.0", "TCP", 80)) == (1, True)
+        def sums(info: NodeInfo) -> tuple[int, ...]:
+            return (info.requested.milli_cpu, info.non_zero_requested.milli_cpu, info.allocatable.milli_cpu,
+                    len(info.pods), len(info.pods_with_affinity), len(info.pods_with_required_anti_affinity),
+                    len(info.used_ports))
+
+        before_change = sums(source)
+        target.add_pod(PodInfo.of(make_pod("b").req(cpu="2").host_port(81).pod_affinity("zone", anti=True,
+                                                                                         app="y").obj()))
+        target.allocatable.milli_cpu += 1
+        assert sums(source) == before_change
+        assert target.image_states is not source.image_states
 
 
 @pytest.mark.parametrize(("used", "wanted", "conflict"), [
@@ -182,6 +211,22 @@ class TestCache:
         assert snapshot.list()[1] is second
         assert first.requested.milli_cpu == 1000
         assert second.generation == untouched_generation
+
+    def test_columns_give_the_snapshot_node_infos_at_positions_after_every_node_change(self) -> None:
+        """infos_at answers the snapshot's NodeInfo objects at the positions asked, in that order, also once a node
+        joined and the columns were rebuilt."""
+        cache = Cache()
+        for name in ("n1", "n2"):
+            cache.add_node(make_node(name).obj())
+        snapshot = Snapshot()
+        cache.update_snapshot(snapshot)
+        listed = snapshot.list()
+        assert snapshot.columns.infos_at(np.array([1, 0, 1], dtype=np.int64)) == [listed[1], listed[0], listed[1]]
+        cache.add_node(make_node("n3").obj())
+        cache.update_snapshot(snapshot)
+        positions = np.arange(3, dtype=np.int64)
+        assert all(map(operator.is_, snapshot.columns.infos_at(positions), snapshot.list()))
+        assert [ni.name for ni in snapshot.columns.infos_at(positions)] == ["n1", "n2", "n3"]
 
     def test_snapshot_is_isolated_from_the_cache(self) -> None:
         """Changing the cache does not change a snapshot until it is updated again."""

@@ -186,6 +186,10 @@ def _as_floats(pod: Pod, batch: NodeBatch) -> Any:
                  "returned status code -1, which Filter may not return", id="negative-code"),
     pytest.param(lambda pod, batch: np.array([2, int(Code.WAIT), 3]),
                  "returned status code 4, which Filter may not return", id="permit-only-code-among-allowed-ones"),
+    pytest.param(lambda pod, batch: np.array([int(Code.UNSCHEDULABLE), 9, int(Code.PENDING)]),
+                 "returned status code 9, which Filter may not return", id="unknown-among-allowed-codes"),
+    pytest.param(lambda pod, batch: np.array([-4, int(Code.UNSCHEDULABLE), 7]),
+                 "returned status code -4, which Filter may not return", id="the-least-of-two-unknown-codes"),
 ])
 def test_a_malformed_batch_filter_answer_is_that_plugins_error_for_the_pod(
         answer: Callable[[Pod, NodeBatch], Any], detail: str) -> None:
@@ -233,6 +237,12 @@ def _raise(batch: NodeBatch) -> Any:
     pytest.param(even_score(normalize_result=lambda batch: np.full(len(batch), 101, dtype=np.int64)),
                  'applying score defaultWeights on Score plugins: plugin "EvenScore" returns an invalid score 101, '
                  "it should in the range of [0, 100] after normalizing", id="normalize-out-of-range"),
+    pytest.param(even_score(normalize_result=lambda batch: np.full(len(batch), -1, dtype=np.int64)),
+                 'applying score defaultWeights on Score plugins: plugin "EvenScore" returns an invalid score -1, '
+                 "it should in the range of [0, 100] after normalizing", id="normalize-negative"),
+    pytest.param(even_score(normalize_result=lambda batch: np.full(len(batch), -(2**63), dtype=np.int64)),
+                 'applying score defaultWeights on Score plugins: plugin "EvenScore" returns an invalid score '
+                 f"{-(2**63)}, it should in the range of [0, 100] after normalizing", id="normalize-int64-min"),
 ])
 def test_a_failing_batch_score_form_is_that_plugins_error(plugin: type[EvenScore], message: str) -> None:
     """score_nodes or normalize_scores answering badly or raising fails the pod with an Error naming the plugin."""
@@ -302,6 +312,22 @@ def test_the_search_stops_after_num_feasible_nodes_to_find(fast_path: bool) -> N
     assert sched.next_start_node_index == 112
     assert len(records[0].feasible_nodes) == 100
     assert records[0].feasible_nodes[-1] == "n111"
+
+
+@BOTH_PATHS
+def test_when_every_node_passes_the_search_wraps_from_the_start_index_past_the_last_node(fast_path: bool) -> None:
+    """With 150 nodes that all pass, each pod looks for 100: the first takes n0..n99, the second n100..n149 then
+    n0..n49, and the start index goes 0 -> 100 -> 50."""
+    batch = gate("Batch", lambda _ni: None, Counter(), batch=True)
+    cluster, sched = scheduler(nodes(150), batch, even_score(), filters=["Batch"], scores=["EvenScore"],
+                               fast_path=fast_path)
+    records: list[CycleRecord] = []
+    sched.cycle_observer = records.append
+    schedule(cluster, sched, make_pod("p0").obj(), make_pod("p1").obj())
+    assert [len(r.feasible_nodes) for r in records] == [100, 100]
+    assert records[0].feasible_nodes == [f"n{i}" for i in range(100)]
+    assert records[1].feasible_nodes == [f"n{i}" for i in (*range(100, 150), *range(50))]
+    assert sched.next_start_node_index == 50
 
 
 @BOTH_PATHS

@@ -158,10 +158,24 @@ class Matchers:
 
 def _used_codes(codes: npt.NDArray[np.int32], size: int) -> list[int]:
     """The codes some node has (-1 aside)."""
+    if not size:  # no value was ever listed (no pod has such terms): nothing to scan
+        return []
     present = codes[codes >= 0]
     if not len(present):
         return []
     return np.flatnonzero(np.bincount(present, minlength=size)).tolist()
+
+
+def no_existing_required_anti_affinity(columns: NodeColumns, existing: ExistingTerms) -> bool:
+    """Whether no pod on a node of ``columns`` has a required anti-affinity term (then PreFilter's state for a pod
+    without required terms is empty, and it can Skip without building it)."""
+    return not columns.categories(_ANTI_TERMS_INDEX, existing.required_anti_affinity)[1]
+
+
+def no_existing_scored_terms(columns: NodeColumns, existing: ExistingTerms) -> bool:
+    """Whether no pod on a labelled node of ``columns`` has a required affinity or preferred term (then PreScore
+    for a pod without preferred terms scores nothing, and it can Skip)."""
+    return not columns.categories(_AFFINITY_TERMS_INDEX, existing.scored)[1]
 
 
 def _existing_anti_affinity(pod: Pod, columns: NodeColumns, existing: ExistingTerms,

@@ -123,6 +123,10 @@ class InterPodAffinity(Plugin):
         client = self.handle.client
         columns = self.handle.snapshot.columns
         if self.handle.fast_path and nodes is columns.infos:
+            terms = self._terms.get(pod)
+            if (not terms.required_affinity and not terms.required_anti_affinity
+                    and columnar.no_existing_required_anti_affinity(columns, self._existing_terms)):
+                return Status.skip()  # no term of the pod nor of any pod on a node: the state would be empty
             pre_filter_state = columnar.build_pre_filter_state(pod, columns, self._terms, self._existing_terms, client,
                                                                NamespaceLabelCache(client))
         else:
@@ -174,6 +178,9 @@ class InterPodAffinity(Plugin):
         snapshot = self.handle.snapshot
         args = self.args
         if self.handle.fast_path and snapshot.columns.infos is snapshot.node_info_list:
+            if not self._terms.get(pod).has_preferred and columnar.no_existing_scored_terms(snapshot.columns,
+                                                                                           self._existing_terms):
+                return Status.skip()  # no preferred term of the pod and no scored term of any pod on a node
             scores = columnar.build_topology_scores(
                 pod, snapshot.columns, self._terms, self._existing_terms, client, NamespaceLabelCache(client),
                 args.hard_pod_affinity_weight, args.ignore_preferred_terms_of_existing_pods)
