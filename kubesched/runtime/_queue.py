@@ -328,9 +328,9 @@ class SchedulingQueue:
                                       pre_check: Callable[[QueuedPodInfo], bool] | None = None) -> int:
         """A cluster event: move each unschedulable pod (passing ``pre_check``) whose rejecting plugins' hints say
         Queue. Returns how many pods moved. The event is kept for the pods in flight."""
-        if self._interested is not None and not event.is_wildcard() and not self._unrejected and \
-                self._interested(event).isdisjoint(self._rejector_counts):
-            # No unschedulable pod was rejected by a plugin that registered the event: none can move.
+        if not self._unschedulable or (self._interested is not None and not event.is_wildcard() and not self._unrejected
+                                       and self._interested(event).isdisjoint(self._rejector_counts)):
+            # No pod waits, or none was rejected by a plugin that registered the event: none can move.
             self.move_request_cycle = self.scheduling_cycle
             self._record(event, old, new)
             return 0
