@@ -349,12 +349,30 @@ def _pod_condition(obj: Obj, path: str) -> PodCondition:
     )
 
 
+_remembered_spec = f.remembered(_pod_spec)
+
+
+def _pod_spec_of_pod(obj: Obj, path: str) -> PodSpec:
+    """A pod's spec, decoded once per distinct spec but for its nodeName: a workload's pods repeat their spec
+    apart from the node they are bound to (the problems of the rest are replayed at every copy's place). A
+    nodeName with a problem decodes the whole spec, so every problem keeps its place in the order."""
+    raw_node = obj.get("nodeName")
+    if raw_node is None or not f.is_collecting():
+        return _remembered_spec(obj, path)
+    with f.collecting() as problems:
+        node_name = _node_name(raw_node, f"{path}.nodeName")
+    if problems:
+        return _pod_spec(obj, path)
+    spec = _remembered_spec({key: value for key, value in obj.items() if key != "nodeName"}, path)
+    return f.copied(spec, node_name=node_name)
+
+
 def pod(obj: Obj) -> Pod:
     """Decode a Pod."""
     status = f.mapping(obj.get("status"), "status")
     return Pod(
         metadata=object_meta(obj, namespaced=True),
-        spec=_pod_spec(f.mapping(obj.get("spec"), "spec"), "spec"),
+        spec=_pod_spec_of_pod(f.mapping(obj.get("spec"), "spec"), "spec"),
         status=PodStatus(
             phase=f.string(status.get("phase"), "status.phase", "Pending"),
             nominated_node_name=_node_name(status.get("nominatedNodeName"), "status.nominatedNodeName"),

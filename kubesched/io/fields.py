@@ -16,6 +16,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from fractions import Fraction
 from typing import Any, TypeVar
 
+import attrs
+
 from kubesched.api.meta import EMPTY_MAP, FrozenMap, LabelSelectorRequirement, OwnerReference
 from kubesched.api.node import ContainerImage, Taint
 from kubesched.api.pod import (
@@ -54,6 +56,11 @@ def _error_list(errors: list[InputError]) -> Exception:
     from kubesched.io.load import InputErrorList  # load reads manifests through this module
 
     return InputErrorList(errors)
+
+
+def is_collecting() -> bool:
+    """Whether problems are being collected (inside :func:`collecting`) rather than raised."""
+    return _sink.get() is not None
 
 
 def report(path: str, message: str) -> None:
@@ -326,6 +333,25 @@ def remembered(read: Callable[[Any, str], T]) -> Callable[[Any, str], T]:
 
     remembering.__doc__ = read.__doc__
     return remembering
+
+
+_FIELD_NAMES: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
+
+
+def copied(obj: T, **changes: object) -> T:
+    """A copy of the frozen API object ``obj`` with ``changes`` (in their converted form), field by field:
+    ``attrs.evolve`` would run every converter of the fields kept again, which hold converted values already."""
+    kind = obj.__class__
+    known = _FIELD_NAMES.get(kind)
+    if known is None:
+        names = tuple(field.name for field in attrs.fields(kind))  # type: ignore[arg-type]
+        known = _FIELD_NAMES[kind] = (names, frozenset(names))
+    names, name_set = known
+    assert name_set.issuperset(changes)
+    copy = object.__new__(kind)
+    for name in names:
+        object.__setattr__(copy, name, changes[name] if name in changes else getattr(obj, name))
+    return copy
 
 
 def shared_map(value: Mapping[str, str]) -> Mapping[str, str]:

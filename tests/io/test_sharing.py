@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import pytest
 
-from kubesched.api.pod import Pod
+from kubesched.api.pod import Pod, PodSpec
 from kubesched.api.quantity import Quantity
 from kubesched.io import fields
 from kubesched.io.load import InputErrorList, load
@@ -172,3 +173,41 @@ def test_a_container_holding_itself_through_an_alias_loads(tmp_path: Path) -> No
     path.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - &c\n"
                     "    name: a\n    env: [*c]\n", encoding="utf-8")
     assert [c.name for c in load([path]).pods[0].spec.containers] == ["a"]
+
+
+def test_pods_alike_but_for_their_node_share_every_other_spec_field(tmp_path: Path) -> None:
+    """A workload's pods repeat their spec apart from spec.nodeName: it is decoded once, each pod keeping its node."""
+    a, b = two_pods(tmp_path)
+    assert (a.spec.node_name, b.spec.node_name) == ("n1", "n2")
+    assert a.spec.containers is b.spec.containers
+    assert all(getattr(a.spec, field.name) is getattr(b.spec, field.name) for field in attrs.fields(PodSpec)
+               if field.name != "node_name")
+
+
+BAD_NODE_POD = """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec:
+  nodeName: {node}
+  containers:
+  - {{name: c, resources: {{requests: {{cpu: -1}}}}}}
+  priority: x
+"""
+
+
+def test_a_bad_node_name_keeps_its_place_among_the_spec_problems(tmp_path: Path) -> None:
+    """Pods alike but for spec.nodeName report the spec's problems at each, a bad node name in the spec's order."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_NODE_POD.format(name="a", node="n1") + BAD_NODE_POD.format(name="b", node="Bad_Node")
+                    + NODES, encoding="utf-8")
+    with pytest.raises(InputErrorList) as caught:
+        load([path])
+    assert [(e.obj, e.field) for e in caught.value.errors] == [
+        ("pods/default/a", "spec.containers[0].resources.requests.cpu"),
+        ("pods/default/a", "spec.priority"),
+        ("pods/default/b", "spec.containers[0].resources.requests.cpu"),
+        ("pods/default/b", "spec.priority"),
+        ("pods/default/b", "spec.nodeName"),
+    ]
