@@ -184,35 +184,40 @@ def _build(loader: Any, max_depth: int) -> Iterator[Any]:
     resolved_first = frozenset(resolvers) if None not in resolvers else None
     tags: dict[str, str] = {}
     values: dict[tuple[str, str], Any] = {}
+    # Locals, not globals, in the loop that runs once per event.
+    scalar_event, mapping_start, sequence_start = ScalarEvent, MappingStartEvent, SequenceStartEvent
+    mapping_end, sequence_end, document_end = MappingEndEvent, SequenceEndEvent, DocumentEndEvent
+    string_tag, scalar_tags, interned = _STR, _SCALAR_TAGS, intern
     get()  # the stream's start
     while get().__class__ is not StreamEndEvent:  # a document's start
         stack: list[list[Any]] = []
         top: list[Any] = []  # the open collection's items (a mapping's keys and values, alternately)
+        append = top.append
         root = top
         while True:
             event = get()
             kind = event.__class__
-            if kind is ScalarEvent:
+            if kind is scalar_event:
                 if event.anchor is not None:
                     raise _NotFast
-                text = intern(event.value)  # one copy of each repeated key and value
+                text = interned(event.value)  # one copy of each repeated key and value
                 tag = event.tag
                 if tag is None or tag == "!":
                     if not event.implicit[0]:
-                        top.append(text)  # quoted, or tagged "!": a string
+                        append(text)  # quoted, or tagged "!": a string
                         continue
                     if resolved_first is not None and text and text[0] not in resolved_first:
-                        top.append(text)
+                        append(text)
                         continue
                     tag = tags.get(text)
                     if tag is None:
                         if len(tags) >= _MEMO_SIZE:
                             tags.clear()
                         tag = tags[text] = resolve(ScalarNode, text, event.implicit)
-                if tag == _STR:
-                    top.append(text)
+                if tag == string_tag:
+                    append(text)
                     continue
-                if tag not in _SCALAR_TAGS:
+                if tag not in scalar_tags:
                     raise _NotFast
                 key = (tag, text)
                 value = values.get(key, values)
@@ -221,25 +226,28 @@ def _build(loader: Any, max_depth: int) -> Iterator[Any]:
                         values.clear()
                     node = ScalarNode(tag, text, event.start_mark, event.end_mark, event.style)
                     value = values[key] = constructors[tag](loader, node)
-                top.append(value)
-            elif kind is MappingStartEvent or kind is SequenceStartEvent:
-                if event.anchor is not None or event.tag not in (None, "!", _MAP if kind is MappingStartEvent
+                append(value)
+            elif kind is mapping_start or kind is sequence_start:
+                if event.anchor is not None or event.tag not in (None, "!", _MAP if kind is mapping_start
                                                                  else _SEQ):
                     raise _NotFast
                 stack.append(top)
                 if len(stack) >= max_depth:
                     raise _NotFast  # it or its items are too deep: the reference reader says where
                 top = []
-            elif kind is MappingEndEvent:
+                append = top.append
+            elif kind is mapping_end:
                 pairs = iter(top)
                 mapping = dict(zip(pairs, pairs, strict=True))  # an unhashable key raises TypeError
                 top = stack.pop()
-                top.append(mapping)
-            elif kind is SequenceEndEvent:
+                append = top.append
+                append(mapping)
+            elif kind is sequence_end:
                 sequence = top
                 top = stack.pop()
-                top.append(sequence)
-            elif kind is DocumentEndEvent:
+                append = top.append
+                append(sequence)
+            elif kind is document_end:
                 break
             else:  # an alias
                 raise _NotFast
