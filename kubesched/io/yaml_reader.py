@@ -36,6 +36,10 @@ _SCALAR_TAGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "t
                           "tag:yaml.org,2002:null", _TIMESTAMP})
 #: The characters PyYAML's reader refuses; text holding one goes to the reference reader, for its message.
 _NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
+#: The ASCII characters PyYAML's reader accepts: of ASCII text, only the others need looking for.
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+#: How much ASCII text is checked at once (bounding the copy the check makes).
+_CHECK_CHARS = 1 << 20
 #: Most distinct scalars whose resolved tag or constructed value the fast reader remembers at once.
 _MEMO_SIZE = 8192
 
@@ -78,7 +82,7 @@ def documents(text: str, rules: YamlRules) -> Iterator[Any]:
     kind) sends the text to the reference reader, which skips the documents already yielded, so the objects and
     every message are the reference reader's."""
     yielded = 0
-    if not _NON_PRINTABLE.search(text):
+    if not _has_non_printable(text):
         try:
             native = _native_documents(text, rules) if NATIVE else None
             for document in native if native is not None else _fast_documents(text, rules):
@@ -88,6 +92,15 @@ def documents(text: str, rules: YamlRules) -> Iterator[Any]:
         except _NotFast:
             pass
     yield from _reference_documents(text, rules, skip=yielded)
+
+
+def _has_non_printable(text: str) -> bool:
+    """Whether ``text`` holds a character PyYAML's reader refuses: for ASCII text, any byte left once the
+    printable ones are deleted (in C, twice as fast as the reader's own pattern), else that pattern."""
+    if not text.isascii():
+        return _NON_PRINTABLE.search(text) is not None
+    return any(text[start:start + _CHECK_CHARS].encode("ascii").translate(None, _PRINTABLE_ASCII)
+               for start in range(0, len(text), _CHECK_CHARS))
 
 
 def _native_documents(text: str, rules: YamlRules) -> Iterator[Any] | None:
