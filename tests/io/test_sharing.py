@@ -211,3 +211,14 @@ def test_a_bad_node_name_keeps_its_place_among_the_spec_problems(tmp_path: Path)
         ("pods/default/b", "spec.priority"),
         ("pods/default/b", "spec.nodeName"),
     ]
+
+
+def test_pending_pods_of_one_spec_share_their_admitted_spec(tmp_path: Path) -> None:
+    """Admission resolves the priority of a spec once: pending pods alike but for their names hold one spec."""
+    path = tmp_path / "pods.yaml"
+    pending = POD.replace("  nodeName: {node}\n", "")
+    path.write_text(NODES + pending.format(name="a", memory="1Gi") + pending.format(name="b", memory="1Gi"),
+                    encoding="utf-8")
+    a, b = load([path]).pods
+    assert (a.spec.priority, a.spec.preemption_policy) == (0, "PreemptLowerPriority")
+    assert a.spec is b.spec
