@@ -3,14 +3,16 @@ a cluster, not with its pods, and sharing never changes a value."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
 
 from kubesched.api.pod import Pod, PodSpec
 from kubesched.api.quantity import Quantity
-from kubesched.io import fields
+from kubesched.io import decode_pod, fields
 from kubesched.io.load import InputErrorList, load
 from kubesched.validation import FloatText, HugeInteger
 
@@ -222,3 +224,59 @@ def test_pending_pods_of_one_spec_share_their_admitted_spec(tmp_path: Path) -> N
     a, b = load([path]).pods
     assert (a.spec.priority, a.spec.preemption_policy) == (0, "PreemptLowerPriority")
     assert a.spec is b.spec
+
+
+class _Recording(Mapping[str, Any]):
+    """A raw object that records every field read from it."""
+
+    def __init__(self, fields: dict[str, Any], read: set[str]) -> None:
+        self._fields = fields
+        self._read = read
+
+    def __getitem__(self, key: str) -> Any:
+        self._read.add(key)
+        return self._fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+
+CONTAINER = {"name": "app", "image": "web:1", "ports": [{"containerPort": 80}], "restartPolicy": "Always",
+             "resources": {"requests": {"cpu": "1"}}, "volumeMounts": [{"name": "v", "mountPath": "/v"}],
+             "env": [{"name": "A", "value": "1"}], "command": ["run"], "livenessProbe": {"periodSeconds": 5},
+             "imagePullPolicy": "Always", "securityContext": {}, "terminationMessagePath": "/dev/log"}
+
+
+def test_a_container_is_decoded_from_the_fields_it_is_remembered_by() -> None:
+    """Containers are remembered by the fields the decoder reads; it reads no other."""
+    read: set[str] = set()
+    with fields.collecting():
+        decode_pod._decoded_container(_Recording(CONTAINER, read), "spec.containers[0]")
+    assert read <= set(decode_pod.CONTAINER_READS)
+
+
+def test_a_pod_spec_is_decoded_from_the_fields_it_is_remembered_by() -> None:
+    """Pod specs are remembered by the fields the decoder reads; it reads no other."""
+    read: set[str] = set()
+    spec = {"containers": [CONTAINER], "initContainers": [CONTAINER], "nodeName": "n1", "volumes": [{"name": "v"}],
+            "serviceAccountName": "default", "dnsPolicy": "ClusterFirst", "hostNetwork": False, "priority": 1,
+            "restartPolicy": "Always", "securityContext": {}, "enableServiceLinks": True, "tolerations": [],
+            "affinity": {}, "nodeSelector": {"a": "b"}, "overhead": {}, "schedulingGates": [],
+            "topologySpreadConstraints": [], "terminationGracePeriodSeconds": 30, "schedulerName": "s",
+            "priorityClassName": "", "preemptionPolicy": "Never"}
+    with fields.collecting():
+        decode_pod._pod_spec(_Recording(spec, read), "spec")
+    assert read <= set(decode_pod.SPEC_READS)
+
+
+def test_pods_whose_containers_differ_only_in_fields_not_read_share_them(tmp_path: Path) -> None:
+    """A kubectl-printed pod mounts its own token volume; its containers are still one decoding per workload."""
+    path = tmp_path / "pods.yaml"
+    mounted = POD.replace("    ports:", "    volumeMounts: [{{name: token-{name}, mountPath: /t}}]\n    ports:")
+    path.write_text(NODES + mounted.format(name="a", node="n1", memory="1Gi")
+                    + mounted.format(name="b", node="n2", memory="1Gi"), encoding="utf-8")
+    a, b = load([path]).pods
+    assert a.spec.containers is b.spec.containers
