@@ -238,6 +238,7 @@ class _Recording(Mapping[str, Any]):
         return self._fields[key]
 
     def __iter__(self) -> Iterator[str]:
+        self._read.update(self._fields)  # a decoder going through every field reads them all
         return iter(self._fields)
 
     def __len__(self) -> int:
