@@ -81,6 +81,11 @@ def _with_spec(pod: Pod, **changes: object) -> Pod:
     spec = object.__new__(PodSpec)
     for name in _SPEC_FIELDS:
         object.__setattr__(spec, name, changes[name] if name in changes else getattr(pod.spec, name))
+    return _with_admitted_spec(pod, spec)
+
+
+def _with_admitted_spec(pod: Pod, spec: PodSpec) -> Pod:
+    """``pod`` holding ``spec``, its admitted spec, copied field by field (no converter runs again)."""
     admitted = object.__new__(Pod)
     for name in _POD_FIELDS:
         object.__setattr__(admitted, name, spec if name == "spec" else getattr(pod, name))
@@ -93,9 +98,19 @@ def admit_pods(pods: Sequence[Pod], classes: Sequence[PriorityClass]) -> tuple[l
     default = default_priority_class(by_name)
     admitted: list[Pod] = []
     errors: list[tuple[Pod, InputError]] = []
+    # The admitted spec depends on the spec and the classes only: pods sharing one spec (a workload's pending
+    # pods) share its admitted copy, kept here with the spec so that its id stays its own.
+    specs: dict[int, tuple[PodSpec, PodSpec]] = {}
     for pod in pods:
+        known = specs.get(id(pod.spec))
+        if known is not None:
+            admitted.append(pod if known[1] is pod.spec else _with_admitted_spec(pod, known[1]))
+            continue
         try:
-            admitted.append(admit_pod(pod, by_name, default))
+            result = admit_pod(pod, by_name, default)
         except InputError as exc:
             errors.append((pod, exc))
+            continue
+        specs[id(pod.spec)] = (pod.spec, result.spec)
+        admitted.append(result)
     return admitted, errors

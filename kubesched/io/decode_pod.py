@@ -255,8 +255,31 @@ def _container_port(obj: Obj, path: str) -> ContainerPort:
     )
 
 
-@f.remembered
+#: The fields of a container :func:`_decoded_container` reads (tests/io/test_sharing.py checks it reads no other).
+CONTAINER_READS = ("name", "image", "ports", "resources", "restartPolicy")
+#: The fields of a pod spec :func:`_pod_spec` reads (likewise checked).
+SPEC_READS = ("containers", "initContainers", "nodeName", "schedulerName", "priority", "priorityClassName",
+              "preemptionPolicy", "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints",
+              "overhead", "schedulingGates", "terminationGracePeriodSeconds")
+
+
+_CONTAINER_READ_SET = frozenset(CONTAINER_READS)
+_SPEC_READ_SET = frozenset(SPEC_READS)
+
+
+def _read_part(obj: Obj, reads: frozenset[str]) -> Obj:
+    """The fields of ``obj`` among ``reads``: what a decoder reading only those makes of ``obj`` it makes of
+    this, and the fields it skips (volume mounts, probes, a pod's own volume names) do not keep equal ones
+    apart when remembered."""
+    return {key: value for key, value in obj.items() if key in reads}
+
+
 def _container(obj: Obj, path: str) -> Container:
+    """A container, decoded once per distinct value of the fields read."""
+    return _remembered_container(_read_part(obj, _CONTAINER_READ_SET) if obj.__class__ is dict else obj, path)
+
+
+def _decoded_container(obj: Obj, path: str) -> Container:
     resources = f.mapping(obj.get("resources"), f"{path}.resources")
     limits = f.resource_list(resources.get("limits"), f"{path}.resources.limits")
     requests = f.resource_list(resources.get("requests"), f"{path}.resources.requests")
@@ -277,6 +300,9 @@ def _container(obj: Obj, path: str) -> Container:
         ports=f.items(obj.get("ports"), f"{path}.ports", _container_port),
         restart_policy=f.one_of(obj.get("restartPolicy"), f"{path}.restartPolicy", ("Always",)),
     )
+
+
+_remembered_container = f.remembered(_decoded_container)
 
 
 def _scheduling_gate(obj: Obj, path: str) -> str:
@@ -349,12 +375,42 @@ def _pod_condition(obj: Obj, path: str) -> PodCondition:
     )
 
 
+_remembered_spec = f.remembered(_pod_spec)
+
+
+def _pod_spec_of_pod(obj: Obj, path: str) -> PodSpec:
+    """A pod's spec, decoded once per distinct spec but for its nodeName: a workload's pods repeat their spec
+    apart from the node they are bound to (the problems of the rest are replayed at every copy's place). A
+    nodeName with a problem decodes the whole spec, so every problem keeps its place in the order."""
+    if not f.is_collecting() or obj.__class__ is not dict:
+        return _pod_spec(obj, path)
+    raw_node = obj.get("nodeName")
+    if raw_node is None:
+        return _remembered_spec(_spec_part(obj), path)
+    with f.collecting() as problems:
+        node_name = _node_name(raw_node, f"{path}.nodeName")
+    if problems:
+        return _pod_spec(obj, path)
+    spec = _remembered_spec(_spec_part(obj, skip="nodeName"), path)
+    return f.copied(spec, node_name=node_name)
+
+
+def _spec_part(obj: Obj, skip: str = "") -> Obj:
+    """The fields of a pod spec :func:`_pod_spec` reads but ``skip``, its containers' likewise."""
+    part = {key: value for key, value in obj.items() if key in _SPEC_READ_SET and key != skip}
+    for key in ("containers", "initContainers"):
+        containers = part.get(key)
+        if containers.__class__ is list:
+            part[key] = [_read_part(c, _CONTAINER_READ_SET) if c.__class__ is dict else c for c in containers]
+    return part
+
+
 def pod(obj: Obj) -> Pod:
     """Decode a Pod."""
     status = f.mapping(obj.get("status"), "status")
     return Pod(
         metadata=object_meta(obj, namespaced=True),
-        spec=_pod_spec(f.mapping(obj.get("spec"), "spec"), "spec"),
+        spec=_pod_spec_of_pod(f.mapping(obj.get("spec"), "spec"), "spec"),
         status=PodStatus(
             phase=f.string(status.get("phase"), "status.phase", "Pending"),
             nominated_node_name=_node_name(status.get("nominatedNodeName"), "status.nominatedNodeName"),

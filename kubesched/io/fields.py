@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import pickle
 import re
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta, timezone
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
+
+import attrs
 
 from kubesched.api.meta import EMPTY_MAP, FrozenMap, LabelSelectorRequirement, OwnerReference
 from kubesched.api.node import ContainerImage, Taint
@@ -39,21 +40,30 @@ T = TypeVar("T")
 _sink: ContextVar[Problems[InputError] | None] = ContextVar("kubesched_input_problems", default=None)
 
 
-@contextmanager
-def collecting() -> Iterator[Problems[InputError]]:
-    """Record problems instead of raising them, for the duration of the block; yields them."""
-    problems = Problems(InputError, _error_list)
-    token = _sink.set(problems)
-    try:
-        yield problems
-    finally:
-        _sink.reset(token)
+class collecting:  # noqa: N801 - used as a function: ``with collecting() as problems``
+    """Record problems instead of raising them, for the duration of the block; yields them. A class rather than
+    a generator context manager: every object decoded enters one, and a generator costs several times as much."""
+
+    __slots__ = ("_problems", "_token")
+
+    def __enter__(self) -> Problems[InputError]:
+        self._problems = problems = Problems(InputError, _error_list)
+        self._token = _sink.set(problems)
+        return problems
+
+    def __exit__(self, *exc_info: object) -> None:
+        _sink.reset(self._token)
 
 
 def _error_list(errors: list[InputError]) -> Exception:
     from kubesched.io.load import InputErrorList  # load reads manifests through this module
 
     return InputErrorList(errors)
+
+
+def is_collecting() -> bool:
+    """Whether problems are being collected (inside :func:`collecting`) rather than raised."""
+    return _sink.get() is not None
 
 
 def report(path: str, message: str) -> None:
@@ -69,8 +79,16 @@ def _wrong_type(value: object, path: str, expected: str) -> None:
     report(path, MANIFEST.wrong_type(value, expected))
 
 
+def is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+    """Whether ``value`` is an object (a dict first: a raw value almost always is one, and checking it is cheaper
+    than the abstract class's check)."""
+    return value.__class__ is dict or isinstance(value, Mapping)
+
+
 def mapping(value: object, path: str) -> Mapping[str, Any]:
     """An object; null (or a bad value, once reported) reads as empty."""
+    if value.__class__ is dict:
+        return value
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -254,7 +272,7 @@ def items(value: object, path: str, read: Callable[[Mapping[str, Any], str], T])
     out = []
     for i, item in enumerate(sequence(value, path)):
         item_path = f"{path}[{i}]"
-        if not isinstance(item, Mapping):
+        if item.__class__ is not dict and not isinstance(item, Mapping):
             _wrong_type(item, item_path, "an object")
             continue
         out.append(shared(read(item, item_path)))
@@ -326,6 +344,25 @@ def remembered(read: Callable[[Any, str], T]) -> Callable[[Any, str], T]:
 
     remembering.__doc__ = read.__doc__
     return remembering
+
+
+_FIELD_NAMES: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
+
+
+def copied(obj: T, **changes: object) -> T:
+    """A copy of the frozen API object ``obj`` with ``changes`` (in their converted form), field by field:
+    ``attrs.evolve`` would run every converter of the fields kept again, which hold converted values already."""
+    kind = obj.__class__
+    known = _FIELD_NAMES.get(kind)
+    if known is None:
+        names = tuple(field.name for field in attrs.fields(kind))  # type: ignore[arg-type]
+        known = _FIELD_NAMES[kind] = (names, frozenset(names))
+    names, name_set = known
+    assert name_set.issuperset(changes)
+    copy = object.__new__(kind)
+    for name in names:
+        object.__setattr__(copy, name, changes[name] if name in changes else getattr(obj, name))
+    return copy
 
 
 def shared_map(value: Mapping[str, str]) -> Mapping[str, str]:

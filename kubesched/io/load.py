@@ -28,7 +28,7 @@ from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError, KubeschedError
 from kubesched.io import decode, decode_pod, decode_workloads, yaml_reader
 from kubesched.io.admission import admit_pods
-from kubesched.io.fields import collecting
+from kubesched.io.fields import collecting, is_mapping
 from kubesched.io.yaml_reader import YamlRules
 from kubesched.validation import MANIFEST, HugeInteger, escape, quote
 
@@ -229,7 +229,7 @@ def _documents(file: Path) -> Iterator[_Document]:
 def _expand(doc: _Document) -> Iterator[tuple[str, int, Mapping[str, Any]]]:
     """Yield (position, item index, object) for a document, flattening ``List`` and ``<Kind>List`` wrappers."""
     position = f"document {doc.index + 1}"
-    if not isinstance(doc.data, Mapping):
+    if not is_mapping(doc.data):
         raise InputError(f"{position}: must be a Kubernetes object, not {MANIFEST.describe(doc.data)}", file=doc.file)
     kind = doc.data.get("kind")
     if isinstance(kind, str) and kind.endswith("List") and "items" in doc.data:
@@ -250,11 +250,13 @@ def _object_name(kind: str, obj: Mapping[str, Any]) -> str | None:
     """The object's location, ``resource[/namespace]/name``; parts that are not plain names are quoted."""
     resource, namespaced = _KINDS[kind]
     meta = obj.get("metadata")
-    name = meta.get("name") if isinstance(meta, Mapping) else None
+    if not is_mapping(meta):
+        return None
+    name = meta.get("name")
     if not isinstance(name, str) or not name:
         return None
     if namespaced:
-        namespace = meta.get("namespace") if isinstance(meta, Mapping) else None
+        namespace = meta.get("namespace")
         return f"{resource}/{_part(namespace if isinstance(namespace, str) and namespace else 'default')}/{_part(name)}"
     return f"{resource}/{_part(name)}"
 
@@ -327,7 +329,7 @@ class _Run:
             self.error((self.group, file_index, doc.index), exc)
 
     def decode(self, file: str, order: tuple[int, ...], position: str, obj: object) -> None:
-        if not isinstance(obj, Mapping):
+        if not is_mapping(obj):
             self.error(order, InputError(f"{position}: must be a Kubernetes object, not {MANIFEST.describe(obj)}",
                                          file=file))
             return
@@ -343,7 +345,7 @@ class _Run:
         if self.inline and name:
             where = f"{position} ({name})"  # inline in a scenario: the step locates it
         meta = obj.get("metadata")
-        derived = name is not None and isinstance(meta, Mapping) and meta.get("uid") in (None, "")
+        derived = name is not None and is_mapping(meta) and meta.get("uid") in (None, "")
         if derived:
             # Hand-written manifests have no uid; derive a stable one from the object's location (which quotes
             # and escapes any name that is not plain, so it always encodes). Given here, not evolved in later.

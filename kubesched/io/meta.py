@@ -45,9 +45,23 @@ def object_meta(obj: Obj, path: str = "metadata", *, namespaced: bool,
     )
 
 
+#: Names known to keep each rule (namespaces and node names repeat in every pod); cleared when full.
+_KEPT: dict[NameRule, set[str]] = {}
+_KEPT_SIZE = 1 << 12
+
+
 def check_name(value: str, path: str, rule: NameRule) -> bool:
     """Report every way ``value`` breaks ``rule``; True when it keeps it."""
+    kept = _KEPT.get(rule)
+    if kept is None:
+        kept = _KEPT[rule] = set()
+    elif value in kept:
+        return True
     problems = rule(value)
+    if not problems:
+        if len(kept) >= _KEPT_SIZE:
+            kept.clear()
+        kept.add(value)
     for problem in problems:
         f.report(path, f"Invalid value: {f.quote(value)}: {problem}")
     return not problems

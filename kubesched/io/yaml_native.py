@@ -140,13 +140,15 @@ def _scalars_agree(text: str, scalar: Callable[[str], Any]) -> bool:
 
 def _words(text: str) -> set[str]:
     """The distinct whitespace-separated runs of ``text``, split a line-aligned slice at a time (splitting the
-    whole text at once would hold every run of it at once: several times the text's size)."""
+    whole text at once would hold every run of it at once: several times the text's size), each distinct line
+    once (manifests repeat most of their lines)."""
     words: set[str] = set()
     start = 0
     while start < len(text):
         end = text.find("\n", start + CHUNK_CHARS)
         end = len(text) if end < 0 else end
-        words.update(text[start:end].split())
+        for line in set(text[start:end].split("\n")):
+            words.update(line.split())
         start = end
     return words
 

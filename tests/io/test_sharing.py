@@ -3,13 +3,16 @@ a cluster, not with its pods, and sharing never changes a value."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
+import attrs
 import pytest
 
-from kubesched.api.pod import Pod
+from kubesched.api.pod import Pod, PodSpec
 from kubesched.api.quantity import Quantity
-from kubesched.io import fields
+from kubesched.io import decode_pod, fields
 from kubesched.io.load import InputErrorList, load
 from kubesched.validation import FloatText, HugeInteger
 
@@ -172,3 +175,109 @@ def test_a_container_holding_itself_through_an_alias_loads(tmp_path: Path) -> No
     path.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - &c\n"
                     "    name: a\n    env: [*c]\n", encoding="utf-8")
     assert [c.name for c in load([path]).pods[0].spec.containers] == ["a"]
+
+
+def test_pods_alike_but_for_their_node_share_every_other_spec_field(tmp_path: Path) -> None:
+    """A workload's pods repeat their spec apart from spec.nodeName: it is decoded once, each pod keeping its node."""
+    a, b = two_pods(tmp_path)
+    assert (a.spec.node_name, b.spec.node_name) == ("n1", "n2")
+    assert a.spec.containers is b.spec.containers
+    assert all(getattr(a.spec, field.name) is getattr(b.spec, field.name) for field in attrs.fields(PodSpec)
+               if field.name != "node_name")
+
+
+BAD_NODE_POD = """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec:
+  nodeName: {node}
+  containers:
+  - {{name: c, resources: {{requests: {{cpu: -1}}}}}}
+  priority: x
+"""
+
+
+def test_a_bad_node_name_keeps_its_place_among_the_spec_problems(tmp_path: Path) -> None:
+    """Pods alike but for spec.nodeName report the spec's problems at each, a bad node name in the spec's order."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_NODE_POD.format(name="a", node="n1") + BAD_NODE_POD.format(name="b", node="Bad_Node")
+                    + NODES, encoding="utf-8")
+    with pytest.raises(InputErrorList) as caught:
+        load([path])
+    assert [(e.obj, e.field) for e in caught.value.errors] == [
+        ("pods/default/a", "spec.containers[0].resources.requests.cpu"),
+        ("pods/default/a", "spec.priority"),
+        ("pods/default/b", "spec.containers[0].resources.requests.cpu"),
+        ("pods/default/b", "spec.priority"),
+        ("pods/default/b", "spec.nodeName"),
+    ]
+
+
+def test_pending_pods_of_one_spec_share_their_admitted_spec(tmp_path: Path) -> None:
+    """Admission resolves the priority of a spec once: pending pods alike but for their names hold one spec."""
+    path = tmp_path / "pods.yaml"
+    pending = POD.replace("  nodeName: {node}\n", "")
+    path.write_text(NODES + pending.format(name="a", memory="1Gi") + pending.format(name="b", memory="1Gi"),
+                    encoding="utf-8")
+    a, b = load([path]).pods
+    assert (a.spec.priority, a.spec.preemption_policy) == (0, "PreemptLowerPriority")
+    assert a.spec is b.spec
+
+
+class _Recording(Mapping[str, Any]):
+    """A raw object that records every field read from it."""
+
+    def __init__(self, fields: dict[str, Any], read: set[str]) -> None:
+        self._fields = fields
+        self._read = read
+
+    def __getitem__(self, key: str) -> Any:
+        self._read.add(key)
+        return self._fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self._read.update(self._fields)  # a decoder going through every field reads them all
+        return iter(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+
+CONTAINER = {"name": "app", "image": "web:1", "ports": [{"containerPort": 80}], "restartPolicy": "Always",
+             "resources": {"requests": {"cpu": "1"}}, "volumeMounts": [{"name": "v", "mountPath": "/v"}],
+             "env": [{"name": "A", "value": "1"}], "command": ["run"], "livenessProbe": {"periodSeconds": 5},
+             "imagePullPolicy": "Always", "securityContext": {}, "terminationMessagePath": "/dev/log"}
+
+
+def test_a_container_is_decoded_from_the_fields_it_is_remembered_by() -> None:
+    """Containers are remembered by the fields the decoder reads; it reads no other."""
+    read: set[str] = set()
+    with fields.collecting():
+        decode_pod._decoded_container(_Recording(CONTAINER, read), "spec.containers[0]")
+    assert read <= set(decode_pod.CONTAINER_READS)
+
+
+def test_a_pod_spec_is_decoded_from_the_fields_it_is_remembered_by() -> None:
+    """Pod specs are remembered by the fields the decoder reads; it reads no other."""
+    read: set[str] = set()
+    spec = {"containers": [CONTAINER], "initContainers": [CONTAINER], "nodeName": "n1", "volumes": [{"name": "v"}],
+            "serviceAccountName": "default", "dnsPolicy": "ClusterFirst", "hostNetwork": False, "priority": 1,
+            "restartPolicy": "Always", "securityContext": {}, "enableServiceLinks": True, "tolerations": [],
+            "affinity": {}, "nodeSelector": {"a": "b"}, "overhead": {}, "schedulingGates": [],
+            "topologySpreadConstraints": [], "terminationGracePeriodSeconds": 30, "schedulerName": "s",
+            "priorityClassName": "", "preemptionPolicy": "Never"}
+    with fields.collecting():
+        decode_pod._pod_spec(_Recording(spec, read), "spec")
+    assert read <= set(decode_pod.SPEC_READS)
+
+
+def test_pods_whose_containers_differ_only_in_fields_not_read_share_them(tmp_path: Path) -> None:
+    """A kubectl-printed pod mounts its own token volume; its containers are still one decoding per workload."""
+    path = tmp_path / "pods.yaml"
+    mounted = POD.replace("    ports:", "    volumeMounts: [{{name: token-{name}, mountPath: /t}}]\n    ports:")
+    path.write_text(NODES + mounted.format(name="a", node="n1", memory="1Gi")
+                    + mounted.format(name="b", node="n2", memory="1Gi"), encoding="utf-8")
+    a, b = load([path]).pods
+    assert a.spec.containers is b.spec.containers

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from kubesched.io import yaml_reader
 from kubesched.io.yaml_reader import YamlError, YamlRules, documents
 from kubesched.validation import HugeInteger
 
@@ -68,3 +71,14 @@ def test_an_unprintable_character_is_one_line_naming_it() -> None:
     """The reader's own error (which has no line mark) is folded onto one line."""
     assert error_of("a: \x01\n") == ('invalid YAML: unacceptable character #x0001: special characters are not '
                                      'allowed in "<unicode string>", position 3')
+
+
+@given(st.text(st.characters(max_codepoint=0x7F), max_size=40) | st.text(max_size=12))
+@settings(max_examples=300)
+def test_the_unprintable_character_check_agrees_with_pyyaml_s_reader(text: str) -> None:
+    """The reader's quick check for characters PyYAML refuses (ASCII text a slice at a time) finds exactly what
+    PyYAML's own pattern finds."""
+    expected = yaml_reader._NON_PRINTABLE.search(text) is not None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(yaml_reader, "_CHECK_CHARS", 3)
+        assert yaml_reader._has_non_printable(text) is expected
