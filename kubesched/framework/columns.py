@@ -149,9 +149,13 @@ class NodeColumns:
         self._zeros: IntArray = np.zeros(0, dtype=np.int64)
         # Change numbers: each row update takes the next one, and each row remembers its latest, so an on-demand
         # index synced at change ``n`` catches up on the rows numbered above ``n``. A rebuild starts a new epoch.
+        # The positions of the latest changes, in order, from change number ``_recent_from`` on, let an index
+        # that is only a little behind catch up without scanning every row.
         self._version = 0
         self._changed_at: IntArray = np.zeros(0, dtype=np.int64)
         self._epoch = 0
+        self._recent: list[int] = []
+        self._recent_from = 1
         self._indexes: OrderedDict[Hashable, _Index] = OrderedDict()
 
     def __len__(self) -> int:
@@ -193,6 +197,11 @@ class NodeColumns:
         self._set_row(position, info)
         self._version += 1
         self._changed_at[position] = self._version
+        recent = self._recent
+        if len(recent) > len(self.infos) // 8 + 64:
+            recent.clear()
+            self._recent_from = self._version
+        recent.append(position)
 
     def _set_row(self, i: int, info: NodeInfo) -> None:
         alloc, used, non_zero = info.allocatable, info.requested, info.non_zero_requested
@@ -288,7 +297,10 @@ class NodeColumns:
             if len(self._indexes) > MAX_INDEXES:
                 self._indexes.popitem(last=False)
         elif index.synced < now:
-            for position in np.flatnonzero(self._changed_at > index.synced).tolist():
+            behind = index.synced + 1 - self._recent_from
+            changed = set(self._recent[behind:]) if behind >= 0 else \
+                np.flatnonzero(self._changed_at > index.synced).tolist()
+            for position in changed:
                 index.set_row(position, self.infos[position])
             index.synced = now
             self._indexes.move_to_end(key)

@@ -120,3 +120,18 @@ def test_many_changes_to_one_node_leave_the_other_rows_known() -> None:
         columns.update(node)
     assert columns.node_rows("answers", 1).known.tolist() == [False, True, True]
     assert columns.pod_totals("low", _cpu_below_one, 2).tolist() == [[0, 0], [1, 100], [1, 100]]
+
+
+def test_an_index_read_after_every_change_stays_right_across_many_changes() -> None:
+    """Read after each of hundreds of changes to alternating nodes (the recent changes the indexes catch up from
+    are dropped and restarted along the way), the sums always equal the nodes' pods."""
+    snapshot = _snapshot()
+    columns = snapshot.columns
+    infos = snapshot.node_info_list
+    for k in range(300):
+        node = infos[k % 3]
+        node.add_pod(PodInfo.of(make_pod(f"more-{k}").req(cpu="1m").obj().with_node_name(node.name)))
+        columns.update(node)
+        expected = [[sum(1 for p in info.pods if p.pod.priority < 1),
+                     sum(p.requests.milli_cpu for p in info.pods if p.pod.priority < 1)] for info in infos]
+        assert columns.pod_totals("low", _cpu_below_one, 2).tolist() == expected
