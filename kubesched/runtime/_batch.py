@@ -156,6 +156,8 @@ class BatchFilter:
         self._overlay: NodeColumns | None = None
         self._nominated: Mapping[str, Sequence[PodInfo]] = {}
         self._with_mask = np.zeros(size, dtype=bool)
+        # Batch indexes whose node holds nominated pods that count (the overlay differs from the columns only there).
+        self._has_extra = np.zeros(size, dtype=bool)
 
     def run_batch_forms(self) -> None:
         """Call every batch form once over the whole batch; raise BatchError if one fails."""
@@ -218,6 +220,7 @@ class BatchFilter:
         self._overlay = overlay
         self._nominated = nominated
         self._with_mask[changed] = True
+        self._has_extra[indexes] = True
         return True
 
     def _error(self, name: str, detail: str, cause: BaseException | None) -> BatchError:
@@ -448,8 +451,12 @@ class BatchFilter:
             indexes = rejected[chosen]
             flags = self._with_mask[indexes]
             found: list[Mapping[str, int]] = []
+            # Where every node with nominated pods was rejected with them, the overlay serves all in one call.
+            parts = ((indexes, self._overlay),) if self._overlay is not None and \
+                not (self._has_extra[indexes] & ~flags).any() else \
+                ((indexes[~flags], batch.columns), (indexes[flags], self._overlay))
             try:
-                for part, columns in ((indexes[~flags], batch.columns), (indexes[flags], self._overlay)):
+                for part, columns in parts:
                     if len(part) and columns is not None:
                         found.append(reason_counts(self.state, self.pod, NodeBatch(
                             PickedNodes(batch.infos, part), batch.positions[part], columns)))

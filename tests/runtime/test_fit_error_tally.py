@@ -9,6 +9,8 @@ scheduled with the fast path and with the per-node path; every pod's message and
 from __future__ import annotations
 
 import attrs
+import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -16,6 +18,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework.columns import NodeBatch, NodeColumns
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import Diagnosis, NodeToStatus, fit_error_message
 from kubesched.plugins.node_resources_fit import NodeResourcesFit
@@ -24,6 +27,7 @@ from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import Simulation, SimulationResult
 from kubesched.testing import make_node, make_pod
 from tests.runtime.test_batch_equivalence import Example, configs, examples, extended
+from tests.runtime.test_batch_runtime import nodes, schedule, scheduler
 
 __all__ = ["extended"]  # the fixture, shared with the equivalence tests
 
@@ -114,3 +118,32 @@ def test_node_resources_fit_counts_each_short_resource_once_per_node(registry: P
 
 def _never_built() -> list[tuple[str, Status]]:
     raise AssertionError("the deferred statuses were built")
+
+
+class NeedsCompany(Plugin):
+    """Rejects a node holding no pod ("lonely"), with batch forms, reason counts and a RESOURCES declaration: a
+    verdict that nominated pods can turn from rejection to acceptance (not monotone, unlike NodeResourcesFit)."""
+
+    name = "NeedsCompany"
+    filter_reads = FilterReads.RESOURCES
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None if node_info.pods else Status(Code.UNSCHEDULABLE, ("lonely",))
+
+    @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[np.int64]:
+        return np.where(node_batch.column(node_batch.columns.pod_count) == 0, int(Code.UNSCHEDULABLE), 0)
+
+    def filter_reason_counts(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> dict[str, int]:
+        lonely = int(np.count_nonzero(node_batch.column(node_batch.columns.pod_count) == 0))
+        return {"lonely": lonely} if lonely else {}
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_node_its_nominated_pods_let_pass_is_counted_by_its_plain_rejection(fast: bool) -> None:
+    """n0's only pod is nominated there (gated, so it stays pending): with it n0 has company and passes, without it
+    n0 is lonely, so the two-pass filter rejects n0 as lonely; n1 is lonely either way. Both count."""
+    cluster, sched = scheduler(nodes(2), NeedsCompany, filters=["NeedsCompany"], fast_path=fast)
+    cluster.add_pod(make_pod("waiting").priority(100).nominated("n0").scheduling_gates("hold").obj())
+    assert schedule(cluster, sched, make_pod("p").obj()) == ["0/2 nodes are available: 2 lonely."]
