@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import random
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
@@ -64,13 +65,24 @@ def nominated_overlay_exact(framework: Framework, state: CycleState, filters: Se
     filter has a batch form and declares that it reads only the Node object and the node's resource amounts and
     pod count (:class:`~kubesched.framework.plugin.FilterReads`), and no PreFilter AddPod extension runs for the
     pod (adding a nominated pod then changes only what the overlay changes)."""
-    plugins, batch_hooks = framework.plugins, framework.batch_filter_hooks
-    for name, _hook in filters:
-        reads = declared_filter_reads(plugins.get(name))
-        if reads is None or reads & ~_OVERLAY_READS or name not in batch_hooks:
-            return False
+    fitting = _overlay_filters.get(framework)
+    if fitting is None:
+        plugins, batch_hooks = framework.plugins, framework.batch_filter_hooks
+        fitting = _overlay_filters[framework] = (frozenset(
+            name for name in batch_hooks
+            if (reads := declared_filter_reads(plugins.get(name))) is not None and not reads & ~_OVERLAY_READS),
+            tuple(framework.plugins_at(_ADD_POD_HOOK)))
+    names, add_pod = fitting
+    if not all(name in names for name, _hook in filters):
+        return False
     skipped = state.skip_filter_plugins
-    return all(name in skipped for name in framework.plugins_at(_ADD_POD_HOOK))
+    return all(name in skipped for name in add_pod)
+
+
+# Per framework (its plugins are fixed once built): the Filter plugins the overlay may stand in for, and the
+# PreFilter AddPod extensions that must be skipped.
+_overlay_filters: weakref.WeakKeyDictionary[Framework, tuple[frozenset[str], tuple[str, ...]]] = \
+    weakref.WeakKeyDictionary()
 
 
 def _overlay_columns(columns: NodeColumns, extra: IntArray) -> NodeColumns | None:
