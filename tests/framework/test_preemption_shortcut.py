@@ -121,9 +121,32 @@ def test_shortcut_dry_run_gives_what_filter_on_node_copies_gives(data: st.DataOb
     fast, slow = both_dry_runs(pc, state, pod, statuses, data.draw(st.integers(0, 5)),
                                data.draw(st.integers(1, 4)), budget)
     event(f"{len(slow[0])} candidate(s)")
+    assert_same_dry_run(fast, slow)
+
+
+def assert_same_dry_run(fast: tuple[list[Candidate], dict[str, Status], Status | None],
+                        slow: tuple[list[Candidate], dict[str, Status], Status | None]) -> None:
+    """Same candidates (victims in order, PDB violations), same statuses in the same order, same error."""
     assert fast[0] == slow[0]
     assert list(fast[1].items()) == list(slow[1].items())
     assert fast[2] == slow[2]
+
+
+def post_filter_both_ways(nodes: list[Node], pods: list[Pod], pod: Pod, seed: int, pdbs: Sequence[Any] = (),
+                          wanted: int | None = None) -> list[tuple[Any, ...]]:
+    """A whole PostFilter for ``pod`` with the shortcut and without it: its result, status, the pods left (and
+    whether terminating) and the RNG's next draw; ``wanted`` overrides min_candidate_nodes_absolute."""
+    outcomes = []
+    for fast in (True, False):
+        pc = preemption_cluster(nodes, [*pods, pod], pdbs=list(pdbs), points=FILTERS, extra=EXTRA, seed=seed)
+        pc.evaluator.fast_dry_run = fast
+        if wanted is not None:
+            pc.evaluator.min_candidate_nodes_absolute = wanted
+        result, status = pc.post_filter(pod)
+        left = sorted((p.name, p.metadata.deletion_timestamp is not None) for p in pc.cluster.list_pods())
+        outcomes.append((result, status, left, pc.framework.rng.random()))
+    event("preempted" if is_success(outcomes[1][1]) else "no preemption")
+    return outcomes
 
 
 @pytest.mark.slow
@@ -135,16 +158,7 @@ def test_shortcut_preemption_nominates_the_same_node_and_evicts_the_same_pods(da
     nominated = data.draw(nominated_pods(nodes))
     pdbs = [b.obj(i) for i, b in enumerate(data.draw(budgets(running)))]
     pod = data.draw(preemptors())
-    seed = data.draw(st.integers(0, 2**16))
-    outcomes = []
-    for fast in (True, False):
-        pc = preemption_cluster(nodes, [*running, *nominated, pod], pdbs=pdbs, points=FILTERS, extra=EXTRA,
-                                seed=seed)
-        pc.evaluator.fast_dry_run = fast
-        result, status = pc.post_filter(pod)
-        left = sorted((p.name, p.metadata.deletion_timestamp is not None) for p in pc.cluster.list_pods())
-        outcomes.append((result, status, left, pc.framework.rng.random()))
-    event("preempted" if is_success(outcomes[1][1]) else "no preemption")
+    outcomes = post_filter_both_ways(nodes, [*running, *nominated], pod, data.draw(st.integers(0, 2**16)), pdbs)
     assert outcomes[0] == outcomes[1]
 
 
@@ -164,10 +178,8 @@ def test_remembered_reprieves_give_what_filter_on_node_copies_gives(data: st.Dat
     first, slow = both_dry_runs(pc, state, pod, statuses, offset, wanted, DisruptionBudgets())
     again, _ = both_dry_runs(pc, state, pod, statuses, offset, wanted, DisruptionBudgets())
     event(f"{len(slow[0])} candidate(s)")
-    for fast in (first, again):
-        assert fast[0] == slow[0]
-        assert list(fast[1].items()) == list(slow[1].items())
-        assert fast[2] == slow[2]
+    assert_same_dry_run(first, slow)
+    assert_same_dry_run(again, slow)
 
 
 @pytest.mark.slow
@@ -179,15 +191,7 @@ def test_candidate_chosen_from_remembered_scores_is_the_one_the_criteria_pick(da
     nodes, running = data.draw(nodes_and_pods(most=12, started=True))
     pod = data.draw(preemptors())
     seed, wanted = data.draw(st.integers(0, 2**16)), data.draw(st.integers(1, 12))
-    outcomes = []
-    for fast in (True, False):
-        pc = preemption_cluster(nodes, [*running, pod], points=FILTERS, extra=EXTRA, seed=seed)
-        pc.evaluator.fast_dry_run = fast
-        pc.evaluator.min_candidate_nodes_absolute = wanted
-        result, status = pc.post_filter(pod)
-        left = sorted((p.name, p.metadata.deletion_timestamp is not None) for p in pc.cluster.list_pods())
-        outcomes.append((result, status, left, pc.framework.rng.random()))
-    event("preempted" if is_success(outcomes[1][1]) else "no preemption")
+    outcomes = post_filter_both_ways(nodes, running, pod, seed, wanted=wanted)
     assert outcomes[0] == outcomes[1]
 
 
