@@ -79,12 +79,13 @@ def test_slow_plugin_only_warns() -> None:
 @pytest.mark.parametrize("plugin", [unusual.UsesRng, unusual.Narrows, unusual.KeepsReferences,
                                     unusual.PermitNeedsReserve, unusual.ScoresFeasibleOnly,
                                     unusual.ReserveReadsPreFilter, unusual.KeepsPodLabels,
-                                    unusual.NarrowsWithAddPod, unusual.ReserveHoldsTheNode],
+                                    unusual.NarrowsWithAddPod, unusual.ReserveHoldsTheNode,
+                                    unusual.ReadsAffinityNodes],
                          ids=lambda p: p.__name__)
 def test_correct_but_unusual_plugin_passes(plugin: type[Any]) -> None:
     """Seeded randomness, narrowing PreFilters (with AddPod), state that references the snapshot or the pod,
-    Reserve/Permit that rely on PreFilter and the assumed pod, Score that trusts Filter and loggers in the
-    plugin are all legitimate: nothing fails."""
+    Reserve/Permit that rely on PreFilter and the assumed pod, Score that trusts Filter, loggers in the plugin and
+    reading the snapshot's lazily built lists are all legitimate: nothing fails."""
     report = run_conformance(PluginUnderTest(plugin, large_cluster=100))
     assert report.ok, "\n".join(report.lines())
 

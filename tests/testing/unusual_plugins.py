@@ -271,3 +271,17 @@ class ReserveHoldsTheNode(UnreserveKeepsTheNode):
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         if self.holder.get(node_name) == pod.uid:
             del self.holder[node_name]
+
+
+class ReadsAffinityNodes(EventsDeclared):
+    """Filter reads the snapshot's public lists of nodes with affinity pods (built lazily on first read)."""
+
+    name = "ReadsAffinityNodes"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        snapshot = self.handle.snapshot
+        with_affinity = len(snapshot.have_pods_with_affinity) + len(snapshot.have_pods_with_required_anti_affinity)
+        if node_info.name == snapshot.list()[0].name:
+            return Status.unschedulable(f"the first node is kept ({with_affinity} node(s) hold affinity pods)")
+        return None
