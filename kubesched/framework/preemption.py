@@ -65,6 +65,7 @@ _LOWER_KEY = "kubesched.preemption.lower"
 # Key of the NodeColumns rows holding the shortcut's reprieve answers per node, and the kinds of answer.
 _REPRIEVE_KEY = "kubesched.preemption.reprieve"
 _ROW_NO_ROOM, _ROW_CANDIDATE = 1, 2
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _name_of = operator.attrgetter("name")
 _NO_CLASS = type("_NoClass", (), {})  # matches no plugin's class
 
@@ -576,9 +577,11 @@ class Evaluator:
             rows.values[at] = None
         elif found[0]:
             victims = found[0]
-            rows.numbers[at] = (_ROW_CANDIDATE, -victims[0].priority,
-                                -sum(v.priority + PRIORITY_OFFSET for v in victims), -len(victims),
-                                _nanos(earliest_start_of_top_priority(victims, now)))
+            scores = (_ROW_CANDIDATE, -victims[0].priority, -sum(v.priority + PRIORITY_OFFSET for v in victims),
+                      -len(victims), _nanos(earliest_start_of_top_priority(victims, now)))
+            if not all(_INT64_MIN <= score <= _INT64_MAX for score in scores):
+                return  # a start time past year 2262 (or a sum beyond int64): the per-node path compares it
+            rows.numbers[at] = scores
             rows.values[at] = Candidate(node_info.name, victims, 0)
         else:
             return
