@@ -343,3 +343,29 @@ def test_start_times_beyond_int64_nanoseconds_are_compared_exactly() -> None:
     outcomes = post_filter_both_ways(nodes, running, make_pod("p").req(cpu="1").priority(10).obj(), seed=1)
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][0].nominating_info.nominated_node_name == "n1"
+
+
+class ReversesCandidates(Evaluator):
+    """Reverses the candidate list in place after finding it (as a subclass re-ranking candidates might)."""
+
+    def find_candidates(self, state: CycleState, all_nodes: Sequence[NodeInfo], pod: Pod,
+                        node_to_status: NodeToStatus) -> tuple[list[Candidate], NodeToStatus, Status | None]:
+        candidates, statuses, error = super().find_candidates(state, all_nodes, pod, node_to_status)
+        candidates.reverse()
+        return candidates, statuses, error
+
+
+def test_a_candidate_list_changed_after_the_dry_run_is_chosen_from_by_its_own_order() -> None:
+    """select_candidate reads the remembered scores only for the very list the dry run returned, unchanged: after
+    a subclass reorders it, the node with the lowest-priority victim is still the one chosen."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="1Gi", pods="10").obj() for i in range(2)]
+    running = [make_pod(f"low{i}").node(f"n{i}").req(cpu="1").priority(1 + 4 * i).start_time(T0).obj()
+               for i in range(2)]
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, [*running, pod], points=FILTERS, extra=EXTRA)
+    own = ReversesCandidates("DefaultPreemption", pc.framework)
+    own.resource_shortcut = pc.evaluator.resource_shortcut
+    pc.plugin.evaluator = own
+    result, _status = pc.post_filter(pod)
+    assert result is not None
+    assert result.nominating_info.nominated_node_name == "n0"
