@@ -135,3 +135,47 @@ def test_an_index_read_after_every_change_stays_right_across_many_changes() -> N
         expected = [[sum(1 for p in info.pods if p.pod.priority < 1),
                      sum(p.requests.milli_cpu for p in info.pods if p.pod.priority < 1)] for info in infos]
         assert columns.pod_totals("low", _cpu_below_one, 2).tolist() == expected
+
+
+def _toggle(columns_snapshot: Snapshot, extra: list[PodInfo], at: int) -> None:
+    """Add node ``at``'s extra pod if it lacks it, else remove it, and tell the columns (one change)."""
+    node = columns_snapshot.node_info_list[at]
+    pod_info = extra[at]
+    if any(p.pod.uid == pod_info.pod.uid for p in node.pods):
+        node.remove_pod(pod_info.pod)
+    else:
+        node.add_pod(pod_info)
+    columns_snapshot.columns.update(node)
+
+
+@pytest.mark.parametrize("after", [1, 2, 3, 12, 80])
+def test_an_index_lagging_by_any_number_of_changes_catches_up_exactly(after: int) -> None:
+    """An index read, then read again ``after`` changes later (the first to node 0, the rest to nodes 1 and 2),
+    equals the nodes' pods whatever change number it was read at, on either side of the point where the list of
+    recent changes restarts (the 66th change for three nodes): the row changed first is never missed."""
+    for before in range(55, 75):
+        snapshot = _snapshot()
+        extra = [PodInfo.of(make_pod(f"extra-{i}").req(cpu="7m").obj().with_node_name(f"n{i}")) for i in range(3)]
+        for k in range(before):
+            _toggle(snapshot, extra, k % 3)
+        snapshot.columns.pod_totals("lag", _cpu_below_one, 2)
+        for k in range(after):
+            _toggle(snapshot, extra, 0 if k == 0 else 1 + k % 2)
+        expected = [[sum(1 for p in info.pods if p.pod.priority < 1),
+                     sum(p.requests.milli_cpu for p in info.pods if p.pod.priority < 1)]
+                    for info in snapshot.node_info_list]
+        assert snapshot.columns.pod_totals("lag", _cpu_below_one, 2).tolist() == expected, before
+
+
+def test_a_row_written_after_its_node_changed_is_kept_at_the_next_read() -> None:
+    """Once a read has caught the rows up, a result written for the changed node stays known until it changes
+    again (a read forgets only the changes since the previous read)."""
+    snapshot = _snapshot()
+    columns = snapshot.columns
+    columns.node_rows("answers", 1)
+    node = snapshot.node_info_list[1]
+    node.add_pod(PodInfo.of(make_pod("new").req(cpu="1").obj().with_node_name(node.name)))
+    columns.update(node)
+    rows = columns.node_rows("answers", 1)
+    rows.known[1] = True
+    assert columns.node_rows("answers", 1).known.tolist() == [False, True, False]

@@ -121,3 +121,36 @@ def test_a_pod_requesting_a_scalar_resource_makes_the_sums_step_aside() -> None:
     nominator.add_nominated_pod(PodInfo.of(waiting))
     assert nominator.nominated_sums(make_pod("p").priority(10).obj(), columns_of(("n0",))) is None
     assert nominator.nominated_sums(make_pod("p").priority(20).obj(), columns_of(("n0",))) is not None
+
+
+def test_leaving_out_the_asking_pods_own_nomination_leaves_the_kept_sums_alone() -> None:
+    """Two pods of one priority nominated to two nodes: each one's sums leave out only its own nomination, whichever
+    asks first (the kept sums are not edited for the pod asking)."""
+    nominator = Nominator()
+    columns = columns_of(("n0", "n1"))
+    first = make_pod("a").req(cpu="1").priority(10).nominated("n0").obj()
+    second = make_pod("b").req(cpu="2").priority(10).nominated("n1").obj()
+    nominator.add_nominated_pod(PodInfo.of(first))
+    nominator.add_nominated_pod(PodInfo.of(second))
+    for_first = nominator.nominated_sums(first, columns)
+    for_second = nominator.nominated_sums(second, columns)
+    assert for_first is not None
+    assert for_second is not None
+    assert (for_first[1][1].tolist(), for_second[1][1].tolist()) == ([0, 2000], [1000, 0])
+
+
+def test_a_trimmed_change_log_still_brings_the_sums_up_to_date() -> None:
+    """With a log of two changes, a third change drops the two the sums have seen; the sums read next still count
+    the third (the log's start number moves with what was dropped)."""
+    nominator = Nominator()
+    columns = columns_of(("n0", "n1", "n2"))
+    asking = make_pod("asking").priority(0).obj()
+    with mock.patch.object(nominator_module, "_MAX_LOG", 2):
+        nominator.nominated_sums(asking, columns)
+        for k, node in enumerate(("n0", "n1")):
+            nominator.add_nominated_pod(PodInfo.of(make_pod(f"w{k}").req(cpu="1").nominated(node).obj()))
+        nominator.nominated_sums(asking, columns)
+        nominator.add_nominated_pod(PodInfo.of(make_pod("w2").req(cpu="1").nominated("n2").obj()))
+        found = nominator.nominated_sums(asking, columns)
+    assert found is not None
+    assert found[1][0].tolist() == [1, 1, 1]

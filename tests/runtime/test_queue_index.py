@@ -3,6 +3,8 @@ skips the scan; these tests pin that the index never changes which pods an event
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -133,8 +135,10 @@ OPS = st.lists(st.one_of(
 ), max_size=40)
 
 
-def _apply(queue: SchedulingQueue, clock: VirtualClock, ops: list[tuple[Any, ...]]) -> list[Any]:
-    """Run ``ops`` on ``queue``; what each step returned and where every pod is after it."""
+def _apply(queue: SchedulingQueue, clock: VirtualClock, ops: list[tuple[Any, ...]],
+           after: Callable[[], None] | None = None) -> list[Any]:
+    """Run ``ops`` on ``queue`` (calling ``after`` after each); what each step returned and where every pod is after
+    it."""
     pods: dict[str, Pod] = {}
     trace: list[Any] = []
     for op in ops:
@@ -169,6 +173,8 @@ def _apply(queue: SchedulingQueue, clock: VirtualClock, ops: list[tuple[Any, ...
             clock.advance_to(clock.now() + op[1])
             out = (queue.flush_backoff_completed(), queue.flush_unschedulable_leftover())
         trace.append((out, sorted((name, where(queue, name)) for name in pods), queue.pending_counts()))
+        if after is not None:
+            after()
     return trace
 
 
@@ -180,3 +186,50 @@ def test_the_index_moves_exactly_the_pods_a_full_scan_moves(ops: list[tuple[Any,
     indexed, indexed_clock = new_queue()
     scanning, scanning_clock = new_queue(FullScan)
     assert _apply(indexed, indexed_clock, ops) == _apply(scanning, scanning_clock, ops)
+
+
+@settings(max_examples=150, deadline=None)
+@given(OPS)
+def test_the_index_counts_exactly_the_rejectors_of_the_unschedulable_pods(ops: list[tuple[Any, ...]]) -> None:
+    """After every step the index holds each unschedulable pod's rejecting and gating plugins once, and counts the
+    pods with none, so no pod that left (moved, activated, updated, deleted) keeps an event from skipping the scan."""
+    queue, clock = new_queue()
+
+    def check() -> None:
+        pods = queue.unschedulable_pods()
+        plugins = {info.pod.uid: frozenset(info.unschedulable_plugins | info.pending_plugins) for info in pods}
+        assert queue._rejectors_of == plugins
+        assert queue._rejector_counts == dict(Counter(name for names in plugins.values() for name in names))
+        assert queue._unrejected == sum(1 for names in plugins.values() if not names)
+
+    _apply(queue, clock, ops, check)
+
+
+def _leave_by_event(queue: SchedulingQueue) -> None:
+    queue.add(make_pod("p").obj())
+    fail(queue, {"Picky"})
+    assert queue.move_all_to_active_or_backoff(NODE_ADD, None, BIG) == 1
+
+
+def _leave_by_activation(queue: SchedulingQueue) -> None:
+    pod = make_pod("p").obj()
+    queue.add(pod)
+    fail(queue, {"Picky"})
+    queue.activate([pod])
+
+
+def _leave_by_update(queue: SchedulingQueue) -> None:
+    pod = make_pod("p").label(gate="anon").obj()
+    queue.add(pod)
+    queue.update(pod, make_pod("p").obj())
+
+
+@pytest.mark.parametrize("leave", [_leave_by_event, _leave_by_activation, _leave_by_update],
+                         ids=["event", "activation", "update"])
+def test_a_pod_leaving_the_unschedulable_pods_leaves_the_index(leave: Callable[[SchedulingQueue], None]) -> None:
+    """A pod an event moves, an activation takes or an update ungates is no longer counted among any plugin's
+    unschedulable pods (nor among those without a rejector)."""
+    queue, _ = new_queue()
+    leave(queue)
+    assert where(queue, "p") in ("active", "backoff")
+    assert (queue._rejectors_of, queue._rejector_counts, queue._unrejected) == ({}, {}, 0)
