@@ -80,6 +80,36 @@ class DeclaredNodeOnly(Plugin):
         return np.array(blocked, dtype=np.int64)
 
 
+class UndeclaredBatch(Plugin):
+    """A third-party Filter plugin with a batch form that declares nothing about what it reads: accepts every
+    node."""
+
+    name = "UndeclaredBatch"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None
+
+    @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> IntArray | None:
+        return np.zeros(len(node_batch), dtype=np.int64)
+
+
+class NodeOnlyWithAddPod(DeclaredNodeOnly):
+    """DeclaredNodeOnly plus a PreFilter AddPod extension that runs (its PreFilter does not skip)."""
+
+    name = "NodeOnlyWithAddPod"
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        return None
+
+    @hookimpl
+    def pre_filter_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
+                           node_info: NodeInfo) -> Status | None:
+        return None
+
+
 def _blocked(node_info: NodeInfo) -> bool:
     return node_info.node is not None and "blocked" in node_info.node.metadata.labels
 
@@ -103,7 +133,8 @@ def build(case: Case, *, fast: bool, extra: Sequence[str] = ()) -> tuple[Schedul
     """A scheduler with the built-in node/resource filters (plus ``extra``), NodeResourcesFit scoring and the
     Recorder, on ``case``'s cluster with its nominated pods known to the nominator only."""
     cluster = InMemoryCluster(VirtualClock())
-    registry = PluginRegistry.discover().with_plugins(Recorder, PerNodeOnly, DeclaredNodeOnly)
+    registry = PluginRegistry.discover().with_plugins(Recorder, PerNodeOnly, DeclaredNodeOnly,
+                                                         UndeclaredBatch, NodeOnlyWithAddPod)
     points = {"pre-filter": ["NodeAffinity", "NodeResourcesFit", *[e for e in extra if e != "PerNodeOnly"]],
               "filter": [*BUILT_IN_FILTERS, *extra], "post-filter": ["Recorder"],
               "pre-score": ["NodeResourcesFit"], "score": ["NodeResourcesFit"]}
@@ -226,6 +257,18 @@ def test_a_third_party_filter_declaring_node_reads_keeps_the_overlay(overlay_run
     fast = attempt(case, fast=True, extra=["DeclaredNodeOnly"])
     assert overlay_runs == [True]
     assert fast == attempt(case, fast=False, extra=["DeclaredNodeOnly"])
+
+
+@pytest.mark.parametrize("plugin", ["UndeclaredBatch", "NodeOnlyWithAddPod"])
+def test_a_batch_filter_without_a_node_only_declaration_or_with_an_add_pod_extension_falls_back(
+        plugin: str, overlay_runs: list[bool]) -> None:
+    """A Filter plugin with a batch form but no ``filter_reads`` declaration, or one declaring node reads whose
+    PreFilter AddPod extension runs: the overlay steps aside, and the per-node two-pass filter decides as without
+    the fast path."""
+    case = CASES["fits only without the nominated pods"]
+    fast = attempt(case, fast=True, extra=[plugin])
+    assert not any(overlay_runs)
+    assert fast == attempt(case, fast=False, extra=[plugin])
 
 
 @pytest.fixture(scope="module")
