@@ -28,7 +28,7 @@ from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import Simulation
 from kubesched.testing import make_node, make_pod
-from tests.framework.preemption_cluster import T0, PreemptionCluster, preemption_cluster
+from tests.framework.preemption_cluster import T0, PreemptionCluster, pdb, preemption_cluster
 from tests.framework.test_preemption_property import APPS, PRIORITIES, Workload, budgets, workloads
 
 EXAMPLES = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -369,3 +369,146 @@ def test_a_candidate_list_changed_after_the_dry_run_is_chosen_from_by_its_own_or
     result, _status = pc.post_filter(pod)
     assert result is not None
     assert result.nominating_info.nominated_node_name == "n0"
+
+
+def test_a_node_with_a_nominated_pod_is_reprieved_with_it_counted() -> None:
+    """Two started victims (priority 2 and 1, 1 cpu each) on a 3-cpu node where a priority-20 pod of 1 cpu is
+    nominated: a 2-cpu preemptor must evict both (with the nominated pod counted only one cpu is free after the
+    reprieves), as Filter on node copies says; the node's remembered answer without nominations would evict one."""
+    nodes = [make_node("n0").capacity(cpu="3", memory="4Gi", pods="10").obj()]
+    running = [make_pod(f"v{priority}").node("n0").req(cpu="1").priority(priority).start_time(T0).obj()
+               for priority in (2, 1)]
+    nominated = [make_pod("nominee").nominated("n0").req(cpu="1").priority(20).obj()]
+    pod = make_pod("preemptor").req(cpu="2").priority(10).obj()
+    pc = preemption_cluster(nodes, [*running, *nominated], points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    statuses = pc.filter_statuses(pod, state)
+    fast, slow = both_dry_runs(pc, state, pod, statuses, 0, 1, DisruptionBudgets())
+    assert [(c.name, [v.name for v in c.victims]) for c in slow[0]] == [("n0", ["v2", "v1"])]
+    assert fast == slow
+
+
+def test_a_remembered_answer_is_not_used_once_a_pod_is_nominated_to_the_node() -> None:
+    """The same node: a first dry run (no nomination) remembers that evicting v1 alone makes room; once the
+    priority-20 pod is nominated there, the next dry run evicts both, as Filter on node copies says."""
+    nodes = [make_node("n0").capacity(cpu="3", memory="4Gi", pods="10").obj()]
+    running = [make_pod(f"v{priority}").node("n0").req(cpu="1").priority(priority).start_time(T0).obj()
+               for priority in (2, 1)]
+    pod = make_pod("preemptor").req(cpu="2").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    before, _ = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+    assert [[v.name for v in c.victims] for c in before[0]] == [["v1"]]
+    pc.nominator.add_nominated_pod(PodInfo.of(make_pod("nominee").nominated("n0").req(cpu="1").priority(20).obj()))
+    state = pc.pre_filter(pod)
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+    assert [[v.name for v in c.victims] for c in slow[0]] == [["v2", "v1"]]
+    assert fast == slow
+
+
+def test_a_victim_under_a_pdb_counts_as_a_violation_with_the_shortcut() -> None:
+    """A started victim whose PDB allows no disruption: the candidate reports one PDB violation, as Filter on node
+    copies says (an answer that depends on the PDBs is not kept per node)."""
+    nodes = [make_node("n0").capacity(cpu="2", memory="4Gi", pods="10").obj()]
+    running = [make_pod("v").node("n0").req(cpu="2").priority(1).label(app="a").start_time(T0).obj()]
+    budget_objects = [pdb("keep-a", 0, app="a")]
+    pod = make_pod("preemptor").req(cpu="2").priority(10).obj()
+    pc = preemption_cluster(nodes, running, pdbs=budget_objects, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    budget = DisruptionBudgets.of(budget_objects, running)
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, budget)
+    assert [(c.name, c.num_pdb_violations) for c in slow[0]] == [("n0", 1)]
+    assert fast == slow
+
+
+def test_preemptors_asking_different_storage_get_their_own_answers() -> None:
+    """One node, two preemptors alike but for ephemeral storage: the one asking none keeps the storage-heavy pod
+    of priority 5 and evicts the other, the one asking 1Gi must evict the storage-heavy pod (remembered answers
+    are per request)."""
+    nodes = [make_node("n0").capacity(cpu="4", memory="4Gi", pods="10", **{"ephemeral-storage": "2Gi"}).obj()]
+    running = [make_pod("heavy").node("n0").req(cpu="1", **{"ephemeral-storage": "2Gi"}).priority(5)
+               .start_time(T0).obj(),
+               make_pod("light").node("n0").req(cpu="1").priority(1).start_time(T0).obj()]
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    chosen = []
+    for storage in ("0", "1Gi"):
+        pod = make_pod(f"asks-{storage}").req(cpu="3", **{"ephemeral-storage": storage}).priority(10).obj()
+        state = pc.pre_filter(pod)
+        fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+        assert fast == slow
+        chosen.append([[v.name for v in c.victims] for c in fast[0]])
+    assert chosen == [[["light"]], [["heavy"]]]
+
+
+def test_a_candidate_found_past_the_first_chunk_of_nodes_gets_no_status() -> None:
+    """65 nodes whose only pod outranks the preemptor, then 5 with a lower-priority pod: the one candidate is found
+    in the second chunk of nodes looked at, and the statuses list every node before it but that candidate, as
+    Filter on node copies does."""
+    nodes = [make_node(f"n{i:02}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(70)]
+    running = [make_pod(f"p{i:02}").node(f"n{i:02}").req(cpu="1").priority(20 if i < 65 else 1).start_time(T0).obj()
+               for i in range(70)]
+    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+    assert [c.name for c in slow[0]] == ["n65"]
+    assert sorted(slow[1]) == [f"n{i:02}" for i in range(65)]
+    assert fast == slow
+
+
+def test_a_victim_without_a_start_time_is_scored_at_the_current_time() -> None:
+    """Two nodes each needing one victim of priority 1: on n0 it started an hour after the clock's start, on n1 it
+    has no start time (it counts as now). At the start the latest start is n0's; two hours on it is n1's, which is
+    then chosen, as the criteria on the candidates say (an answer that depends on the time is not kept per node)."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(2)]
+    base = preemption_cluster([], []).cluster.clock.base
+    started = make_pod("v0").node("n0").req(cpu="1").priority(1).start_time(base + timedelta(hours=1)).obj()
+    running = [started, make_pod("v1").node("n1").req(cpu="1").priority(1).obj()]
+    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    assert pc.cluster.clock.base == base
+    chosen = []
+    for later in (False, True):
+        if later:
+            pc.cluster.clock.advance_to(timedelta(hours=2).total_seconds())
+        state = pc.pre_filter(pod)
+        outcomes = []
+        for fast in (True, False):
+            pc.evaluator.fast_dry_run = fast
+            candidates, _statuses, _error = pc.evaluator.dry_run_preemption(
+                state.clone(), pod, pc.framework.snapshot.list(), DisruptionBudgets(), 0, 2,
+                node_to_status=pc.filter_statuses(pod, state))
+            best = pc.evaluator.select_candidate(candidates)
+            outcomes.append(best.name if best is not None else "")
+        assert outcomes[0] == outcomes[1]
+        chosen.append(outcomes[0])
+    assert chosen == ["n0", "n1"]
+
+
+class LatestFirst(Evaluator):
+    """An Evaluator ranking, among pods of one priority, the later started as more important."""
+
+    def more_important_pod(self, a: Pod, b: Pod) -> bool:
+        if a.priority != b.priority:
+            return a.priority > b.priority
+        return (a.status.start_time or T0) > (b.status.start_time or T0)
+
+
+def test_an_evaluator_with_its_own_importance_does_not_read_answers_kept_by_the_default_one() -> None:
+    """Two priority-1 pods on a full node, started at T0 and an hour later: the default Evaluator evicts the later
+    one; then an Evaluator ranking later starts first, on the same snapshot, evicts the earlier one, as Filter on
+    node copies says."""
+    nodes = [make_node("n0").capacity(cpu="2", memory="4Gi", pods="10").obj()]
+    running = [make_pod(f"v{hours}").node("n0").req(cpu="1").priority(1).start_time(T0 + timedelta(hours=hours)).obj()
+               for hours in (0, 1)]
+    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    default, _ = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+    own = LatestFirst("DefaultPreemption", pc.framework)
+    own.resource_shortcut = pc.evaluator.resource_shortcut
+    pc.plugin.evaluator = own
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+    assert ([[v.name for v in c.victims] for c in default[0]], [[v.name for v in c.victims] for c in slow[0]]) == \
+        ([["v1"]], [["v0"]])
+    assert fast == slow
