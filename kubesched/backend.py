@@ -42,8 +42,10 @@ class ClusterClient(Protocol):
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
         """Patch status.nominatedNodeName (``""`` clears it)."""
 
-    def set_scheduling_failure(self, pod: Pod, reason: str, message: str) -> None:
-        """Patch the PodScheduled=False condition with ``reason`` and ``message``."""
+    def set_scheduling_failure(self, pod: Pod, reason: str, message: str,
+                               nominated_node_name: str | None = None) -> None:
+        """Patch the PodScheduled=False condition with ``reason`` and ``message`` and, unless
+        ``nominated_node_name`` is None, status.nominatedNodeName, in one write (kube-scheduler's updatePod)."""
 
     def record_event(self, regarding: Pod, event_type: str, reason: str, message: str) -> None:
         """Record an event about ``regarding`` (Normal/Warning, reason, message)."""

@@ -207,15 +207,18 @@ class KubeCluster:
             if error.status not in (404, 409):
                 log.warning("could not delete pod %s: %s", pod.key, error)
 
-    def _patch_condition(self, pod: Pod, condition: PodCondition) -> None:
+    def _patch_condition(self, pod: Pod, condition: PodCondition, nominated_node_name: str | None = None) -> None:
         body: Obj = {"type": condition.type, "status": condition.status,
                      "lastTransitionTime": self.timestamp().strftime("%Y-%m-%dT%H:%M:%SZ")}
         if condition.reason:
             body["reason"] = condition.reason
         if condition.message:
             body["message"] = condition.message
+        status: Obj = {"conditions": [body]}
+        if nominated_node_name is not None:
+            status["nominatedNodeName"] = nominated_node_name or None  # null clears it
         self.api.request("PATCH", pod_path(pod.namespace, pod.name, "status"),
-                         body={"status": {"conditions": [body]}}, content_type=STRATEGIC_MERGE_PATCH)
+                         body={"status": status}, content_type=STRATEGIC_MERGE_PATCH)
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
         """Patch status.nominatedNodeName (``""`` clears it)."""
@@ -225,10 +228,12 @@ class KubeCluster:
         except ApiError as error:
             log.warning("could not set the nominated node of pod %s: %s", pod.key, error)
 
-    def set_scheduling_failure(self, pod: Pod, reason: str, message: str) -> None:
-        """Patch the PodScheduled=False condition."""
+    def set_scheduling_failure(self, pod: Pod, reason: str, message: str,
+                               nominated_node_name: str | None = None) -> None:
+        """Patch the PodScheduled=False condition and, unless ``nominated_node_name`` is None, the nominated node,
+        in one PATCH (kube-scheduler's updatePod)."""
         try:
-            self._patch_condition(pod, PodCondition("PodScheduled", "False", reason, message))
+            self._patch_condition(pod, PodCondition("PodScheduled", "False", reason, message), nominated_node_name)
         except ApiError as error:
             log.warning("could not update the PodScheduled condition of pod %s: %s", pod.key, error)
 

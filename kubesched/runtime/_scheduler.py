@@ -738,11 +738,13 @@ class Scheduler:
         if self.attempt_observer is not None:
             self.attempt_observer.attempt_failed(pod, status, binding_cycle=binding_cycle)
         if current is not None:
+            # One write for the condition and the nomination, as kube-scheduler's updatePod patches once.
             nominating = failure.nominating
+            node = None
             if nominating is not None and nominating.mode is NominatingMode.OVERRIDE \
                     and nominating.nominated_node_name != current.status.nominated_node_name:
-                self.client.set_nominated_node_name(current, nominating.nominated_node_name)
-            self.client.set_scheduling_failure(current, reason, message)
+                node = nominating.nominated_node_name
+            self.client.set_scheduling_failure(current, reason, message, node)
 
 
 def _narrow(all_nodes: list[NodeInfo], result: PreFilterResult) -> list[NodeInfo]:

@@ -306,16 +306,23 @@ class InMemoryCluster:
         if current is not None and current.status.nominated_node_name != node_name:
             self._update_pod(current.with_status(nominated_node_name=node_name))
 
-    def set_scheduling_failure(self, pod: Pod, reason: str, message: str) -> None:
-        """Patch the PodScheduled=False condition; a pod that already has it unchanged is not written again, as
-        kube-scheduler's updatePod skips a write that changes nothing (so watchers see no update)."""
+    def set_scheduling_failure(self, pod: Pod, reason: str, message: str,
+                               nominated_node_name: str | None = None) -> None:
+        """Patch the PodScheduled=False condition and, unless ``nominated_node_name`` is None, the nominated node,
+        in one write; a pod that already has both unchanged is not written again, as kube-scheduler's updatePod
+        skips a write that changes nothing (so watchers see no update)."""
         current = self.pods.get(pod.uid)
         if current is None:
             return
+        status = current.status
         condition = PodCondition("PodScheduled", "False", reason, message)
-        if condition in current.status.conditions:
-            return
-        self._update_pod(current.with_status(conditions=_set_condition(current.status.conditions, condition)))
+        changes: dict[str, object] = {}
+        if condition not in status.conditions:
+            changes["conditions"] = _set_condition(status.conditions, condition)
+        if nominated_node_name is not None and nominated_node_name != status.nominated_node_name:
+            changes["nominated_node_name"] = nominated_node_name
+        if changes:
+            self._update_pod(current.with_status(**changes))
 
     def record_event(self, regarding: Pod, event_type: str, reason: str, message: str) -> None:
         """Append an event about a pod at the current simulated time (the scheduler's events, with their action as

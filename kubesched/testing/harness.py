@@ -168,10 +168,11 @@ class RecordingClient:
         self.calls.append(("set_nominated_node_name", pod.key, node_name))
         self.cluster.set_nominated_node_name(pod, node_name)
 
-    def set_scheduling_failure(self, pod: Pod, reason: str, message: str) -> None:
-        """Record the PodScheduled=False patch and apply it."""
-        self.calls.append(("set_scheduling_failure", pod.key, reason, message))
-        self.cluster.set_scheduling_failure(pod, reason, message)
+    def set_scheduling_failure(self, pod: Pod, reason: str, message: str,
+                               nominated_node_name: str | None = None) -> None:
+        """Record the PodScheduled=False patch (with the nominated node it sets, None for none) and apply it."""
+        self.calls.append(("set_scheduling_failure", pod.key, reason, message, nominated_node_name))
+        self.cluster.set_scheduling_failure(pod, reason, message, nominated_node_name)
 
     def record_event(self, regarding: Pod, event_type: str, reason: str, message: str) -> None:
         """Record the event (also in the cluster's events)."""

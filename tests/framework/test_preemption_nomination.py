@@ -188,3 +188,54 @@ def test_pod_gone_during_its_cycle_is_not_nominated() -> None:
     assert scheduler.schedule_one()
     assert "default/p-uid" not in cluster.pods
     assert not scheduler.nominator.has_nominations()
+
+
+class PodUpdates:
+    """A ClusterListener keeping every pod update it is told of, as (old, new)."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple[Pod, Pod]] = []
+
+    def on_node_add(self, node: Node) -> None: ...
+
+    def on_node_update(self, node: Node) -> None: ...
+
+    def on_node_delete(self, name: str) -> None: ...
+
+    def on_pod_add(self, pod: Pod) -> None: ...
+
+    def on_pod_update(self, old: Pod, new: Pod) -> None:
+        self.updates.append((old, new))
+
+    def on_pod_delete(self, pod: Pod) -> None: ...
+
+
+def test_the_nomination_and_the_failure_condition_are_one_write(registry: PluginRegistry) -> None:
+    """As kube-scheduler's updatePod patches once: watchers see the preemptor updated once, with its nominated
+    node and PodScheduled=False together (never the nomination alone)."""
+    nodes = [make_node("n1").capacity(cpu="2").obj()]
+    pods = [make_pod("victim").node("n1").priority(LOW).req(cpu="2").grace_period(60).obj(),
+            make_pod("p").priority(MID).req(cpu="2").obj()]
+    simulation = make(registry, nodes, pods)
+    watcher = PodUpdates()
+    simulation.cluster.subscribe(watcher)
+    drain(simulation)
+    seen = [(new.status.nominated_node_name, [(c.type, c.status, c.reason) for c in new.status.conditions])
+            for old, new in watcher.updates if new.name == "p"]
+    assert seen == [("n1", [("PodScheduled", "False", "Unschedulable")])]
+
+
+def test_a_failure_that_changes_neither_the_condition_nor_the_nomination_writes_nothing(
+        registry: PluginRegistry) -> None:
+    """Retried while its victim terminates, the preemptor fails with the same message and keeps its node: no
+    write, so no watch event; a new message is one write that leaves the nomination as it is."""
+    simulation = make(registry, [make_node("n1").capacity(cpu="2").obj()], [])
+    simulation.cluster.add_pod(make_pod("p").priority(MID).req(cpu="2").obj())
+    watcher = PodUpdates()
+    simulation.cluster.subscribe(watcher)
+    pod = live(simulation, "p")
+    simulation.cluster.set_scheduling_failure(pod, "Unschedulable", "no room", "n1")
+    simulation.cluster.set_scheduling_failure(live(simulation, "p"), "Unschedulable", "no room", "n1")
+    simulation.cluster.set_scheduling_failure(live(simulation, "p"), "Unschedulable", "still no room")
+    assert [(new.status.nominated_node_name, new.status.conditions[-1].message) for _, new in watcher.updates] == [
+        ("n1", "no room"), ("n1", "still no room")]

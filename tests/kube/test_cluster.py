@@ -191,3 +191,18 @@ def test_status_writes_are_patches_of_the_status_subresource(api: FakeApi,
         ("PodScheduled", "False", "Unschedulable", "0/1 nodes are available: 1 Insufficient cpu.")
     assert bodies[3]["status"]["conditions"][0]["type"] == "DisruptionTarget"
     assert bodies[4]["preconditions"] == {"uid": "ua"}
+
+
+def test_a_failure_with_a_nomination_is_one_status_patch(api: FakeApi, cluster: tuple[KubeCluster, Recorder]) -> None:
+    """As kube-scheduler's updatePod: the PodScheduled condition and nominatedNodeName go in one strategic merge
+    patch of pods/status (null clears the nomination)."""
+    backend, _ = cluster
+    backend.apply(Delta("Pod", "ADDED", _obj(pod("a"), "ua")))
+    target = backend.get_pod("default", "a")
+    assert target is not None
+    backend.set_scheduling_failure(target, "Unschedulable", "preempting", "n1")
+    backend.set_scheduling_failure(target, "Unschedulable", "no candidate", "")
+    assert [(m, c) for m, _, c, _ in api.bodies] == [("PATCH", "application/strategic-merge-patch+json")] * 2
+    first, second = (b["status"] for *_, b in api.bodies)
+    assert (first["nominatedNodeName"], first["conditions"][0]["message"]) == ("n1", "preempting")
+    assert (second["nominatedNodeName"], second["conditions"][0]["message"]) == (None, "no candidate")
