@@ -512,3 +512,46 @@ def test_an_evaluator_with_its_own_importance_does_not_read_answers_kept_by_the_
     assert ([[v.name for v in c.victims] for c in default[0]], [[v.name for v in c.victims] for c in slow[0]]) == \
         ([["v1"]], [["v0"]])
     assert fast == slow
+
+
+AMOUNTS = [  # per resource: heavy's and light's requests, the two preemptors' requests, their victims
+    ("cpu", {"cpu": "2"}, {"cpu": "2"}, ({"cpu": "2"}, {"cpu": "3"}), [[["light"]], [["heavy", "light"]]]),
+    ("memory", {"cpu": "1", "memory": "2Gi"}, {"cpu": "3"}, ({"cpu": "1"}, {"cpu": "1", "memory": "1Gi"}),
+     [[["light"]], [["heavy"]]]),
+]
+
+
+@pytest.mark.parametrize(("heavy", "light", "asks", "victims"), [a[1:] for a in AMOUNTS], ids=[a[0] for a in AMOUNTS])
+def test_preemptors_asking_different_cpu_or_memory_get_their_own_answers(
+        heavy: dict[str, str], light: dict[str, str], asks: tuple[dict[str, str], dict[str, str]],
+        victims: list[list[list[str]]]) -> None:
+    """One node, two preemptors alike but for one amount: the smaller asker keeps the priority-5 pod heavy in
+    that resource, the larger must evict it (remembered answers are per request, amount by amount)."""
+    nodes = [make_node("n0").capacity(cpu="4", memory="2Gi", pods="10").obj()]
+    running = [make_pod("heavy").node("n0").req(**heavy).priority(5).start_time(T0).obj(),
+               make_pod("light").node("n0").req(**light).priority(1).start_time(T0).obj()]
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    chosen = []
+    for k, requests in enumerate(asks):
+        pod = make_pod(f"asks-{k}").req(**requests).priority(10).obj()
+        state = pc.pre_filter(pod)
+        fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+        assert fast == slow
+        chosen.append([[v.name for v in c.victims] for c in fast[0]])
+    assert chosen == victims
+
+
+def test_preemptors_of_different_priorities_count_their_own_lower_priority_pods() -> None:
+    """A node full with a priority-20 pod: a priority-10 preemptor finds nothing to evict there, then a priority-30
+    one (same request, same snapshot) evicts that pod, as Filter on node copies says."""
+    nodes = [make_node("n0").capacity(cpu="2", memory="4Gi", pods="10").obj()]
+    running = [make_pod("mid").node("n0").req(cpu="2").priority(20).start_time(T0).obj()]
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    found = []
+    for priority in (10, 30):
+        pod = make_pod(f"p{priority}").req(cpu="1").priority(priority).obj()
+        state = pc.pre_filter(pod)
+        fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+        assert fast == slow
+        found.append([[v.name for v in c.victims] for c in fast[0]])
+    assert found == [[], [["mid"]]]
