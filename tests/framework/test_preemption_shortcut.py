@@ -4,7 +4,7 @@ order, PDB violations, every status and error), which stays callable with ``Eval
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,7 +17,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
-from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator
+from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator, ScoreFunc
 from kubesched.framework.status import Code, Status, is_success
 from kubesched.framework.types import NodeToStatus
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
@@ -539,6 +539,103 @@ def test_preemptors_asking_different_cpu_or_memory_get_their_own_answers(
         assert fast == slow
         chosen.append([[v.name for v in c.victims] for c in fast[0]])
     assert chosen == victims
+
+
+def _two_victims_each(top: tuple[int, int], bottom: tuple[int, int], hours: tuple[int, int]) -> list[Pod]:
+    """On n0 and n1 (2 cpu each) two 1-cpu pods: priorities ``top[i]`` and ``bottom[i]``, started ``hours[i]``
+    after T0."""
+    return [make_pod(f"{name}{i}").node(f"n{i}").req(cpu="1").priority(priority[i])
+            .start_time(T0 + timedelta(hours=hours[i])).obj()
+            for i in range(2) for name, priority in (("top", top), ("bottom", bottom))]
+
+
+def test_among_remembered_candidates_the_lowest_top_victim_priority_wins() -> None:
+    """n0's victims have priorities 5 and 1, n1's 3 and 3: equal priority sums and counts, n0's started later; the
+    lowest top priority decides first, so n1 is nominated, on either path."""
+    nodes = [make_node(f"n{i}").capacity(cpu="2", memory="4Gi", pods="10").obj() for i in range(2)]
+    running = _two_victims_each((5, 3), (1, 3), (2, 0))
+    outcomes = post_filter_both_ways(nodes, running, make_pod("p").req(cpu="2").priority(10).obj(), seed=1)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0].nominating_info.nominated_node_name == "n1"
+
+
+def test_among_remembered_candidates_with_equal_priorities_the_fewest_victims_win() -> None:
+    """n0's one victim has priority 0; n1's two have 0 and the lowest int32 priority, so the top priorities and the
+    priority sums (each + 2^31) are equal and the count decides: n0 is nominated, on either path."""
+    nodes = [make_node(f"n{i}").capacity(cpu="2", memory="4Gi", pods="10").obj() for i in range(2)]
+    running = [make_pod("only0").node("n0").req(cpu="2").priority(0).start_time(T0).obj(),
+               make_pod("top1").node("n1").req(cpu="1").priority(0).start_time(T0).obj(),
+               make_pod("bottom1").node("n1").req(cpu="1").priority(-(2**31)).start_time(T0).obj()]
+    outcomes = post_filter_both_ways(nodes, running, make_pod("p").req(cpu="2").priority(10).obj(), seed=1)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0].nominating_info.nominated_node_name == "n0"
+
+
+class RejectsN0(Plugin):
+    """A Filter plugin declaring Node-only reads that finds n0 Unschedulable."""
+
+    name = "RejectsN0"
+    filter_reads = FilterReads.NODE
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status.unschedulable("not here") if node_info.name == "n0" else None
+
+
+def test_remembered_candidates_beside_a_node_another_plugin_rejected_are_chosen_by_their_scores() -> None:
+    """n0 rejected by another plugin (so it goes through Filter on a copy and stays no candidate), n1 and n2 with
+    remembered answers evicting a priority-5 and a priority-1 pod: n2 is nominated, on either path."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(3)]
+    running = [make_pod(f"v{i}").node(f"n{i}").req(cpu="1").priority((5, 5, 1)[i]).start_time(T0).obj()
+               for i in range(3)]
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    points = {"pre-filter": ["NodeResourcesFit"], "filter": ["RejectsN0", "NodeResourcesFit"]}
+    outcomes = []
+    for fast in (True, False):
+        pc = preemption_cluster(nodes, [*running, pod], points=points, extra=(RejectsN0,))
+        pc.evaluator.fast_dry_run = fast
+        result, _status = pc.post_filter(pod)
+        assert result is not None
+        outcomes.append(result.nominating_info.nominated_node_name)
+    assert outcomes == ["n2", "n2"]
+
+
+def test_a_reordered_candidate_list_breaks_ties_by_its_own_order() -> None:
+    """Two candidates equal on every criterion: after the caller reverses the list the dry run returned, the first
+    of the reversed list is chosen, not the first the dry run found."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="1Gi", pods="10").obj() for i in range(2)]
+    running = [make_pod(f"low{i}").node(f"n{i}").req(cpu="1").priority(1).start_time(T0).obj() for i in range(2)]
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    candidates, _statuses, _error = pc.evaluator.find_candidates(state, pc.framework.snapshot.list(), pod,
+                                                                 pc.filter_statuses(pod, state))
+    assert len(candidates) == 2
+    candidates.reverse()
+    assert pc.evaluator.select_candidate(candidates) is candidates[0]
+
+
+class HighestVictimFirst(Evaluator):
+    """Prefers the candidate whose top victim has the highest priority (the reverse of the default)."""
+
+    def ordered_score_funcs(self, victims_map: Mapping[str, Candidate]) -> list[ScoreFunc] | None:
+        return [lambda node: victims_map[node].victims[0].priority]
+
+
+def test_an_evaluator_with_its_own_score_functions_chooses_by_them() -> None:
+    """Candidates n0 (victim of priority 1) and n1 (priority 5) with remembered answers: an Evaluator whose
+    ordered_score_funcs prefer the higher victim nominates n1, not the default's n0."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="1Gi", pods="10").obj() for i in range(2)]
+    running = [make_pod(f"low{i}").node(f"n{i}").req(cpu="1").priority(1 + 4 * i).start_time(T0).obj()
+               for i in range(2)]
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, [*running, pod], points=FILTERS, extra=EXTRA)
+    own = HighestVictimFirst("DefaultPreemption", pc.framework)
+    own.resource_shortcut = pc.evaluator.resource_shortcut
+    pc.plugin.evaluator = own
+    result, _status = pc.post_filter(pod)
+    assert result is not None
+    assert result.nominating_info.nominated_node_name == "n1"
 
 
 def test_preemptors_of_different_priorities_count_their_own_lower_priority_pods() -> None:
