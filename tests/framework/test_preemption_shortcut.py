@@ -17,7 +17,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
-from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator, ScoreFunc
+from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator, ScoreFunc, _Rotated
 from kubesched.framework.status import Code, Status, is_success
 from kubesched.framework.types import NodeToStatus
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
@@ -541,6 +541,21 @@ def test_preemptors_asking_different_cpu_or_memory_get_their_own_answers(
     assert chosen == victims
 
 
+def test_the_one_node_passed_over_before_the_candidate_gets_its_status() -> None:
+    """n0 holds only a pod outranking the preemptor, n1 a lower-priority one: the candidate is n1 and n0, the one
+    node looked at before it, has its Filter status, as on node copies."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(2)]
+    running = [make_pod(f"p{i}").node(f"n{i}").req(cpu="1").priority(20 - 19 * i).start_time(T0).obj()
+               for i in range(2)]
+    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+    assert [c.name for c in slow[0]] == ["n1"]
+    assert list(slow[1]) == ["n0"]
+    assert fast == slow
+
+
 def _two_victims_each(top: tuple[int, int], bottom: tuple[int, int], hours: tuple[int, int]) -> list[Pod]:
     """On n0 and n1 (2 cpu each) two 1-cpu pods: priorities ``top[i]`` and ``bottom[i]``, started ``hours[i]``
     after T0."""
@@ -652,3 +667,59 @@ def test_preemptors_of_different_priorities_count_their_own_lower_priority_pods(
         assert fast == slow
         found.append([[v.name for v in c.victims] for c in fast[0]])
     assert found == [[], [["mid"]]]
+
+
+def test_candidates_from_several_chunks_stop_at_the_number_wanted() -> None:
+    """70 nodes, a lower-priority pod on n00 and on n64-n69 (the others' pods outrank the preemptor): three
+    candidates wanted are n00, then n64 and n65 from the second chunk of nodes looked at, as on node copies."""
+    nodes = [make_node(f"n{i:02}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(70)]
+    running = [make_pod(f"p{i:02}").node(f"n{i:02}").req(cpu="1").priority(1 if i == 0 or i >= 64 else 20)
+               .start_time(T0).obj() for i in range(70)]
+    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 3, DisruptionBudgets())
+    assert [c.name for c in slow[0]] == ["n00", "n64", "n65"]
+    assert fast == slow
+
+
+def test_remembered_candidates_beside_a_node_another_plugin_rejected_stop_at_the_number_wanted() -> None:
+    """n0 rejected by another plugin, n1 and n2 with remembered answers: one candidate wanted is n1 alone, with
+    n0's status, as on node copies."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(3)]
+    running = [make_pod(f"v{i}").node(f"n{i}").req(cpu="1").priority(1).start_time(T0).obj() for i in range(3)]
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    points = {"pre-filter": ["NodeResourcesFit"], "filter": ["RejectsN0", "NodeResourcesFit"]}
+    pc = preemption_cluster(nodes, running, points=points, extra=(RejectsN0,))
+    state = pc.pre_filter(pod)
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+    assert [c.name for c in slow[0]] == ["n1"]
+    assert list(slow[1]) == ["n0"]
+    assert fast == slow
+
+
+def test_the_dry_run_starts_at_the_offset_and_wraps_around() -> None:
+    """Nodes n0 and n2 hold a lower-priority pod, n1 only one outranking the preemptor: from offset 1 the dry run
+    looks at n1, n2, then n0, so two candidates wanted are n2 and n0 and n1 has a status, as on node copies."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(3)]
+    running = [make_pod(f"p{i}").node(f"n{i}").req(cpu="1").priority(20 if i == 1 else 1).start_time(T0).obj()
+               for i in range(3)]
+    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 1, 2, DisruptionBudgets())
+    assert [c.name for c in slow[0]] == ["n2", "n0"]
+    assert list(slow[1]) == ["n1"]
+    assert fast == slow
+
+
+def test_rotated_nodes_are_read_from_the_offset_wrapping_around_and_end_where_the_nodes_do() -> None:
+    """The dry run's order over the nodes from an offset: items, negative items, slices and iteration wrap around,
+    and there are exactly as many as nodes (an index past the end raises IndexError)."""
+    infos = [NodeInfo.of(make_node(f"n{i}").obj()) for i in range(3)]
+    rotated = _Rotated(infos, 1)
+    assert [info.name for info in rotated] == ["n1", "n2", "n0"]
+    assert rotated[-1] is infos[0]
+    assert [info.name for info in rotated[1:]] == ["n2", "n0"]
+    with pytest.raises(IndexError):
+        rotated[3]
