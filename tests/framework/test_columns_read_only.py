@@ -49,3 +49,22 @@ def test_the_cache_still_updates_read_only_columns() -> None:
     assert columns.pod_counts("all", lambda _pod: 1).tolist() == [0, 1, 0]
     assert counts.tolist() == [0, 1, 0]
     assert not columns.requested["cpu"].flags.writeable
+
+
+def test_a_node_that_no_longer_has_an_extended_resource_reads_none_of_it() -> None:
+    """n0 offers two GPUs and runs a pod using one; once the pod is gone and the node offers none, its row of the
+    GPU columns reads zero (another node's GPUs keep the columns in use)."""
+    gpu = "example.com/gpu"
+    nodes = [NodeInfo.of(make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods=10, **{gpu: "2"}).obj())
+             for i in range(2)]
+    snapshot = Snapshot.of(nodes)
+    columns = snapshot.columns
+    node = nodes[0]
+    user = PodInfo.of(make_pod("user").req(cpu="1", **{gpu: "1"}).obj().with_node_name("n0"))
+    node.add_pod(user)
+    columns.update(node)
+    assert [array.tolist() for array in columns.resource(gpu)] == [[2, 2], [1, 0]]
+    node.remove_pod(user.pod)
+    node.set_node(make_node("n0").capacity(cpu="4", memory="8Gi", pods=10).obj())
+    columns.update(node)
+    assert [array.tolist() for array in columns.resource(gpu)] == [[0, 2], [0, 0]]

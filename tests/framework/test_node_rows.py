@@ -179,3 +179,19 @@ def test_a_row_written_after_its_node_changed_is_kept_at_the_next_read() -> None
     rows = columns.node_rows("answers", 1)
     rows.known[1] = True
     assert columns.node_rows("answers", 1).known.tolist() == [False, True, False]
+
+
+def test_a_row_written_right_after_any_change_is_kept_when_another_node_changes() -> None:
+    """Rows read (caught up) just after a change to node 0, then node 0's result written: a later change to node 1
+    forgets only node 1's row, at whatever change number this happens (on either side of the point where the list
+    of recent changes restarts)."""
+    for before in range(55, 75):
+        snapshot = _snapshot()
+        extra = [PodInfo.of(make_pod(f"extra-{i}").req(cpu="7m").obj().with_node_name(f"n{i}")) for i in range(3)]
+        for k in range(before):
+            _toggle(snapshot, extra, k % 3)
+        _toggle(snapshot, extra, 0)
+        rows = snapshot.columns.node_rows("answers", 1)
+        rows.known[:] = True
+        _toggle(snapshot, extra, 1)
+        assert snapshot.columns.node_rows("answers", 1).known.tolist() == [True, False, True], before

@@ -4,7 +4,7 @@ order, PDB violations, every status and error), which stays callable with ``Eval
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,7 +17,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
-from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator
+from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator, ScoreFunc, _Rotated
 from kubesched.framework.status import Code, Status, is_success
 from kubesched.framework.types import NodeToStatus
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
@@ -512,3 +512,214 @@ def test_an_evaluator_with_its_own_importance_does_not_read_answers_kept_by_the_
     assert ([[v.name for v in c.victims] for c in default[0]], [[v.name for v in c.victims] for c in slow[0]]) == \
         ([["v1"]], [["v0"]])
     assert fast == slow
+
+
+AMOUNTS = [  # per resource: heavy's and light's requests, the two preemptors' requests, their victims
+    ("cpu", {"cpu": "2"}, {"cpu": "2"}, ({"cpu": "2"}, {"cpu": "3"}), [[["light"]], [["heavy", "light"]]]),
+    ("memory", {"cpu": "1", "memory": "2Gi"}, {"cpu": "3"}, ({"cpu": "1"}, {"cpu": "1", "memory": "1Gi"}),
+     [[["light"]], [["heavy"]]]),
+]
+
+
+@pytest.mark.parametrize(("heavy", "light", "asks", "victims"), [a[1:] for a in AMOUNTS], ids=[a[0] for a in AMOUNTS])
+def test_preemptors_asking_different_cpu_or_memory_get_their_own_answers(
+        heavy: dict[str, str], light: dict[str, str], asks: tuple[dict[str, str], dict[str, str]],
+        victims: list[list[list[str]]]) -> None:
+    """One node, two preemptors alike but for one amount: the smaller asker keeps the priority-5 pod heavy in
+    that resource, the larger must evict it (remembered answers are per request, amount by amount)."""
+    nodes = [make_node("n0").capacity(cpu="4", memory="2Gi", pods="10").obj()]
+    running = [make_pod("heavy").node("n0").req(**heavy).priority(5).start_time(T0).obj(),
+               make_pod("light").node("n0").req(**light).priority(1).start_time(T0).obj()]
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    chosen = []
+    for k, requests in enumerate(asks):
+        pod = make_pod(f"asks-{k}").req(**requests).priority(10).obj()
+        state = pc.pre_filter(pod)
+        fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+        assert fast == slow
+        chosen.append([[v.name for v in c.victims] for c in fast[0]])
+    assert chosen == victims
+
+
+def test_the_one_node_passed_over_before_the_candidate_gets_its_status() -> None:
+    """n0 holds only a pod outranking the preemptor, n1 a lower-priority one: the candidate is n1 and n0, the one
+    node looked at before it, has its Filter status, as on node copies."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(2)]
+    running = [make_pod(f"p{i}").node(f"n{i}").req(cpu="1").priority(20 - 19 * i).start_time(T0).obj()
+               for i in range(2)]
+    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+    assert [c.name for c in slow[0]] == ["n1"]
+    assert list(slow[1]) == ["n0"]
+    assert fast == slow
+
+
+def _two_victims_each(top: tuple[int, int], bottom: tuple[int, int], hours: tuple[int, int]) -> list[Pod]:
+    """On n0 and n1 (2 cpu each) two 1-cpu pods: priorities ``top[i]`` and ``bottom[i]``, started ``hours[i]``
+    after T0."""
+    return [make_pod(f"{name}{i}").node(f"n{i}").req(cpu="1").priority(priority[i])
+            .start_time(T0 + timedelta(hours=hours[i])).obj()
+            for i in range(2) for name, priority in (("top", top), ("bottom", bottom))]
+
+
+def test_among_remembered_candidates_the_lowest_top_victim_priority_wins() -> None:
+    """n0's victims have priorities 5 and 1, n1's 3 and 3: equal priority sums and counts, n0's started later; the
+    lowest top priority decides first, so n1 is nominated, on either path."""
+    nodes = [make_node(f"n{i}").capacity(cpu="2", memory="4Gi", pods="10").obj() for i in range(2)]
+    running = _two_victims_each((5, 3), (1, 3), (2, 0))
+    outcomes = post_filter_both_ways(nodes, running, make_pod("p").req(cpu="2").priority(10).obj(), seed=1)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0].nominating_info.nominated_node_name == "n1"
+
+
+def test_among_remembered_candidates_with_equal_priorities_the_fewest_victims_win() -> None:
+    """n0's one victim has priority 0; n1's two have 0 and the lowest int32 priority, so the top priorities and the
+    priority sums (each + 2^31) are equal and the count decides: n0 is nominated, on either path."""
+    nodes = [make_node(f"n{i}").capacity(cpu="2", memory="4Gi", pods="10").obj() for i in range(2)]
+    running = [make_pod("only0").node("n0").req(cpu="2").priority(0).start_time(T0).obj(),
+               make_pod("top1").node("n1").req(cpu="1").priority(0).start_time(T0).obj(),
+               make_pod("bottom1").node("n1").req(cpu="1").priority(-(2**31)).start_time(T0).obj()]
+    outcomes = post_filter_both_ways(nodes, running, make_pod("p").req(cpu="2").priority(10).obj(), seed=1)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0].nominating_info.nominated_node_name == "n0"
+
+
+class RejectsN0(Plugin):
+    """A Filter plugin declaring Node-only reads that finds n0 Unschedulable."""
+
+    name = "RejectsN0"
+    filter_reads = FilterReads.NODE
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status.unschedulable("not here") if node_info.name == "n0" else None
+
+
+def test_remembered_candidates_beside_a_node_another_plugin_rejected_are_chosen_by_their_scores() -> None:
+    """n0 rejected by another plugin (so it goes through Filter on a copy and stays no candidate), n1 and n2 with
+    remembered answers evicting a priority-5 and a priority-1 pod: n2 is nominated, on either path."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(3)]
+    running = [make_pod(f"v{i}").node(f"n{i}").req(cpu="1").priority((5, 5, 1)[i]).start_time(T0).obj()
+               for i in range(3)]
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    points = {"pre-filter": ["NodeResourcesFit"], "filter": ["RejectsN0", "NodeResourcesFit"]}
+    outcomes = []
+    for fast in (True, False):
+        pc = preemption_cluster(nodes, [*running, pod], points=points, extra=(RejectsN0,))
+        pc.evaluator.fast_dry_run = fast
+        result, _status = pc.post_filter(pod)
+        assert result is not None
+        outcomes.append(result.nominating_info.nominated_node_name)
+    assert outcomes == ["n2", "n2"]
+
+
+def test_a_reordered_candidate_list_breaks_ties_by_its_own_order() -> None:
+    """Two candidates equal on every criterion: after the caller reverses the list the dry run returned, the first
+    of the reversed list is chosen, not the first the dry run found."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="1Gi", pods="10").obj() for i in range(2)]
+    running = [make_pod(f"low{i}").node(f"n{i}").req(cpu="1").priority(1).start_time(T0).obj() for i in range(2)]
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    candidates, _statuses, _error = pc.evaluator.find_candidates(state, pc.framework.snapshot.list(), pod,
+                                                                 pc.filter_statuses(pod, state))
+    assert len(candidates) == 2
+    candidates.reverse()
+    assert pc.evaluator.select_candidate(candidates) is candidates[0]
+
+
+class HighestVictimFirst(Evaluator):
+    """Prefers the candidate whose top victim has the highest priority (the reverse of the default)."""
+
+    def ordered_score_funcs(self, victims_map: Mapping[str, Candidate]) -> list[ScoreFunc] | None:
+        return [lambda node: victims_map[node].victims[0].priority]
+
+
+def test_an_evaluator_with_its_own_score_functions_chooses_by_them() -> None:
+    """Candidates n0 (victim of priority 1) and n1 (priority 5) with remembered answers: an Evaluator whose
+    ordered_score_funcs prefer the higher victim nominates n1, not the default's n0."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="1Gi", pods="10").obj() for i in range(2)]
+    running = [make_pod(f"low{i}").node(f"n{i}").req(cpu="1").priority(1 + 4 * i).start_time(T0).obj()
+               for i in range(2)]
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, [*running, pod], points=FILTERS, extra=EXTRA)
+    own = HighestVictimFirst("DefaultPreemption", pc.framework)
+    own.resource_shortcut = pc.evaluator.resource_shortcut
+    pc.plugin.evaluator = own
+    result, _status = pc.post_filter(pod)
+    assert result is not None
+    assert result.nominating_info.nominated_node_name == "n1"
+
+
+def test_preemptors_of_different_priorities_count_their_own_lower_priority_pods() -> None:
+    """A node full with a priority-20 pod: a priority-10 preemptor finds nothing to evict there, then a priority-30
+    one (same request, same snapshot) evicts that pod, as Filter on node copies says."""
+    nodes = [make_node("n0").capacity(cpu="2", memory="4Gi", pods="10").obj()]
+    running = [make_pod("mid").node("n0").req(cpu="2").priority(20).start_time(T0).obj()]
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    found = []
+    for priority in (10, 30):
+        pod = make_pod(f"p{priority}").req(cpu="1").priority(priority).obj()
+        state = pc.pre_filter(pod)
+        fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+        assert fast == slow
+        found.append([[v.name for v in c.victims] for c in fast[0]])
+    assert found == [[], [["mid"]]]
+
+
+def test_candidates_from_several_chunks_stop_at_the_number_wanted() -> None:
+    """70 nodes, a lower-priority pod on n00 and on n64-n69 (the others' pods outrank the preemptor): three
+    candidates wanted are n00, then n64 and n65 from the second chunk of nodes looked at, as on node copies."""
+    nodes = [make_node(f"n{i:02}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(70)]
+    running = [make_pod(f"p{i:02}").node(f"n{i:02}").req(cpu="1").priority(1 if i == 0 or i >= 64 else 20)
+               .start_time(T0).obj() for i in range(70)]
+    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 3, DisruptionBudgets())
+    assert [c.name for c in slow[0]] == ["n00", "n64", "n65"]
+    assert fast == slow
+
+
+def test_remembered_candidates_beside_a_node_another_plugin_rejected_stop_at_the_number_wanted() -> None:
+    """n0 rejected by another plugin, n1 and n2 with remembered answers: one candidate wanted is n1 alone, with
+    n0's status, as on node copies."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(3)]
+    running = [make_pod(f"v{i}").node(f"n{i}").req(cpu="1").priority(1).start_time(T0).obj() for i in range(3)]
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    points = {"pre-filter": ["NodeResourcesFit"], "filter": ["RejectsN0", "NodeResourcesFit"]}
+    pc = preemption_cluster(nodes, running, points=points, extra=(RejectsN0,))
+    state = pc.pre_filter(pod)
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+    assert [c.name for c in slow[0]] == ["n1"]
+    assert list(slow[1]) == ["n0"]
+    assert fast == slow
+
+
+def test_the_dry_run_starts_at_the_offset_and_wraps_around() -> None:
+    """Nodes n0 and n2 hold a lower-priority pod, n1 only one outranking the preemptor: from offset 1 the dry run
+    looks at n1, n2, then n0, so two candidates wanted are n2 and n0 and n1 has a status, as on node copies."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(3)]
+    running = [make_pod(f"p{i}").node(f"n{i}").req(cpu="1").priority(20 if i == 1 else 1).start_time(T0).obj()
+               for i in range(3)]
+    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 1, 2, DisruptionBudgets())
+    assert [c.name for c in slow[0]] == ["n2", "n0"]
+    assert list(slow[1]) == ["n1"]
+    assert fast == slow
+
+
+def test_rotated_nodes_are_read_from_the_offset_wrapping_around_and_end_where_the_nodes_do() -> None:
+    """The dry run's order over the nodes from an offset: items, negative items, slices and iteration wrap around,
+    and there are exactly as many as nodes (an index past the end raises IndexError)."""
+    infos = [NodeInfo.of(make_node(f"n{i}").obj()) for i in range(3)]
+    rotated = _Rotated(infos, 1)
+    assert [info.name for info in rotated] == ["n1", "n2", "n0"]
+    assert rotated[-1] is infos[0]
+    assert [info.name for info in rotated[1:]] == ["n2", "n0"]
+    with pytest.raises(IndexError):
+        rotated[3]

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -154,3 +155,35 @@ def test_a_trimmed_change_log_still_brings_the_sums_up_to_date() -> None:
         found = nominator.nominated_sums(asking, columns)
     assert found is not None
     assert found[1][0].tolist() == [1, 1, 1]
+
+
+def test_the_sums_handed_out_cannot_be_written() -> None:
+    """The per-node sums are the nominator's kept array, shared with every caller until the next change: a caller
+    writing to them gets an error instead of corrupting what the next caller reads."""
+    nominator = Nominator()
+    nominator.add_nominated_pod(PodInfo.of(make_pod("w").req(cpu="1").priority(10).nominated("n0").obj()))
+    found = nominator.nominated_sums(make_pod("p").priority(10).obj(), columns_of(("n0",)))
+    assert found is not None
+    with pytest.raises(ValueError, match="read-only"):
+        found[1][1, 0] = 0
+
+
+def test_a_sum_still_within_the_trimmed_log_catches_up_without_a_rebuild() -> None:
+    """With a log of two changes, the third change drops only the first (the one every kept sum has seen): the
+    sum that lags by two changes catches up from the log, the same object, rather than being built afresh."""
+    nominator = Nominator()
+    columns = columns_of(("n0", "n1", "n2"))
+    ahead, behind = make_pod("ahead").priority(0).obj(), make_pod("behind").priority(10).obj()
+    with mock.patch.object(nominator_module, "_MAX_LOG", 2):
+        nominator.nominated_sums(ahead, columns)
+        nominator.nominated_sums(behind, columns)
+        kept = nominator._sums[10]
+        for k, node in enumerate(("n0", "n1", "n2")):
+            nominator.add_nominated_pod(PodInfo.of(make_pod(f"w{k}").req(cpu="1").priority(10).nominated(node).obj()))
+            nominator.nominated_sums(ahead, columns)
+            if k == 0:
+                nominator.nominated_sums(behind, columns)
+        found = nominator.nominated_sums(behind, columns)
+    assert found is not None
+    assert found[1][0].tolist() == [1, 1, 1]
+    assert nominator._sums[10] is kept

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubesched.api.pod import Pod
-from kubesched.framework.events import NODE_ADD, ClusterEvent
+from kubesched.framework.events import NODE_ADD, WILDCARD_EVENT, ClusterEvent
 from kubesched.framework.status import Status
 from kubesched.runtime import SchedulingQueue
 from kubesched.sim.cluster import VirtualClock
@@ -232,4 +232,39 @@ def test_a_pod_leaving_the_unschedulable_pods_leaves_the_index(leave: Callable[[
     queue, _ = new_queue()
     leave(queue)
     assert where(queue, "p") in ("active", "backoff")
+    assert (queue._rejectors_of, queue._rejector_counts, queue._unrejected) == ({}, {}, 0)
+
+
+def test_the_wildcard_event_moves_pods_whatever_plugin_rejected_them() -> None:
+    """The wildcard event matches every registration: a pod rejected only by Deaf (which registered nothing) is
+    moved by it, as by a full scan."""
+    queue, clock = new_queue()
+    queue.add(make_pod("a").obj())
+    fail(queue, {"Deaf"})
+    clock.advance_to(5.0)
+    assert queue.move_all_to_active_or_backoff(WILDCARD_EVENT) == 1
+    assert where(queue, "a") in ("active", "backoff")
+
+
+def test_an_event_that_skips_the_scan_still_records_the_move_request_cycle() -> None:
+    """An event no waiting pod's rejector registered moves nothing, yet (as any move request) sets
+    move_request_cycle to the current scheduling cycle, as kube-scheduler's MoveAllToActiveOrBackoffQueue does."""
+    queue, _ = new_queue()
+    queue.add(make_pod("a").obj())
+    fail(queue, {"Deaf"})
+    assert queue.move_request_cycle < queue.scheduling_cycle
+    assert queue.move_all_to_active_or_backoff(NODE_ADD, None, BIG) == 0
+    assert queue.move_request_cycle == queue.scheduling_cycle
+
+
+def test_a_gated_pod_added_again_is_indexed_once() -> None:
+    """Adding a pod that a gate holds among the unschedulable pods a second time refreshes its entry: its gating
+    plugin still counts it once, so once it leaves the index is empty."""
+    queue, _ = new_queue()
+    pod = make_pod("g").label(gate="yes").obj()
+    queue.add(pod)
+    queue.add(pod)
+    assert where(queue, "g") == "unschedulable"
+    assert queue._rejector_counts == {"Picky": 1}
+    queue.delete(pod)
     assert (queue._rejectors_of, queue._rejector_counts, queue._unrejected) == ({}, {}, 0)
