@@ -345,6 +345,24 @@ def test_start_times_beyond_int64_nanoseconds_are_compared_exactly() -> None:
     assert outcomes[0][0].nominating_info.nominated_node_name == "n1"
 
 
+def nominated_by(evaluator: type[Evaluator]) -> str:
+    """The node ``evaluator`` (with the default's resource shortcut) nominates for a priority-10 pod of 1 cpu, where
+    n0 and n1 are each full with one started victim, of priority 1 and 5."""
+    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="1Gi", pods="10").obj() for i in range(2)]
+    running = [make_pod(f"low{i}").node(f"n{i}").req(cpu="1").priority(1 + 4 * i).start_time(T0).obj()
+               for i in range(2)]
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, [*running, pod], points=FILTERS, extra=EXTRA)
+    own = evaluator("DefaultPreemption", pc.framework)
+    own.resource_shortcut = pc.evaluator.resource_shortcut
+    pc.plugin.evaluator = own
+    result, _status = pc.post_filter(pod)
+    assert result is not None
+    assert result.nominating_info is not None
+    node: str = result.nominating_info.nominated_node_name
+    return node
+
+
 class ReversesCandidates(Evaluator):
     """Reverses the candidate list in place after finding it (as a subclass re-ranking candidates might)."""
 
@@ -358,17 +376,7 @@ class ReversesCandidates(Evaluator):
 def test_a_candidate_list_changed_after_the_dry_run_is_chosen_from_by_its_own_order() -> None:
     """select_candidate reads the remembered scores only for the very list the dry run returned, unchanged: after
     a subclass reorders it, the node with the lowest-priority victim is still the one chosen."""
-    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="1Gi", pods="10").obj() for i in range(2)]
-    running = [make_pod(f"low{i}").node(f"n{i}").req(cpu="1").priority(1 + 4 * i).start_time(T0).obj()
-               for i in range(2)]
-    pod = make_pod("p").req(cpu="1").priority(10).obj()
-    pc = preemption_cluster(nodes, [*running, pod], points=FILTERS, extra=EXTRA)
-    own = ReversesCandidates("DefaultPreemption", pc.framework)
-    own.resource_shortcut = pc.evaluator.resource_shortcut
-    pc.plugin.evaluator = own
-    result, _status = pc.post_filter(pod)
-    assert result is not None
-    assert result.nominating_info.nominated_node_name == "n0"
+    assert nominated_by(ReversesCandidates) == "n0"
 
 
 def test_a_node_with_a_nominated_pod_is_reprieved_with_it_counted() -> None:
@@ -640,17 +648,7 @@ class HighestVictimFirst(Evaluator):
 def test_an_evaluator_with_its_own_score_functions_chooses_by_them() -> None:
     """Candidates n0 (victim of priority 1) and n1 (priority 5) with remembered answers: an Evaluator whose
     ordered_score_funcs prefer the higher victim nominates n1, not the default's n0."""
-    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="1Gi", pods="10").obj() for i in range(2)]
-    running = [make_pod(f"low{i}").node(f"n{i}").req(cpu="1").priority(1 + 4 * i).start_time(T0).obj()
-               for i in range(2)]
-    pod = make_pod("p").req(cpu="1").priority(10).obj()
-    pc = preemption_cluster(nodes, [*running, pod], points=FILTERS, extra=EXTRA)
-    own = HighestVictimFirst("DefaultPreemption", pc.framework)
-    own.resource_shortcut = pc.evaluator.resource_shortcut
-    pc.plugin.evaluator = own
-    result, _status = pc.post_filter(pod)
-    assert result is not None
-    assert result.nominating_info.nominated_node_name == "n1"
+    assert nominated_by(HighestVictimFirst) == "n1"
 
 
 def test_preemptors_of_different_priorities_count_their_own_lower_priority_pods() -> None:
