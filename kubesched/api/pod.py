@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import TypeVar
 
 import attrs
 
@@ -18,6 +17,7 @@ from kubesched.api.meta import (
     frozen_tuple,
 )
 from kubesched.api.quantity import Quantity
+from kubesched.api.replace import replaced
 
 ResourceList = Mapping[str, Quantity]
 EMPTY_RESOURCES: ResourceList = EMPTY_MAP  # type: ignore[assignment]  # empty, so any value type
@@ -292,50 +292,10 @@ class Pod:
 
     def with_node_name(self, node_name: str) -> Pod:
         """A copy assigned to ``node_name``."""
-        return _replaced(self, spec=_replaced(self.spec, node_name=str(node_name)))
+        return replaced(self, spec=replaced(self.spec, node_name=str(node_name)))
 
     def with_status(self, **changes: object) -> Pod:
         """A copy with status fields replaced."""
         if "conditions" in changes:
             changes["conditions"] = _conditions(changes["conditions"])  # type: ignore[arg-type]
-        return _replaced(self, status=_replaced(self.status, **changes))
-
-
-_FIELD_NAMES: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
-# Per (class, changed field names): a function building the copy with one slot store per field, no loop.
-_REPLACERS: dict[tuple[type, frozenset[str]], Callable[[object, Mapping[str, object]], object]] = {}
-_T = TypeVar("_T")
-
-
-def _replaced(obj: _T, **changes: object) -> _T:
-    """``attrs.evolve`` for this module's frozen classes, without re-running the converters of the fields kept
-    (they hold converted values already): binding replaces a pod twice per placement, so this is on the hot path.
-    Changed fields must be given in converted form (the callers above convert)."""
-    kind = type(obj)
-    replacer = _REPLACERS.get((kind, frozenset(changes)))
-    if replacer is None:
-        replacer = _replacer(kind, frozenset(changes))
-    return replacer(obj, changes)  # type: ignore[return-value]
-
-
-def _replacer(kind: type, changed: frozenset[str]) -> Callable[[object, Mapping[str, object]], object]:
-    """The copy function of ``kind`` for ``changed`` fields (kept in :data:`_REPLACERS`): a generated function
-    storing each slot directly, as attrs generates its own methods, three times faster than a loop over fields."""
-    known = _FIELD_NAMES.get(kind)
-    if known is None:
-        fields = tuple(field.name for field in attrs.fields(kind))
-        known = _FIELD_NAMES[kind] = (fields, frozenset(fields))
-    names, name_set = known
-    if not name_set.issuperset(changed):
-        raise TypeError(f"{kind.__name__} has no field(s) {sorted(changed - name_set)}")
-    namespace: dict[str, object] = {"_new": object.__new__, "_kind": kind}
-    lines = ["def replace(obj, changes):", "    copy = _new(_kind)"]
-    for i, name in enumerate(names):
-        namespace[f"_set{i}"] = getattr(kind, name).__set__  # the slot's descriptor (frozen: no __setattr__)
-        value = f"changes[{name!r}]" if name in changed else f"obj.{name}"
-        lines.append(f"    _set{i}(copy, {value})")
-    lines.append("    return copy")
-    exec("\n".join(lines), namespace)  # field names come from attrs.fields, never from input
-    replacer: Callable[[object, Mapping[str, object]], object] = namespace["replace"]  # type: ignore[assignment]
-    _REPLACERS[(kind, changed)] = replacer
-    return replacer
+        return replaced(self, status=replaced(self.status, **changes))

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
-
 from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, Pod, PodSpec
 from kubesched.api.policy import PriorityClass, builtin_priority_classes
+from kubesched.api.replace import replaced
 from kubesched.errors import InputError
 from kubesched.validation import escape, quote
 
@@ -67,29 +66,15 @@ def admit_pod(pod: Pod, classes: dict[str, PriorityClass], default: PriorityClas
     return _with_spec(pod, priority=priority, priority_class_name=class_name, preemption_policy=policy)
 
 
-#: The fields of a Pod and of a PodSpec, in order.
-_POD_FIELDS = tuple(field.name for field in attrs.fields(Pod))
-_SPEC_FIELDS = tuple(field.name for field in attrs.fields(PodSpec))
 #: The spec fields admission sets: plain values, which no converter of PodSpec touches.
 _ADMITTED_FIELDS = frozenset({"priority", "priority_class_name", "preemption_policy"})
 
 
 def _with_spec(pod: Pod, **changes: object) -> Pod:
-    """``pod`` with the admitted spec ``changes``, copied field by field: ``attrs.evolve`` would run every
+    """``pod`` with the admitted spec ``changes``, copied without converters: ``attrs.evolve`` would run every
     converter of the spec again (containers, tolerations, selectors), a tenth of loading a large cluster."""
     assert _ADMITTED_FIELDS.issuperset(changes)
-    spec = object.__new__(PodSpec)
-    for name in _SPEC_FIELDS:
-        object.__setattr__(spec, name, changes[name] if name in changes else getattr(pod.spec, name))
-    return _with_admitted_spec(pod, spec)
-
-
-def _with_admitted_spec(pod: Pod, spec: PodSpec) -> Pod:
-    """``pod`` holding ``spec``, its admitted spec, copied field by field (no converter runs again)."""
-    admitted = object.__new__(Pod)
-    for name in _POD_FIELDS:
-        object.__setattr__(admitted, name, spec if name == "spec" else getattr(pod, name))
-    return admitted
+    return replaced(pod, spec=replaced(pod.spec, **changes))
 
 
 def admit_pods(pods: Sequence[Pod], classes: Sequence[PriorityClass]) -> tuple[list[Pod], list[tuple[Pod, InputError]]]:
@@ -104,7 +89,7 @@ def admit_pods(pods: Sequence[Pod], classes: Sequence[PriorityClass]) -> tuple[l
     for pod in pods:
         known = specs.get(id(pod.spec))
         if known is not None:
-            admitted.append(pod if known[1] is pod.spec else _with_admitted_spec(pod, known[1]))
+            admitted.append(pod if known[1] is pod.spec else replaced(pod, spec=known[1]))
             continue
         try:
             result = admit_pod(pod, by_name, default)

@@ -33,6 +33,7 @@ from kubesched.api.pod import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
+from kubesched.api.replace import replaced
 from kubesched.io import fields as f
 from kubesched.io import pod_rules as rules
 from kubesched.io.meta import Obj, check_name, label_selector, object_meta, operator_and_values
@@ -392,7 +393,7 @@ def _pod_spec_of_pod(obj: Obj, path: str) -> PodSpec:
     if problems:
         return _pod_spec(obj, path)
     spec = _remembered_spec(_spec_part(obj, skip="nodeName"), path)
-    return f.copied(spec, node_name=node_name)
+    return replaced(spec, node_name=node_name)
 
 
 def _spec_part(obj: Obj, skip: str = "") -> Obj:

@@ -15,8 +15,6 @@ from datetime import UTC, datetime, timedelta, timezone
 from fractions import Fraction
 from typing import Any, TypeGuard, TypeVar
 
-import attrs
-
 from kubesched.api.meta import EMPTY_MAP, FrozenMap, LabelSelectorRequirement, OwnerReference
 from kubesched.api.node import ContainerImage, Taint
 from kubesched.api.pod import (
@@ -344,25 +342,6 @@ def remembered(read: Callable[[Any, str], T]) -> Callable[[Any, str], T]:
 
     remembering.__doc__ = read.__doc__
     return remembering
-
-
-_FIELD_NAMES: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
-
-
-def copied(obj: T, **changes: object) -> T:
-    """A copy of the frozen API object ``obj`` with ``changes`` (in their converted form), field by field:
-    ``attrs.evolve`` would run every converter of the fields kept again, which hold converted values already."""
-    kind = obj.__class__
-    known = _FIELD_NAMES.get(kind)
-    if known is None:
-        names = tuple(field.name for field in attrs.fields(kind))  # type: ignore[arg-type]
-        known = _FIELD_NAMES[kind] = (names, frozenset(names))
-    names, name_set = known
-    assert name_set.issuperset(changes)
-    copy = object.__new__(kind)
-    for name in names:
-        object.__setattr__(copy, name, changes[name] if name in changes else getattr(obj, name))
-    return copy
 
 
 def shared_map(value: Mapping[str, str]) -> Mapping[str, str]:
