@@ -14,7 +14,6 @@ import itertools
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import overload
 
 import attrs
 import numpy as np
@@ -415,7 +414,7 @@ class Evaluator:
         self._scored = None
         if not columns.exact:
             return None
-        window = _Rotated(potential_nodes, offset)
+        window = _rotated(potential_nodes, offset)
         position = columns.position
         lower = self._lower_priority_sums(columns, pod.priority)
         # NodeResourcesFit checks only the amounts the pod asks for (none but the pod count when it asks nothing).
@@ -954,31 +953,9 @@ def earliest_start_of_top_priority(victims: Sequence[Pod], now: datetime) -> dat
     return min((v.status.start_time or now for v in victims if v.priority == top), key=_nanos)
 
 
-class _Rotated(Sequence[NodeInfo]):
+def _rotated(nodes: Sequence[NodeInfo], offset: int) -> PickedNodes:
     """``nodes`` read from ``offset`` on, wrapping around: the dry run's order, without copying the list."""
-
-    __slots__ = ("nodes", "offset")
-
-    def __init__(self, nodes: Sequence[NodeInfo], offset: int) -> None:
-        self.nodes = nodes
-        self.offset = offset
-
-    def __len__(self) -> int:
-        return len(self.nodes)
-
-    @overload
-    def __getitem__(self, index: int) -> NodeInfo: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
-
-    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
-        count = len(self.nodes)
-        if isinstance(index, slice):
-            return [self.nodes[(self.offset + i) % count] for i in range(*index.indices(count))]
-        if not -count <= index < count:
-            raise IndexError(index)
-        return self.nodes[(self.offset + index) % count]
+    return PickedNodes(nodes, np.roll(np.arange(len(nodes), dtype=np.int64), -offset))
 
 
 def _first_best_row(scores: IntArray) -> int:

@@ -17,7 +17,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.node_info import NodeInfo, PodInfo
 from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
-from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator, ScoreFunc, _Rotated
+from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator, ScoreFunc, _rotated
 from kubesched.framework.status import Code, Status, is_success
 from kubesched.framework.types import NodeToStatus
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
@@ -715,7 +715,7 @@ def test_rotated_nodes_are_read_from_the_offset_wrapping_around_and_end_where_th
     """The dry run's order over the nodes from an offset: items, negative items, slices and iteration wrap around,
     and there are exactly as many as nodes (an index past the end raises IndexError)."""
     infos = [NodeInfo.of(make_node(f"n{i}").obj()) for i in range(3)]
-    rotated = _Rotated(infos, 1)
+    rotated = _rotated(infos, 1)
     assert [info.name for info in rotated] == ["n1", "n2", "n0"]
     assert rotated[-1] is infos[0]
     assert [info.name for info in rotated[1:]] == ["n2", "n0"]
