@@ -34,7 +34,7 @@ _NATIVE = (CPU, MEMORY, EPHEMERAL_STORAGE)
 class _Categories:
     """Codes of a per-node value (-1 when the node has none) and the values the codes stand for."""
 
-    __slots__ = ("codes", "epoch", "index", "synced", "value_of", "values", "view")
+    __slots__ = ("codes", "index", "synced", "value_of", "values", "view")
 
     def __init__(self, size: int, value_of: Callable[[NodeInfo], Hashable | None], synced: int) -> None:
         self.codes: npt.NDArray[np.int32] = np.full(size, -1, dtype=np.int32)
@@ -43,7 +43,6 @@ class _Categories:
         self.index: dict[Any, int] = {}
         self.value_of = value_of
         self.synced = synced
-        self.epoch = 0
 
 
     def set_row(self, position: int, info: NodeInfo) -> None:
@@ -61,14 +60,13 @@ class _Categories:
 class _PodCounts:
     """Per node, the sum of a count function over the node's pods."""
 
-    __slots__ = ("count", "counts", "epoch", "synced", "view")
+    __slots__ = ("count", "counts", "synced", "view")
 
     def __init__(self, size: int, count: Callable[[PodInfo], int], synced: int) -> None:
         self.counts: IntArray = np.zeros(size, dtype=np.int64)
         self.view = _read_only(self.counts)
         self.count = count
         self.synced = synced
-        self.epoch = 0
 
 
     def set_row(self, position: int, info: NodeInfo) -> None:
@@ -79,7 +77,7 @@ class _PodCounts:
 class _PodTotals:
     """Per node, the column-wise sums of a function giving ``width`` amounts per pod."""
 
-    __slots__ = ("amounts", "epoch", "synced", "totals", "view", "width")
+    __slots__ = ("amounts", "synced", "totals", "view", "width")
 
     def __init__(self, size: int, amounts: Callable[[PodInfo], Sequence[int]], width: int, synced: int) -> None:
         self.totals: IntArray = np.zeros((size, width), dtype=np.int64)
@@ -87,7 +85,6 @@ class _PodTotals:
         self.amounts = amounts
         self.width = width
         self.synced = synced
-        self.epoch = 0
 
     def set_row(self, position: int, info: NodeInfo) -> None:
         row = [0] * self.width
@@ -106,14 +103,13 @@ class NodeRows:
     pods or Node object change, so a row is a cache of something that depends only on the node.
     """
 
-    __slots__ = ("epoch", "known", "numbers", "synced", "values")
+    __slots__ = ("known", "numbers", "synced", "values")
 
     def __init__(self, size: int, width: int, synced: int) -> None:
         self.known: npt.NDArray[np.bool_] = np.zeros(size, dtype=bool)
         self.numbers: IntArray = np.zeros((size, width), dtype=np.int64)
         self.values: list[Any] = [None] * size
         self.synced = synced
-        self.epoch = 0
 
     def set_row(self, position: int, info: NodeInfo) -> None:
         self.known[position] = False
@@ -148,12 +144,11 @@ class NodeColumns:
         self._all: IntArray = np.zeros(0, dtype=np.int64)
         self._zeros: IntArray = np.zeros(0, dtype=np.int64)
         # Change numbers: each row update takes the next one, and each row remembers its latest, so an on-demand
-        # index synced at change ``n`` catches up on the rows numbered above ``n``. A rebuild starts a new epoch.
+        # index synced at change ``n`` catches up on the rows numbered above ``n``. A rebuild drops every index.
         # The positions of the latest changes, in order, from change number ``_recent_from`` on, let an index
         # that is only a little behind catch up without scanning every row.
         self._version = 0
         self._changed_at: IntArray = np.zeros(0, dtype=np.int64)
-        self._epoch = 0
         self._recent: list[int] = []
         self._recent_from = 1
         self._indexes: OrderedDict[Hashable, _Index] = OrderedDict()
@@ -183,7 +178,6 @@ class NodeColumns:
         self.pod_count = _read_only(self._pod_count)
         self.exact = True
         self._indexes.clear()
-        self._epoch += 1
         self._changed_at = np.zeros(size, dtype=np.int64)
         for position, info in enumerate(infos):
             self._set_row(position, info)
@@ -285,11 +279,8 @@ class NodeColumns:
     def _index(self, key: Hashable, make: Callable[[int], _Index]) -> _Index:
         now = self._version
         index = self._indexes.get(key)
-        if index is not None and index.epoch != self._epoch:
-            index = None
         if index is None:
             index = make(now)
-            index.epoch = self._epoch
             if not isinstance(index, NodeRows):  # new rows start unknown
                 for position, info in enumerate(self.infos):
                     index.set_row(position, info)
