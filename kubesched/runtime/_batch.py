@@ -198,10 +198,7 @@ class BatchFilter:
             if not rejected.any():
                 continue
             self._rejected_any = True
-            values = out[rejected]
-            low, high = int(values.min()), int(values.max())
-            # Most forms reject with one code: two reductions instead of sorting the rejections.
-            bad = ({low} if low == high else set(np.unique(values).tolist())) - _ALLOWED_CODES
+            bad = set(_distinct(out[rejected])) - _ALLOWED_CODES
             if bad:
                 raise self._error(name, f"returned status code {min(bad)}, which Filter may not return", None)
             new = rejected & (first == _NONE)
@@ -322,12 +319,11 @@ class BatchFilter:
         by_batch = first != _NONE
         if known:
             by_batch &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
-        rejecting = first[by_batch]
-        low = int(rejecting.min()) if len(rejecting) else 0
-        one_plugin = len(rejecting) > 0 and low == int(rejecting.max())  # the usual case: no sort, no mask per plugin
-        for k in [low] if one_plugin else np.unique(rejecting).tolist():
+        rejecting = _distinct(first[by_batch])
+        for k in rejecting:
             name = self.filters[k][0]
-            plugin_codes = codes[by_batch] if one_plugin else codes[by_batch & (first == k)]
+            # The usual case, one rejecting plugin: its codes need no mask of their own.
+            plugin_codes = codes[by_batch] if len(rejecting) == 1 else codes[by_batch & (first == k)]
             if (plugin_codes == _PENDING).any():
                 diagnosis.pending_plugins.add(name)
             if (plugin_codes != _PENDING).any():
@@ -586,8 +582,9 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
     return table
 
 
-def _distinct(values: npt.NDArray[np.int16]) -> list[int]:
-    """The distinct values, ascending (one at a glance when all are equal, the common case)."""
+def _distinct(values: npt.NDArray[np.integer[Any]]) -> list[int]:
+    """The distinct values, ascending: two reductions when all are equal (the common case: one rejecting plugin,
+    one code), else a sort."""
     if not len(values):
         return []
     low, high = int(values.min()), int(values.max())
