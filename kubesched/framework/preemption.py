@@ -193,9 +193,9 @@ class Evaluator:
         self._victim_scores: dict[int, tuple[tuple[Pod, ...], tuple[int, int, int, int]]] = {}
         # The potential nodes of the current preemption with their column positions and the statuses' code columns.
         self._potential: tuple[Sequence[NodeInfo], IntArray, CodeColumns] | None = None
-        # The last dry run's candidate list, its candidates as returned, and their default scores (rows of
-        # _fill_row), for select_candidate.
-        self._scored: tuple[list[Candidate], tuple[Candidate, ...], IntArray] | None = None
+        # The last dry run's candidates as returned and their default scores (rows of _fill_row), for
+        # select_candidate.
+        self._scored: tuple[tuple[Candidate, ...], IntArray] | None = None
         # The shortcut's reprieves by node: (what they depend on, the answer); see _cached_reprieve.
         self._reprieves: dict[str, tuple[tuple[int, ...], tuple[tuple[Pod, ...], int] | None]] = {}
 
@@ -551,7 +551,7 @@ class Evaluator:
             out.defer(fill)
         result = non_violating + violating
         if rows is not None and picked is not None and len(result) > 1:
-            self._scored = (result, tuple(result), rows.numbers[np.array(picked, dtype=np.int64), 1:])
+            self._scored = (tuple(result), rows.numbers[np.array(picked, dtype=np.int64), 1:])
         return result, out, _aggregate(errors)
 
     def _reprieve_rows(self, columns: NodeColumns, pod: Pod, request: Resource,
@@ -801,11 +801,11 @@ class Evaluator:
             return candidates[0]
         cls = type(self)
         scored = self._scored
-        if (scored is not None and scored[0] is candidates and len(candidates) == len(scored[1])
-                and all(map(operator.is_, candidates, scored[1]))  # unchanged since the dry run returned it
+        if (scored is not None and len(candidates) == len(scored[0])
+                and all(map(operator.is_, candidates, scored[0]))  # the candidates the dry run returned, in order
                 and cls.ordered_score_funcs is Evaluator.ordered_score_funcs
                 and cls.default_score_funcs is Evaluator.default_score_funcs):
-            return scored[1][_first_best_row(scored[2])]
+            return scored[0][_first_best_row(scored[1])]
         victims_map = {c.name: c for c in candidates}
         if (self.fast_dry_run and getattr(self.handle, "fast_path", True) is not False
                 and cls.ordered_score_funcs is Evaluator.ordered_score_funcs
