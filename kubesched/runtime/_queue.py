@@ -401,29 +401,25 @@ class SchedulingQueue:
         """A queued pod changed: refresh it in place. An unschedulable pod moves when a plugin that rejected it
         (or gates it) says the change may help; a pod in flight keeps the change as events for its requeue."""
         uid = old.uid
-        known = self._queued(uid)
-        pod_info = known.pod_info.for_pod(new) if known is not None else PodInfo.of(new)
+        info = self._queued(uid)
+        pod_info = info.pod_info.for_pod(new) if info is not None else PodInfo.of(new)
         self.nominator.update_nominated_pod(old, pod_info)
-        in_flight = self._in_flight.get(uid)
-        if in_flight is not None:
-            in_flight.pod_info = pod_info
+        if info is None:
+            return
+        if uid in self._in_flight:
+            info.pod_info = pod_info
             for event in pod_events(new, old):
                 self._events.append((event, old, new))
             return
         entry = self._active_entries.get(uid)
-        if entry is not None:
+        if entry is not None:  # re-sorted: the new pod may order differently
             self._active.remove(entry)
-            entry.info.pod_info = pod_info
+            info.pod_info = pod_info
             self._active.add(entry)
             return
-        key = self._backoff_keys.get(uid)
-        if key is not None:
-            self._backoff_by_seq[key[1]].pod_info = pod_info
-            return
-        info = self._unschedulable.get(uid)
-        if info is None:
-            return
         info.pod_info = pod_info
+        if uid in self._backoff_keys:
+            return
         events = pod_events(new, old)
         strategies = [self._strategy(info, event, old, new) for event in events]
         strategy = max(strategies, default=Strategy.SKIP)
