@@ -448,17 +448,25 @@ def test_preemptors_asking_different_storage_get_their_own_answers() -> None:
     assert chosen == [[["light"]], [["heavy"]]]
 
 
+def past_outranked_nodes(outranked: int, lower: int
+                         ) -> list[tuple[list[Candidate], dict[str, Status], Status | None]]:
+    """Both dry runs (offset 0, one candidate wanted) for a priority-10 pod of 1 cpu over full 1-cpu nodes
+    n00, n01...: the first ``outranked`` each hold a priority-20 pod, the next ``lower`` a priority-1 one."""
+    count = outranked + lower
+    nodes = [make_node(f"n{i:02}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(count)]
+    running = [make_pod(f"p{i:02}").node(f"n{i:02}").req(cpu="1").priority(20 if i < outranked else 1)
+               .start_time(T0).obj() for i in range(count)]
+    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
+    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
+    state = pc.pre_filter(pod)
+    return both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+
+
 def test_a_candidate_found_past_the_first_chunk_of_nodes_gets_no_status() -> None:
     """65 nodes whose only pod outranks the preemptor, then 5 with a lower-priority pod: the one candidate is found
     in the second chunk of nodes looked at, and the statuses list every node before it but that candidate, as
     Filter on node copies does."""
-    nodes = [make_node(f"n{i:02}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(70)]
-    running = [make_pod(f"p{i:02}").node(f"n{i:02}").req(cpu="1").priority(20 if i < 65 else 1).start_time(T0).obj()
-               for i in range(70)]
-    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
-    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
-    state = pc.pre_filter(pod)
-    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+    fast, slow = past_outranked_nodes(65, 5)
     assert [c.name for c in slow[0]] == ["n65"]
     assert sorted(slow[1]) == [f"n{i:02}" for i in range(65)]
     assert fast == slow
@@ -550,17 +558,11 @@ def test_preemptors_asking_different_cpu_or_memory_get_their_own_answers(
 
 
 def test_the_one_node_passed_over_before_the_candidate_gets_its_status() -> None:
-    """n0 holds only a pod outranking the preemptor, n1 a lower-priority one: the candidate is n1 and n0, the one
-    node looked at before it, has its Filter status, as on node copies."""
-    nodes = [make_node(f"n{i}").capacity(cpu="1", memory="4Gi", pods="10").obj() for i in range(2)]
-    running = [make_pod(f"p{i}").node(f"n{i}").req(cpu="1").priority(20 - 19 * i).start_time(T0).obj()
-               for i in range(2)]
-    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
-    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
-    state = pc.pre_filter(pod)
-    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
-    assert [c.name for c in slow[0]] == ["n1"]
-    assert list(slow[1]) == ["n0"]
+    """n00 holds only a pod outranking the preemptor, n01 a lower-priority one: the candidate is n01 and n00, the
+    one node looked at before it, has its Filter status, as on node copies."""
+    fast, slow = past_outranked_nodes(1, 1)
+    assert [c.name for c in slow[0]] == ["n01"]
+    assert list(slow[1]) == ["n00"]
     assert fast == slow
 
 
