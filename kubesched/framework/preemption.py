@@ -192,7 +192,7 @@ class Evaluator:
         # Default candidate scores (violations aside) of victim tuples, by identity; see _best_by_default_scores.
         self._victim_scores: dict[int, tuple[tuple[Pod, ...], tuple[int, int, int, int]]] = {}
         # The potential nodes of the current preemption with their column positions and the statuses' code columns.
-        self._potential: tuple[Sequence[NodeInfo], IntArray, CodeColumns] | None = None
+        self._potential: tuple[PickedNodes, IntArray, CodeColumns] | None = None
         # The last dry run's candidates as returned and their default scores (rows of _fill_row), for
         # select_candidate.
         self._scored: tuple[tuple[Candidate, ...], IntArray] | None = None
@@ -414,7 +414,6 @@ class Evaluator:
         self._scored = None
         if not columns.exact:
             return None
-        window = _rotated(potential_nodes, offset)
         position = columns.position
         lower = self._lower_priority_sums(columns, pod.priority)
         # NodeResourcesFit checks only the amounts the pod asks for (none but the pod count when it asks nothing).
@@ -428,14 +427,17 @@ class Evaluator:
         window_positions: IntArray | None = None
         fit_rejected: npt.NDArray[np.bool_] | None = None
         codes: Mapping[str, tuple[Code, str]] = {}
+        window: Sequence[NodeInfo]
         if known_potential is not None and known_potential[0] is potential_nodes:
             positions_all, (code_column, plugin_column, plugin_names) = known_potential[1], known_potential[2]
             window_positions = np.concatenate((positions_all[offset:], positions_all[:offset]))
+            window = PickedNodes(known_potential[0].infos, window_positions)  # the same order, read in one step
             fit_ids = [k for k, name in enumerate(plugin_names) if name == fit_name]
             by_plugin = plugin_column == fit_ids[0] if len(fit_ids) == 1 else np.isin(plugin_column, fit_ids)
             fit_rejected = (code_column == int(Code.UNSCHEDULABLE)) & by_plugin
         else:
             codes = node_to_status.codes()
+            window = _rotated(potential_nodes, offset)
         # Pods nominated to a node with at least the pod's priority count on it in both Filter passes.
         nominated, extra = self._relevant_nominations(pod, columns)
         rows = self._reprieve_rows(columns, pod, request, budgets)
@@ -955,7 +957,8 @@ def earliest_start_of_top_priority(victims: Sequence[Pod], now: datetime) -> dat
 
 def _rotated(nodes: Sequence[NodeInfo], offset: int) -> PickedNodes:
     """``nodes`` read from ``offset`` on, wrapping around: the dry run's order, without copying the list."""
-    return PickedNodes(nodes, np.roll(np.arange(len(nodes), dtype=np.int64), -offset))
+    count = len(nodes)
+    return PickedNodes(nodes, (np.arange(count, dtype=np.int64) + offset) % max(count, 1))
 
 
 def _first_best_row(scores: IntArray) -> int:
