@@ -15,10 +15,10 @@ import time
 import pluggy
 
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.runtime import Framework, PluginEntry, PluginRegistry, Profile, new_plugin_manager

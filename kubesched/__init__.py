@@ -15,40 +15,40 @@ __version__ = "0.1.0"
 # Each public name and the module that defines it. They are imported on first use, so that
 # ``import kubesched.framework`` (what a plugin needs) loads neither the YAML loader nor the simulator.
 _LAZY: dict[str, str] = {
-    "ArgsError": "kubesched.framework.args",
+    "ArgsError": "kubesched.framework._args",
     "ClusterInput": "kubesched.io.load",
-    "Code": "kubesched.framework.status",
-    "CycleState": "kubesched.framework.cycle_state",
-    "Handle": "kubesched.framework.handle",
+    "Code": "kubesched.framework._status",
+    "CycleState": "kubesched.framework._cycle_state",
+    "Handle": "kubesched.framework._handle",
     "InputError": "kubesched.errors",
     "KubeschedError": "kubesched.errors",
     "LabelSelector": "kubesched.api.meta",
     "Node": "kubesched.api.node",
-    "NodeInfo": "kubesched.framework.node_info",
-    "NodeScore": "kubesched.framework.types",
-    "NodeToStatus": "kubesched.framework.types",
+    "NodeInfo": "kubesched.framework._node_info",
+    "NodeScore": "kubesched.framework._types",
+    "NodeToStatus": "kubesched.framework._types",
     "ObjectMeta": "kubesched.api.meta",
-    "Plugin": "kubesched.framework.plugin",
+    "Plugin": "kubesched.framework._plugin",
     "PluginError": "kubesched.errors",
     "Pod": "kubesched.api.pod",
     "PodDisruptionBudget": "kubesched.api.policy",
-    "PodInfo": "kubesched.framework.node_info",
-    "PostFilterResult": "kubesched.framework.types",
-    "PreFilterResult": "kubesched.framework.types",
+    "PodInfo": "kubesched.framework._node_info",
+    "PostFilterResult": "kubesched.framework._types",
+    "PreFilterResult": "kubesched.framework._types",
     "PriorityClass": "kubesched.api.policy",
     "ProfileError": "kubesched.errors",
     "Quantity": "kubesched.api.quantity",
-    "QueuedPodInfo": "kubesched.framework.types",
-    "Resource": "kubesched.framework.resource",
+    "QueuedPodInfo": "kubesched.framework._types",
+    "Resource": "kubesched.framework._resource",
     "SimulationResult": "kubesched.sim.simulate",
-    "Snapshot": "kubesched.framework.snapshot",
-    "StateKey": "kubesched.framework.cycle_state",
-    "Status": "kubesched.framework.status",
+    "Snapshot": "kubesched.framework._snapshot",
+    "StateKey": "kubesched.framework._cycle_state",
+    "Status": "kubesched.framework._status",
     "Taint": "kubesched.api.node",
     "Toleration": "kubesched.api.pod",
-    "WaitingPod": "kubesched.framework.handle",
-    "hookimpl": "kubesched.framework.plugin",
-    "in_range": "kubesched.framework.args",
+    "WaitingPod": "kubesched.framework._handle",
+    "hookimpl": "kubesched.framework._plugin",
+    "in_range": "kubesched.framework._args",
     "load": "kubesched.io.load",
     "simulate": "kubesched.sim.simulate",
 }
@@ -60,15 +60,15 @@ if TYPE_CHECKING:
     from kubesched.api.policy import PodDisruptionBudget, PriorityClass
     from kubesched.api.quantity import Quantity
     from kubesched.errors import InputError, KubeschedError, PluginError, ProfileError
-    from kubesched.framework.args import ArgsError, in_range
-    from kubesched.framework.cycle_state import CycleState, StateKey
-    from kubesched.framework.handle import Handle, WaitingPod
-    from kubesched.framework.node_info import NodeInfo, PodInfo
-    from kubesched.framework.plugin import Plugin, hookimpl
-    from kubesched.framework.resource import Resource
-    from kubesched.framework.snapshot import Snapshot
-    from kubesched.framework.status import Code, Status
-    from kubesched.framework.types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult, QueuedPodInfo
+    from kubesched.framework._args import ArgsError, in_range
+    from kubesched.framework._cycle_state import CycleState, StateKey
+    from kubesched.framework._handle import Handle, WaitingPod
+    from kubesched.framework._node_info import NodeInfo, PodInfo
+    from kubesched.framework._plugin import Plugin, hookimpl
+    from kubesched.framework._resource import Resource
+    from kubesched.framework._snapshot import Snapshot
+    from kubesched.framework._status import Code, Status
+    from kubesched.framework._types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult, QueuedPodInfo
     from kubesched.io.load import ClusterInput, load
     from kubesched.sim.simulate import SimulationResult, simulate
 

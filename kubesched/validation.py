@@ -1,7 +1,7 @@
 """What every input checker shares: how a value reads in a message, key paths, numeric and nesting checks,
 and collecting every problem of a run before raising.
 
-Manifests (``kubesched.io``), plugin args (``kubesched.framework.args``) and profiles (``kubesched.profiles``)
+Manifests (``kubesched.io``), plugin args (``kubesched.framework._args``) and profiles (``kubesched.profiles``)
 each check their own fields but word their messages the same way through this module. It depends on the
 standard library only, so the plugin contract may import it.
 """

@@ -255,7 +255,7 @@ SHARED = {"show", "describe", "escape", "quote", "key_text", "key_path", "did_yo
 
 
 @pytest.mark.parametrize("module", ["io/fields.py", "io/load.py", "io/meta.py", "io/decode.py", "io/decode_pod.py",
-                                    "io/pod_rules.py", "framework/args.py", "profiles/config.py", "profiles/parse.py",
+                                    "io/pod_rules.py", "framework/_args.py", "profiles/config.py", "profiles/parse.py",
                                     "profiles/resolve.py", "profiles/files.py", "profiles/kube.py", "api/validation.py",
                                     "api/quantity.py"])
 def test_checkers_use_the_shared_primitives_instead_of_their_own(module: str) -> None:

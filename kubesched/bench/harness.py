@@ -22,7 +22,7 @@ import attrs
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.bench.workloads import BenchError, Workload
-from kubesched.framework.status import Status
+from kubesched.framework._status import Status
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import PluginRegistry

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from kubesched.api.pod import Pod
-from kubesched.backend import BindingError
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.api import Pod
+from kubesched.framework import BindingError, CycleState, Plugin, Status, hookimpl
 
 
 class DefaultBinder(Plugin):

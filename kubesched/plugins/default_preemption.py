@@ -1,6 +1,6 @@
 """DefaultPreemption (PostFilter): when no node fits, evict lower-priority pods from one node and nominate it.
 
-The work is done by :class:`~kubesched.framework.preemption.Evaluator` (synchronous preemption: victims are
+The work is done by :class:`~kubesched.framework.preemption._evaluator.Evaluator` (synchronous preemption: victims are
 deleted within the scheduling cycle). Args choose how many candidate nodes the dry run looks for: at least
 ``min-candidate-nodes-percentage`` percent of the potential nodes and at least ``min-candidate-nodes-absolute``.
 """
@@ -12,22 +12,27 @@ from typing import Any, ClassVar
 
 import attrs
 
-from kubesched.api.pod import Pod
-from kubesched.framework.args import ArgsError, in_range
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import ClusterEventWithHint
-from kubesched.framework.handle import Handle
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.preemption import Evaluator, ResourceShortcut
-from kubesched.framework.status import Status
-from kubesched.framework.types import NodeToStatus, PostFilterResult
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.api import Pod
+from kubesched.framework import (
+    ArgsError,
+    ClusterEventWithHint,
+    CycleState,
+    Evaluator,
+    Handle,
+    NodeToStatus,
+    Plugin,
+    PostFilterResult,
+    ResourceShortcut,
+    Status,
+    hookimpl,
+    in_range,
+)
 
 NAME = "DefaultPreemption"
 MESSAGE_PREFIX = "preemption: "
 #: NodeResourcesFit, whose checks the dry run repeats by arithmetic when every other Filter plugin of the cycle
 #: declares it reads only the Node object (``filter_reads = FilterReads.NODE``; see ResourceShortcut).
-RESOURCE_SHORTCUT = ResourceShortcut(NodeResourcesFit.name, NodeResourcesFit)
+RESOURCE_SHORTCUT = ResourceShortcut("NodeResourcesFit")
 
 
 @attrs.frozen

@@ -13,13 +13,17 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.handle import Handle
-from kubesched.framework.node_info import ImageStateSummary, NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.types import MAX_NODE_SCORE
+from kubesched.api import Pod
+from kubesched.framework import (
+    MAX_NODE_SCORE,
+    CycleState,
+    Handle,
+    ImageStateSummary,
+    NodeBatch,
+    NodeInfo,
+    Plugin,
+    hookimpl,
+)
 
 NAME = "ImageLocality"
 MB = 1024 * 1024

@@ -14,24 +14,46 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.node import Node
-from kubesched.api.node_selector import OBJECT_NAME_FIELD, RequiredNodeAffinity, node_selector_matches, preferred_score
-from kubesched.api.pod import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm
-from kubesched.api.validation import label_value, qualified_name
-from kubesched.framework.args import ArgsError, in_range, kebab, show_value
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeScore, PreFilterResult
-from kubesched.plugins.helpers import (
+from kubesched.api import (
+    OBJECT_NAME_FIELD,
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    PreferredSchedulingTerm,
+    RequiredNodeAffinity,
+    label_value,
+    node_selector_matches,
+    preferred_score,
+    qualified_name,
+)
+from kubesched.framework import (
+    ActionType,
+    ArgsError,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    FilterReads,
+    NodeBatch,
+    NodeInfo,
+    NodeScore,
+    Plugin,
+    PreFilterResult,
+    QueueingHint,
+    StateKey,
+    Status,
     default_normalize_score,
     default_normalize_scores,
+    hookimpl,
+    in_range,
+    kebab,
     node_selector_mask,
     preferred_scores,
     required_affinity_mask,
+    show_value,
 )
 
 NAME = "NodeAffinity"

@@ -7,14 +7,22 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.node import Node
-from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
-from kubesched.framework.status import Code, Status
+from kubesched.api import Node, Pod
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    FilterReads,
+    NodeBatch,
+    NodeInfo,
+    Plugin,
+    QueueingHint,
+    Status,
+    hookimpl,
+)
 
 ERR_REASON = "node(s) didn't match the requested node name"
 _REJECTED = Status.unresolvable(ERR_REASON).with_plugin("NodeName")

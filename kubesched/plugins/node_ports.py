@@ -15,13 +15,25 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from kubesched.framework.node_info import HostPort, HostPortInfo, NodeInfo, pod_host_ports
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Code, Status
+from kubesched.api import Pod
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    HostPort,
+    HostPortInfo,
+    NodeBatch,
+    NodeInfo,
+    Plugin,
+    QueueingHint,
+    StateKey,
+    Status,
+    hookimpl,
+    pod_host_ports,
+)
 
 NAME = "NodePorts"
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"

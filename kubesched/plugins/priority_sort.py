@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.types import QueuedPodInfo
+from kubesched.framework import Plugin, QueuedPodInfo, hookimpl
 
 
 class PrioritySort(Plugin):

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from kubesched.api.pod import Pod
-from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Code, Status
+from kubesched.api import Pod
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    EventResource,
+    Plugin,
+    QueueingHint,
+    Status,
+    hookimpl,
+)
 
 NAME = "SchedulingGates"
 

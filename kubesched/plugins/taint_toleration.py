@@ -11,16 +11,26 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.node import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Node, Taint
-from kubesched.api.pod import Pod, Toleration
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeScore
-from kubesched.plugins.helpers import default_normalize_score, default_normalize_scores
+from kubesched.api import PREFER_NO_SCHEDULE, Node, Pod, Taint, Toleration, find_untolerated_taint, tolerated
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    FilterReads,
+    NodeBatch,
+    NodeInfo,
+    NodeScore,
+    Plugin,
+    QueueingHint,
+    StateKey,
+    Status,
+    default_normalize_score,
+    default_normalize_scores,
+    hookimpl,
+)
 
 NAME = "TaintToleration"
 _PREFER_TOLERATIONS = StateKey[tuple[Toleration, ...]]("PreScoreTaintToleration")
@@ -41,19 +51,6 @@ def _prefer_tolerations(pod: Pod) -> tuple[Toleration, ...]:
 def _prefer_untolerated(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> int:
     """How many PreferNoSchedule taints none of ``tolerations`` tolerates."""
     return sum(1 for taint in taints if taint.effect == PREFER_NO_SCHEDULE and not tolerated(taint, tolerations))
-
-
-def tolerated(taint: Taint, tolerations: tuple[Toleration, ...]) -> bool:
-    """Whether any toleration tolerates the taint."""
-    return any(t.tolerates(taint.key, taint.value, taint.effect) for t in tolerations)
-
-
-def find_untolerated_taint(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> Taint | None:
-    """The first NoSchedule or NoExecute taint, in node order, that no toleration tolerates."""
-    for taint in taints:
-        if taint.effect in (NO_SCHEDULE, NO_EXECUTE) and not tolerated(taint, tolerations):
-            return taint
-    return None
 
 
 class TaintToleration(Plugin):

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import unstructure
+from kubesched.framework._args import unstructure
 from kubesched.profiles import toml_writer
 from kubesched.profiles.config import TOML, SchedulerConfiguration, written_profile
 from kubesched.profiles.files import load_config_file, read_text, toml_document

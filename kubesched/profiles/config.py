@@ -12,8 +12,8 @@ from typing import Any
 import attrs
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import Naming, camel, kebab
-from kubesched.framework.plugin import EXTENSION_POINTS
+from kubesched.framework._args import Naming, camel, kebab
+from kubesched.framework._plugin import EXTENSION_POINTS
 from kubesched.runtime import PluginEntry, Profile, SchedulerSettings
 from kubesched.validation import INT32_MAX, PROFILE
 from kubesched.validation import Problems as _Problems

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import camel, unstructure
+from kubesched.framework._args import camel, unstructure
 from kubesched.profiles.config import (
     KUBE,
     MAX_DEPTH,

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import (
+from kubesched.framework._columns import (
     CPU,
     EPHEMERAL_STORAGE,
     EXACT_LIMIT,
@@ -32,11 +32,11 @@ from kubesched.framework.columns import (
     NodeColumns,
     PickedNodes,
 )
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import FilterReads, declared_filter_reads, filter_reason_counts_of
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import (
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._plugin import FilterReads, declared_filter_reads, filter_reason_counts_of
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
     Diagnosis,
@@ -63,7 +63,7 @@ _OVERLAY_READS = FilterReads.NODE | FilterReads.RESOURCES
 def nominated_overlay_exact(framework: Framework, state: CycleState, filters: Sequence[tuple[str, Hook]]) -> bool:
     """Whether the two-pass filter may run on columns with the nominated pods' requests overlaid: every cycle
     filter has a batch form and declares that it reads only the Node object and the node's resource amounts and
-    pod count (:class:`~kubesched.framework.plugin.FilterReads`), and no PreFilter AddPod extension runs for the
+    pod count (:class:`~kubesched.framework._plugin.FilterReads`), and no PreFilter AddPod extension runs for the
     pod (adding a nominated pod then changes only what the overlay changes)."""
     fitting = _overlay_filters.get(framework)
     if fitting is None:

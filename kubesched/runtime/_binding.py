@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.handle import MAX_PERMIT_TIMEOUT, WaitingPod
-from kubesched.framework.status import Code, Status
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._handle import MAX_PERMIT_TIMEOUT, WaitingPod
+from kubesched.framework._status import Code, Status
 from kubesched.runtime._failures import PLUGIN_FAILURES, Hook, _cause, _error, _returned
 from kubesched.runtime._handle import FrameworkHandle
 

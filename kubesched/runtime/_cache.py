@@ -8,8 +8,8 @@ import attrs
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.node_info import ImageStateSummary, NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
+from kubesched.framework._node_info import ImageStateSummary, NodeInfo, PodInfo
+from kubesched.framework._snapshot import Snapshot
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"

@@ -13,9 +13,9 @@ from typing import Any
 import attrs
 
 from kubesched.api.pod import Pod
-from kubesched.framework.hookspecs import EXTENSION_POINTS
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.status import Code, Status
+from kubesched.framework._hookspecs import EXTENSION_POINTS
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._status import Code, Status
 
 Hook = Callable[..., Any]
 

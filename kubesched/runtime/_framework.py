@@ -16,8 +16,8 @@ from typing import Any
 from kubesched.api.pod import Pod
 from kubesched.backend import Clock, ClusterClient
 from kubesched.errors import ProfileError
-from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.events import (
+from kubesched.framework._cycle_state import CycleState, StateKey
+from kubesched.framework._events import (
     NODE_TAINT_UPDATE,
     WILDCARD_EVENT,
     ActionType,
@@ -27,13 +27,12 @@ from kubesched.framework.events import (
     QueueingHint,
     QueueingHintFn,
 )
-from kubesched.framework.hookspecs import EVENTS_HOOK, EXTENSION_POINTS, REJECTION_CODES
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import marked_hooks
-from kubesched.framework.preemption import CandidateChoice
-from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import (
+from kubesched.framework._hookspecs import EVENTS_HOOK, EXTENSION_POINTS, REJECTION_CODES
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._plugin import marked_hooks
+from kubesched.framework._snapshot import Snapshot
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import (
     MAX_NODE_SCORE,
     MAX_TOTAL_SCORE,
     MIN_NODE_SCORE,
@@ -45,6 +44,7 @@ from kubesched.framework.types import (
     QueuedPodInfo,
     ScoreTable,
 )
+from kubesched.framework.preemption._evaluator import CandidateChoice
 from kubesched.metrics import SchedulerMetrics
 from kubesched.runtime._binding import BindingCycleRunners
 from kubesched.runtime._failures import (

@@ -10,13 +10,13 @@ from datetime import UTC, datetime
 from kubesched.api.pod import Pod
 from kubesched.api.workload import Namespace
 from kubesched.backend import Clock, ClusterClient, ClusterListener
-from kubesched.framework.handle import WaitingPod
-from kubesched.framework.snapshot import Snapshot
+from kubesched.framework._handle import WaitingPod
+from kubesched.framework._snapshot import Snapshot
 from kubesched.runtime._nominator import Nominator
 
 
 class ClientPodLister:
-    """The Handle's :class:`~kubesched.framework.handle.PodLister`: reads pods through a ClusterClient."""
+    """The Handle's :class:`~kubesched.framework._handle.PodLister`: reads pods through a ClusterClient."""
 
     __slots__ = ("_client",)
 
@@ -41,7 +41,7 @@ class ClientPodLister:
 
 
 class ClientNamespaceLister:
-    """The Handle's :class:`~kubesched.framework.handle.NamespaceLister`: reads namespaces through a ClusterClient."""
+    """The Handle's :class:`~kubesched.framework._handle.NamespaceLister`: reads namespaces through a ClusterClient."""
 
     __slots__ = ("_client",)
 
@@ -66,7 +66,7 @@ class _ZeroClock:
 
 
 class FrameworkHandle:
-    """What a Framework offers its plugins as their :class:`~kubesched.framework.handle.Handle`, apart from the
+    """What a Framework offers its plugins as their :class:`~kubesched.framework._handle.Handle`, apart from the
     profile's name (the Framework adds it); kept apart from the extension-point runners."""
 
     def __init__(self, client: ClusterClient, nominator: Nominator | None, rng: random.Random | None,

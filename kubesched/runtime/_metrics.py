@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, cast
 
-from kubesched.framework.status import Status
+from kubesched.framework._status import Status
 from kubesched.metrics import SchedulerMetrics
 from kubesched.runtime._failures import Hook
 

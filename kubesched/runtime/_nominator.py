@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import IntArray, NodeColumns
-from kubesched.framework.node_info import PodInfo
-from kubesched.framework.types import NominatingInfo, NominatingMode
+from kubesched.framework._columns import IntArray, NodeColumns
+from kubesched.framework._node_info import PodInfo
+from kubesched.framework._types import NominatingInfo, NominatingMode
 
 #: Rows of :meth:`Nominator.nominated_sums`' array: how many pods, then their requested cpu, memory and ephemeral
 #: storage, then their non-zero cpu and memory.

@@ -17,15 +17,15 @@ from sortedcontainers import SortedList
 
 from kubesched.api.pod import Pod
 from kubesched.backend import Clock
-from kubesched.framework.events import (
+from kubesched.framework._events import (
     FORCE_ACTIVATE,
     UNSCHEDULABLE_TIMEOUT,
     ClusterEvent,
     pod_events,
 )
-from kubesched.framework.node_info import PodInfo
-from kubesched.framework.status import Status
-from kubesched.framework.types import QueuedPodInfo
+from kubesched.framework._node_info import PodInfo
+from kubesched.framework._status import Status
+from kubesched.framework._types import QueuedPodInfo
 from kubesched.metrics import SchedulerMetrics
 from kubesched.runtime._nominator import Nominator
 

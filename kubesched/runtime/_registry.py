@@ -14,9 +14,9 @@ import importlib_metadata
 import pluggy
 
 from kubesched.errors import PluginError
-from kubesched.framework import hookspecs
-from kubesched.framework.args import mutable_fields
-from kubesched.framework.hookspecs import (
+from kubesched.framework import _hookspecs as hookspecs
+from kubesched.framework._args import mutable_fields
+from kubesched.framework._hookspecs import (
     BATCH_FORMS,
     EXTENSION_POINTS,
     HOOK_NAMES,
@@ -24,7 +24,7 @@ from kubesched.framework.hookspecs import (
     ExtensionPoint,
     parameter_problems,
 )
-from kubesched.framework.plugin import extension_points, marked_hooks
+from kubesched.framework._plugin import extension_points, marked_hooks
 from kubesched.validation import did_you_mean
 
 ENTRY_POINT_GROUP = "kubesched.plugins"

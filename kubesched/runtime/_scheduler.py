@@ -21,9 +21,9 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.backend import Clock, ClusterClient, ClusterListener
 from kubesched.errors import ProfileError
-from kubesched.framework.columns import IntArray, NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import (
+from kubesched.framework._columns import IntArray, NodeBatch
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._events import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
     NODE_ADD,
@@ -32,10 +32,10 @@ from kubesched.framework.events import (
     node_events,
     pod_events,
 )
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import (
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._snapshot import Snapshot
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import (
     Diagnosis,
     FitError,
     NominatingInfo,

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.status import Status
-from kubesched.framework.types import QueuedPodInfo
+from kubesched.framework._status import Status
+from kubesched.framework._types import QueuedPodInfo
 
 #: How often a pod that keeps failing with an Error is retried while nothing else changes.
 MAX_ERROR_RETRIES = 5

@@ -1,6 +1,7 @@
 """Tools for testing plugins: object builders, a harness that runs a plugin or profile on a small cluster,
 and the conformance suite."""
 
+from kubesched.framework._args import structure
 from kubesched.testing.builders import NodeBuilder, PodBuilder, make_node, make_pod
 from kubesched.testing.conformance import (
     ConformanceReport,
@@ -21,4 +22,4 @@ from kubesched.testing.harness import (
 
 __all__ = ["ConformanceReport", "ConformanceWarning", "Decision", "Decisions", "NodeBuilder", "PluginConformance",
            "PluginUnderTest", "PodBuilder", "RecordingClient", "make_node", "make_pod", "plugin_framework",
-           "plugin_instance", "run_conformance", "run_plugin", "run_profile"]
+           "plugin_instance", "run_conformance", "run_plugin", "run_profile", "structure"]

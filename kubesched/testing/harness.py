@@ -19,10 +19,10 @@ from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.backend import BindingError, ClusterClient
-from kubesched.framework.args import structure
-from kubesched.framework.node_info import ImageStateSummary, NodeInfo, PodInfo
-from kubesched.framework.plugin import extension_points
-from kubesched.framework.snapshot import Snapshot
+from kubesched.framework._args import structure
+from kubesched.framework._node_info import ImageStateSummary, NodeInfo, PodInfo
+from kubesched.framework._plugin import extension_points
+from kubesched.framework._snapshot import Snapshot
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import CycleRecord, Framework, PluginEntry, PluginRegistry, Profile, SchedulerSettings

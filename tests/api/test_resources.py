@@ -15,7 +15,7 @@ from kubesched.api.resources import (
     is_scalar_resource_name,
     pod_requests,
 )
-from kubesched.framework.resource import Resource
+from kubesched.framework._resource import Resource
 from kubesched.testing.builders import PodBuilder, make_pod
 
 GI = 2**30

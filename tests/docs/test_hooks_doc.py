@@ -7,9 +7,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from kubesched.framework import hookspecs
-from kubesched.framework.handle import Handle
-from kubesched.framework.plugin import EXTENSION_POINTS
+from kubesched.framework import _hookspecs as hookspecs
+from kubesched.framework._handle import Handle
+from kubesched.framework._plugin import EXTENSION_POINTS
 from tests.conftest import REPO
 
 HOOKS_DOC = (REPO / "docs" / "hooks.md").read_text(encoding="utf-8")
@@ -21,7 +21,7 @@ _SIGNATURE_BLOCK = re.compile(r"\n(?:[ \t]*\n)?```python\n([^\n]*)\n```[ \t]*(?:
 
 
 def find_hookspecs() -> dict[str, Callable[..., Any]]:
-    """The hookspec functions of kubesched.framework.hookspecs, found by pluggy's marker attribute."""
+    """The hookspec functions of kubesched.framework._hookspecs, found by pluggy's marker attribute."""
     return {name: value for name, value in vars(hookspecs).items()
             if inspect.isfunction(value) and hasattr(value, SPEC_MARKER)}
 

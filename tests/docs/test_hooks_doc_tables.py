@@ -1,9 +1,9 @@
-"""docs/hooks.md's tables of status codes per hook and of parameters match kubesched.framework.hookspecs."""
+"""docs/hooks.md's tables of status codes per hook and of parameters match kubesched.framework._hookspecs."""
 
 from __future__ import annotations
 
-from kubesched.framework import hookspecs
-from kubesched.framework.status import Code
+from kubesched.framework import _hookspecs as hookspecs
+from kubesched.framework._status import Code
 from tests.conftest import REPO
 
 HOOKS_DOC = (REPO / "docs" / "hooks.md").read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ from types import ModuleType
 import attrs
 import pytest
 
-from kubesched.framework.plugin import extension_points
+from kubesched.framework._plugin import extension_points
 from kubesched.profiles.defaults import DEFAULT_MULTI_POINT
 from kubesched.runtime import PluginEntry, PluginRegistry, PluginSpec
 from tests.conftest import REPO

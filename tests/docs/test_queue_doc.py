@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kubesched.framework.events import QueueingHint
+from kubesched.framework._events import QueueingHint
 from kubesched.testing import make_node, make_pod
 from tests.conftest import REPO
 

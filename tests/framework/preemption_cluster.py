@@ -14,14 +14,14 @@ from kubesched.api.meta import LabelSelector, ObjectMeta
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import IntOrPercent, PodDisruptionBudget, PodDisruptionBudgetStatus
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.preemption import Evaluator
-from kubesched.framework.status import Status
-from kubesched.framework.types import NodeToStatus
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._status import Status
+from kubesched.framework._types import NodeToStatus
+from kubesched.framework.preemption._evaluator import Evaluator
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.runtime import Framework, Nominator, PluginEntry, PluginRegistry, Profile
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock

@@ -10,8 +10,8 @@ import attrs
 import pytest
 
 from kubesched.errors import PluginError
-from kubesched.framework.args import ArgsError, structure, unstructure
-from kubesched.framework.plugin import Plugin, hookimpl
+from kubesched.framework._args import ArgsError, structure, unstructure
+from kubesched.framework._plugin import Plugin, hookimpl
 from kubesched.runtime import validate_plugin_class
 from kubesched.testing.conformance import Outcome, PluginUnderTest, run_conformance
 from kubesched.testing.conformance.report import select_checks

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubesched.framework.cycle_state import CycleState, StateKey, StateNotFoundError
-from kubesched.framework.node_info import HostPortInfo, NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
+from kubesched.framework._cycle_state import CycleState, StateKey, StateNotFoundError
+from kubesched.framework._node_info import HostPortInfo, NodeInfo, PodInfo
+from kubesched.framework._snapshot import Snapshot
 from kubesched.runtime._cache import Cache, NodeTree, zone_key
 from kubesched.testing import make_node, make_pod
 

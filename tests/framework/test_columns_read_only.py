@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._snapshot import Snapshot
 from kubesched.testing import make_node, make_pod
 
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 import pytest
 
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import FilterReads, Plugin, declared_filter_reads, filter_reason_counts_of
-from kubesched.framework.status import Status
+from kubesched.framework._columns import NodeBatch
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._plugin import FilterReads, Plugin, declared_filter_reads, filter_reason_counts_of
+from kubesched.framework._status import Status
 from kubesched.plugins.node_affinity import NodeAffinity
 from kubesched.plugins.node_name import NodeName
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
+from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.plugins.taint_toleration import TaintToleration
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.node_info import PodInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.framework._cycle_state import CycleState, StateKey
+from kubesched.framework._node_info import PodInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
 from kubesched.runtime import Nominator
 from kubesched.testing import make_node, make_pod, run_plugin
 

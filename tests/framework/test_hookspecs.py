@@ -1,4 +1,4 @@
-"""Specification of kubesched.framework.hookspecs as the one home of the contract's tables: the extension
+"""Specification of kubesched.framework._hookspecs as the one home of the contract's tables: the extension
 points, the status codes each hook may return (as the runtime treats them) and the parameters."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 import kubesched.framework
-from kubesched.framework import hookspecs
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import PodInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeToStatus
+from kubesched.framework import _hookspecs as hookspecs
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import PodInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import NodeToStatus
 from kubesched.runtime import Framework
 from kubesched.testing import make_node, make_pod, plugin_framework
 
@@ -24,7 +24,7 @@ POD = make_pod("p").obj()
 
 def test_the_extension_point_table_lives_in_hookspecs() -> None:
     """kubesched.framework (and the plugin module) re-export hookspecs' table rather than keeping their own."""
-    from kubesched.framework import plugin
+    from kubesched.framework import _plugin as plugin
 
     assert kubesched.framework.EXTENSION_POINTS is hookspecs.EXTENSION_POINTS
     assert plugin.EXTENSION_POINTS is hookspecs.EXTENSION_POINTS

@@ -10,11 +10,15 @@ from pathlib import Path
 import pytest
 
 import kubesched
+import kubesched.api
 import kubesched.framework
+import kubesched.testing
 
 PACKAGE = Path(kubesched.__file__).resolve().parent
-# What a plugin may import from kubesched: the public contract, the object model, the backend contract.
-PLUGIN_IMPORTS = ("kubesched.api", "kubesched.framework", "kubesched.backend", "kubesched.plugins")
+# What a built-in plugin may import from kubesched: the package root, the contract and the object model (names in their
+# ``__all__``), the testing kit, and the modules of its own plugin package.
+PLUGIN_FACES = {"kubesched": kubesched.__all__, "kubesched.framework": kubesched.framework.__all__,
+                "kubesched.api": kubesched.api.__all__, "kubesched.testing": kubesched.testing.__all__}
 # The contract must not depend on the machinery or the application around it.
 CONTRACT_FORBIDDEN = ("kubesched.runtime", "kubesched.io", "kubesched.sim", "kubesched.profiles",
                       "kubesched.cli", "kubesched.testing")
@@ -22,12 +26,17 @@ CONTRACT_FORBIDDEN = ("kubesched.runtime", "kubesched.io", "kubesched.sim", "kub
 
 def imported_modules(path: Path) -> set[str]:
     """Every module a source file imports, at any depth (conditional and TYPE_CHECKING imports included)."""
-    found: set[str] = set()
+    return {module for module, _names in imports(path)}
+
+
+def imports(path: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """(module, imported names) for every import of a source file, at any depth; ``import x`` gives no names."""
+    found: list[tuple[str, tuple[str, ...]]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
+            found.append((node.module, tuple(alias.name for alias in node.names)))
         elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            found.extend((alias.name, ()) for alias in node.names)
     return found
 
 
@@ -38,11 +47,40 @@ def kubesched_imports(folder: str) -> list[tuple[str, str]]:
             for module in sorted(imported_modules(path)) if module.split(".")[0] == "kubesched"]
 
 
+def plugin_import_problems(path: Path) -> list[str]:
+    """Why the built-in plugin module at ``path`` imports something a third-party plugin could not."""
+    relative = path.relative_to(PACKAGE)
+    own = "kubesched." + ".".join(relative.parts[:2]) if len(relative.parts) > 2 else None
+    problems = []
+    for module, names in imports(path):
+        if module.split(".")[0] != "kubesched" or (own is not None and (module == own or module.startswith(own + "."))):
+            continue
+        face = PLUGIN_FACES.get(module)
+        if face is None:
+            problems.append(f"{relative}: imports {module}")
+        else:
+            problems.extend(f"{relative}: {module}.{name} is not in its __all__" for name in names if name not in face)
+    return problems
+
+
 def test_builtin_plugins_import_only_the_public_contract() -> None:
-    """Built-ins use exactly the API third parties get: no runtime, loader, simulator or private module."""
-    bad = [(f, m) for f, m in kubesched_imports("plugins")
-           if not m.startswith(PLUGIN_IMPORTS) and m != "kubesched"]
-    assert bad == []
+    """Built-ins use exactly the API third parties get: kubesched, kubesched.framework, kubesched.api and
+    kubesched.testing by their ``__all__``, and their own package; no runtime, loader, simulator or private module."""
+    problems = [p for path in sorted((PACKAGE / "plugins").rglob("*.py")) for p in plugin_import_problems(path)]
+    assert problems == []
+
+
+def test_a_plugin_importing_a_private_framework_module_is_caught(tmp_path: Path) -> None:
+    """The check above fails for a plugin module reaching past the contract's face."""
+    module = PACKAGE / "plugins" / "_layout_probe.py"
+    module.write_text("from kubesched.framework._columns import NodeColumns\n"
+                      "from kubesched.framework import Plugin, NotAName\n", encoding="utf-8")
+    try:
+        problems = plugin_import_problems(module)
+    finally:
+        module.unlink()
+    assert problems == ["plugins/_layout_probe.py: imports kubesched.framework._columns",
+                        "plugins/_layout_probe.py: kubesched.framework.NotAName is not in its __all__"]
 
 
 def test_the_contract_does_not_import_the_machinery() -> None:

@@ -8,10 +8,10 @@ from typing import Any, ClassVar
 from kubesched.api.meta import ObjectMeta
 from kubesched.api.pod import Pod
 from kubesched.api.workload import Namespace
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.handle import Handle
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._handle import Handle
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod, plugin_framework, run_plugin
 

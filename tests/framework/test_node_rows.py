@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kubesched.framework.columns import PickedNodes
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
+from kubesched.framework._columns import PickedNodes
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._snapshot import Snapshot
 from kubesched.testing import make_node, make_pod
 
 

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 import numpy as np
 import pytest
 
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import Diagnosis, NodeToStatus, fit_error_message
 from kubesched.testing import make_node
 
 SHORT = Status(Code.UNSCHEDULABLE, ("Insufficient cpu",), "NodeResourcesFit")

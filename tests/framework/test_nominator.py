@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kubesched.framework.handle import go_duration
-from kubesched.framework.node_info import PodInfo
-from kubesched.framework.types import NominatingInfo, NominatingMode
+from kubesched.framework._handle import go_duration
+from kubesched.framework._node_info import PodInfo
+from kubesched.framework._types import NominatingInfo, NominatingMode
 from kubesched.runtime import Nominator
 from kubesched.testing import make_pod
 

@@ -10,7 +10,7 @@ import pytest
 from kubesched.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMeta
 from kubesched.api.pod import Pod
 from kubesched.api.policy import IntOrPercent, PodDisruptionBudget, PodDisruptionBudgetStatus
-from kubesched.framework.pdb import disruptions_allowed, filter_pods_with_pdb_violation
+from kubesched.framework.preemption._pdb import disruptions_allowed, filter_pods_with_pdb_violation
 from kubesched.testing import PodBuilder, make_pod
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

@@ -7,10 +7,10 @@ from typing import Any
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.events import ClusterEventWithHint
-from kubesched.framework.handle import Handle
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.framework._events import ClusterEventWithHint
+from kubesched.framework._handle import Handle
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
 from kubesched.runtime import PluginRegistry
 from kubesched.runtime._scheduler import Scheduler
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubesched.framework.node_info import PodInfo
+from kubesched.framework._node_info import PodInfo
 from kubesched.testing import make_pod
 
 

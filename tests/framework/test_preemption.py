@@ -11,8 +11,10 @@ import pytest
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.preemption import (
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import NodeToStatus
+from kubesched.framework.preemption._evaluator import (
     PRIORITY_OFFSET,
     Candidate,
     DisruptionBudgets,
@@ -20,8 +22,6 @@ from kubesched.framework.preemption import (
     ScoreFunc,
     pick_one_node_for_preemption,
 )
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeToStatus
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import NOW, T0, names, pdb, preemption_cluster
 

@@ -7,13 +7,13 @@ import random
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
-from kubesched.framework.types import NodeToStatus, PostFilterResult
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
+from kubesched.framework._types import NodeToStatus, PostFilterResult
 from kubesched.io.load import ClusterInput
 from kubesched.plugins.default_binder import DefaultBinder
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry, Scheduler

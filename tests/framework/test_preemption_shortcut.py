@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
-from kubesched.framework.preemption import Candidate, DisruptionBudgets, Evaluator, ScoreFunc, _rotated
-from kubesched.framework.status import Code, Status, is_success
-from kubesched.framework.types import NodeToStatus
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._plugin import FilterReads, Plugin, hookimpl
+from kubesched.framework._status import Code, Status, is_success
+from kubesched.framework._types import NodeToStatus
+from kubesched.framework.preemption._evaluator import Candidate, DisruptionBudgets, Evaluator, ScoreFunc, _rotated
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.plugins.node_ports import NodePorts
 from kubesched.plugins.node_unschedulable import NodeUnschedulable

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from kubesched.api.pod import Pod
-from kubesched.framework.events import NODE_ADD
-from kubesched.framework.status import Status
-from kubesched.framework.types import QueuedPodInfo
+from kubesched.framework._events import NODE_ADD
+from kubesched.framework._status import Status
+from kubesched.framework._types import QueuedPodInfo
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.runtime import SchedulingQueue, backoff_duration
 from kubesched.sim.cluster import VirtualClock

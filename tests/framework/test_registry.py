@@ -9,9 +9,9 @@ import pytest
 
 from kubesched.api.pod import Pod
 from kubesched.errors import PluginError
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import hookimpl
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._plugin import hookimpl
 from kubesched.runtime import PluginRegistry, PluginSpec, validate_plugin_class
 from tests.framework.fakes import FilterScore
 

@@ -9,11 +9,11 @@ import pytest
 
 from kubesched.api.pod import Pod
 from kubesched.errors import ProfileError
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
 from tests.framework.fakes import framework_of, make_filter, make_pre_filter, make_score
@@ -356,7 +356,7 @@ class TestNominatedPods:
 
     def test_higher_priority_nominated_pod_takes_the_room(self) -> None:
         """A nominated pod of higher priority counts on its node in the first pass."""
-        from kubesched.plugins.node_resources_fit import NodeResourcesFit
+        from kubesched.plugins.noderesources.fit import NodeResourcesFit
 
         fwk = framework_of({"pre-filter": ["NodeResourcesFit"], "filter": ["NodeResourcesFit"]}, NodeResourcesFit)
         node = NodeInfo.of(make_node("n1").capacity(cpu="2").obj())
@@ -371,7 +371,7 @@ class TestNominatedPods:
 
     def test_lower_priority_nominated_pod_is_ignored(self) -> None:
         """A nominated pod of lower priority does not hold room against a more important pod."""
-        from kubesched.plugins.node_resources_fit import NodeResourcesFit
+        from kubesched.plugins.noderesources.fit import NodeResourcesFit
 
         fwk = framework_of({"pre-filter": ["NodeResourcesFit"], "filter": ["NodeResourcesFit"]}, NodeResourcesFit)
         node = NodeInfo.of(make_node("n1").capacity(cpu="2").obj())

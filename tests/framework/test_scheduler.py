@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import Diagnosis, NodeToStatus, ScoreTable, fit_error_message
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import Diagnosis, NodeToStatus, ScoreTable, fit_error_message
 from kubesched.runtime import PluginRegistry
 from kubesched.runtime._scheduler import (
     CycleRecord,
@@ -151,7 +151,7 @@ def scheduler_on(cluster: InMemoryCluster, *extra: type[Plugin], points: dict[st
                  settings: SchedulerSettings | None = None) -> Scheduler:
     """A Scheduler with NodeResourcesFit (plus ``extra`` plugins) subscribed to ``cluster``."""
     from kubesched.plugins.default_binder import DefaultBinder
-    from kubesched.plugins.node_resources_fit import NodeResourcesFit
+    from kubesched.plugins.noderesources.fit import NodeResourcesFit
     from kubesched.plugins.priority_sort import PrioritySort
 
     registry = PluginRegistry.of(PrioritySort, DefaultBinder, NodeResourcesFit, *extra)

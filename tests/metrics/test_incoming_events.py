@@ -11,9 +11,9 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.events import ASSIGNED_POD_DELETE, NODE_ADD, ActionType, ClusterEvent, node_events, pod_events
-from kubesched.framework.status import Status
-from kubesched.framework.types import QueuedPodInfo
+from kubesched.framework._events import ASSIGNED_POD_DELETE, NODE_ADD, ActionType, ClusterEvent, node_events, pod_events
+from kubesched.framework._status import Status
+from kubesched.framework._types import QueuedPodInfo
 from kubesched.metrics import SchedulerMetrics
 from kubesched.metrics._store import Histogram
 from kubesched.plugins.priority_sort import PrioritySort

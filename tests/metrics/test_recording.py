@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kubesched.framework.status import Status
+from kubesched.framework._status import Status
 from kubesched.metrics import PLUGIN_SAMPLE_PERIOD, SchedulerMetrics, attempts_label
 from kubesched.metrics._store import Histogram
 from kubesched.runtime import Scheduler

@@ -8,14 +8,14 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.args import ArgsError, structure
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
-from kubesched.plugins.balanced_allocation import (
+from kubesched.framework._args import ArgsError, structure
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo
+from kubesched.plugins.noderesources.balanced_allocation import (
     NodeResourcesBalancedAllocation,
     NodeResourcesBalancedAllocationArgs,
 )
-from kubesched.plugins.resource_allocation import ResourceSpec
+from kubesched.plugins.noderesources.resource_allocation import ResourceSpec
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.helpers import node_info, raw_scores

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubesched.api.pod import Pod
-from kubesched.framework.node_info import NodeInfo
-from kubesched.plugins.balanced_allocation import NodeResourcesBalancedAllocation
-from kubesched.plugins.resource_allocation import balanced_batch_scorer, balanced_scorer
+from kubesched.framework._node_info import NodeInfo
+from kubesched.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
+from kubesched.plugins.noderesources.resource_allocation import balanced_batch_scorer, balanced_scorer
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_pod
 from tests.plugins.resources_batch import SCORABLE, batches, clusters, score_values

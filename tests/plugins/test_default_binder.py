@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kubesched.backend import BindingError
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.status import Code
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._status import Code
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.testing import RecordingClient, plugin_instance
 from kubesched.testing.builders import make_node, make_pod

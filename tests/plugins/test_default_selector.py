@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from kubesched.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMeta
 from kubesched.api.workload import NAMESPACE_NAME_LABEL, Namespace, Service, WorkloadController
-from kubesched.plugins.helpers import default_selector
+from kubesched.framework._helpers import default_selector
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing.builders import make_pod
 

@@ -1,4 +1,4 @@
-"""The array helpers of kubesched.plugins.helpers give what their per-node counterparts give."""
+"""The array helpers of kubesched.framework._helpers give what their per-node counterparts give."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubesched.framework.types import NodeScore
-from kubesched.plugins.helpers import default_normalize_score, default_normalize_scores
+from kubesched.framework._helpers import default_normalize_score, default_normalize_scores
+from kubesched.framework._types import NodeScore
 
 SCORES = st.lists(st.one_of(st.integers(-5, 300), st.integers(-(2**60), 2**60)), max_size=8)
 

@@ -11,8 +11,8 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.plugin import extension_points, marked_hooks
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._plugin import extension_points, marked_hooks
 from kubesched.plugins.image_locality import ImageLocality, normalized_image_name
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod

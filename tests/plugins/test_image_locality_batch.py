@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState
+from kubesched.framework._columns import NodeBatch
+from kubesched.framework._cycle_state import CycleState
 from kubesched.plugins.image_locality import ImageLocality
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod

@@ -13,11 +13,11 @@ from kubesched.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMe
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodAffinityTerm
 from kubesched.api.workload import Namespace
-from kubesched.framework.args import ArgsError, structure
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeScore
+from kubesched.framework._args import ArgsError, structure
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import NodeScore
 from kubesched.plugins.inter_pod_affinity import (
     PRE_FILTER_STATE_KEY,
     PRE_SCORE_STATE_KEY,

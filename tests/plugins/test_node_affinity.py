@@ -18,10 +18,10 @@ from kubesched.api.pod import (
     PreferredSchedulingTerm,
 )
 from kubesched.api.pod import NodeAffinity as PodNodeAffinity
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import PreFilterResult
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import PreFilterResult
 from kubesched.plugins.node_affinity import NodeAffinity
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod

@@ -22,12 +22,12 @@ from kubesched.api.pod import (
     PreferredSchedulingTerm,
 )
 from kubesched.api.pod import NodeAffinity as PodNodeAffinity
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeScore
+from kubesched.framework._columns import NodeBatch
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._snapshot import Snapshot
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import NodeScore
 from kubesched.plugins.node_affinity import NodeAffinity
 from kubesched.runtime import Cache
 from kubesched.testing import plugin_instance

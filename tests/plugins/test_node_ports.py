@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import extension_points, marked_hooks
-from kubesched.framework.status import Code, Status
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._plugin import extension_points, marked_hooks
+from kubesched.framework._status import Code, Status
 from kubesched.plugins.node_ports import NodePorts
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod

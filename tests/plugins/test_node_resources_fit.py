@@ -9,11 +9,11 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.args import ArgsError, structure
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.status import Code
-from kubesched.plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
-from kubesched.plugins.resource_allocation import ResourceSpec
+from kubesched.framework._args import ArgsError, structure
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._status import Code
+from kubesched.plugins.noderesources.fit import NodeResourcesFit, NodeResourcesFitArgs
+from kubesched.plugins.noderesources.resource_allocation import ResourceSpec
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.helpers import SUCCESS, node_info, raw_scores, run_filter, verdict

@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from kubesched.api.pod import Pod
 from kubesched.api.resources import NON_ZERO_DEFAULTS, pod_requests
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.resource import Resource
-from kubesched.framework.status import Code
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
-from kubesched.plugins.resource_allocation import pod_resource
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._resource import Resource
+from kubesched.framework._status import Code
+from kubesched.plugins.noderesources.fit import NodeResourcesFit
+from kubesched.plugins.noderesources.resource_allocation import pod_resource
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.helpers import node_info

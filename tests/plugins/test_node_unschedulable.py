@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.status import Code
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._status import Code
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod

@@ -17,11 +17,11 @@ from kubesched.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMe
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, TopologySpreadConstraint
 from kubesched.api.workload import Service, WorkloadController
-from kubesched.framework.args import ArgsError, structure, unstructure
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeScore
+from kubesched.framework._args import ArgsError, structure, unstructure
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import NodeScore
 from kubesched.plugins.pod_topology_spread import NAME, PodTopologySpread, PodTopologySpreadArgs, SpreadConstraintArg
 from kubesched.plugins.pod_topology_spread.common import default_constraints
 from kubesched.testing import plugin_instance

@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from kubesched.api.meta import LabelSelector
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, TopologySpreadConstraint
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeScore
+from kubesched.framework._columns import NodeBatch
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._snapshot import Snapshot
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import NodeScore
 from kubesched.io.load import ClusterInput
 from kubesched.plugins.pod_topology_spread import PodTopologySpread
 from kubesched.plugins.pod_topology_spread.common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, InclusionCheck

@@ -11,8 +11,8 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.plugins.pod_topology_spread import PodTopologySpread
 from kubesched.plugins.pod_topology_spread.filtering import PRE_FILTER_KEY
 from kubesched.testing.builders import make_node, make_pod

@@ -11,8 +11,8 @@ import pytest
 from kubesched.api.meta import LabelSelector
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, TopologySpreadConstraint
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.status import Code
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._status import Code
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.test_pod_topology_spread import (
     BAR,

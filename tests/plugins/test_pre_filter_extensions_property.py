@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from kubesched.api.meta import LabelSelector
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodAffinityTerm
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.status import Code, Status
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._status import Code, Status
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.plugins.node_ports import NodePorts
 from kubesched.plugins.pod_topology_spread import PodTopologySpread

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from kubesched.api.pod import Pod
-from kubesched.framework.node_info import PodInfo
-from kubesched.framework.types import QueuedPodInfo
+from kubesched.framework._node_info import PodInfo
+from kubesched.framework._types import QueuedPodInfo
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_pod

@@ -9,14 +9,14 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from kubesched.framework._events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kubesched.plugins.default_preemption import DefaultPreemption
 from kubesched.plugins.inter_pod_affinity.plugin import InterPodAffinity
 from kubesched.plugins.node_affinity import NodeAffinity
 from kubesched.plugins.node_name import NodeName
 from kubesched.plugins.node_ports import NodePorts
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
+from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.plugins.pod_topology_spread.plugin import PodTopologySpread
 from kubesched.plugins.scheduling_gates import SchedulingGates
 from kubesched.plugins.taint_toleration import TaintToleration

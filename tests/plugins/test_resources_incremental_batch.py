@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from kubesched.api.node import ContainerImage, Node
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.node_info import PodInfo
-from kubesched.framework.snapshot import Snapshot
-from kubesched.plugins.balanced_allocation import NodeResourcesBalancedAllocation
+from kubesched.framework._columns import NodeBatch
+from kubesched.framework._node_info import PodInfo
+from kubesched.framework._snapshot import Snapshot
 from kubesched.plugins.image_locality import ImageLocality
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
+from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.runtime import Cache
 from kubesched.testing import plugin_framework, plugin_instance
 from tests.plugins.resources_batch import FOO, GPU, filter_codes, nodes, pods, score_values

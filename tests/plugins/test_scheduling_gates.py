@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubesched.framework.status import Code
+from kubesched.framework._status import Code
 from kubesched.plugins.scheduling_gates import SchedulingGates
 from kubesched.testing import make_pod, plugin_instance
 

@@ -6,8 +6,8 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.status import Code
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._status import Code
 from kubesched.plugins.taint_toleration import TaintToleration
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import NodeBuilder, make_node, make_pod

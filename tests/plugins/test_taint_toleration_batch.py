@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from kubesched.api.node import Node, Taint
 from kubesched.api.pod import Pod, Toleration
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.status import Code
-from kubesched.framework.types import NodeScore
+from kubesched.framework._columns import NodeBatch
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._snapshot import Snapshot
+from kubesched.framework._status import Code
+from kubesched.framework._types import NodeScore
 from kubesched.plugins.taint_toleration import TaintToleration
 from kubesched.runtime import Cache
 from kubesched.testing import plugin_instance

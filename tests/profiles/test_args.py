@@ -7,7 +7,7 @@ from typing import Any, Literal
 import attrs
 import pytest
 
-from kubesched.framework.args import ArgsError, camel, in_range, structure, unstructure
+from kubesched.framework._args import ArgsError, camel, in_range, structure, unstructure
 
 
 @attrs.frozen

@@ -9,10 +9,10 @@ import attrs
 import pytest
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import ArgsError, in_range
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
-from kubesched.plugins.node_resources_fit import MOST_ALLOCATED
+from kubesched.framework._args import ArgsError, in_range
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
+from kubesched.plugins.noderesources.fit import MOST_ALLOCATED
 from kubesched.profiles import load_config, render_kube_config
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import PluginRegistry

@@ -13,12 +13,12 @@ import pytest
 
 from kubesched.api.pod import Pod
 from kubesched.errors import ProfileError
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
-from kubesched.plugins.node_resources_fit import MOST_ALLOCATED, NodeResourcesFitArgs
-from kubesched.plugins.resource_allocation import ResourceSpec
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
+from kubesched.plugins.noderesources.fit import MOST_ALLOCATED, NodeResourcesFitArgs
+from kubesched.plugins.noderesources.resource_allocation import ResourceSpec
 from kubesched.profiles import load_config
 from kubesched.profiles.config import PluginSet, SchedulerConfiguration
 from kubesched.profiles.resolve import merge_plugin_set

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import ArgsError, in_range, structure
+from kubesched.framework._args import ArgsError, in_range, structure
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
 from kubesched.validation import PROFILE

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kubesched.plugins.node_resources_fit import MOST_ALLOCATED
+from kubesched.plugins.noderesources.fit import MOST_ALLOCATED
 from kubesched.plugins.pod_topology_spread import PodTopologySpreadArgs
 from kubesched.profiles import load_config, render_config, render_kube_config, shipped_profiles
 from kubesched.runtime import PluginRegistry

@@ -8,8 +8,8 @@ import attrs
 import pytest
 
 from kubesched.errors import ProfileError
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.types import QueuedPodInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._types import QueuedPodInfo
 from kubesched.profiles import load_config, shipped_profiles
 from kubesched.runtime import PluginRegistry
 

@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kubesched import Code, CycleState, NodeInfo, NodeScore, Plugin, Pod, Status, hookimpl
-from kubesched.framework.columns import NodeBatch
+from kubesched.framework._columns import NodeBatch
 
 TIER = "example.com/tier"
 WARMING = "example.com/warming"

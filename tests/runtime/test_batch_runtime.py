@@ -18,16 +18,16 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import ClusterEventWithHint
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeScore, NominatingInfo, NominatingMode
+from kubesched.framework._columns import NodeBatch
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._events import ClusterEventWithHint
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import NodeScore, NominatingInfo, NominatingMode
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.node_affinity import NodeAffinity
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.runtime import PluginRegistry
 from kubesched.runtime._scheduler import CycleRecord, Scheduler, SchedulerSettings
@@ -492,7 +492,7 @@ def test_the_reference_path_never_reads_the_columns(monkeypatch: pytest.MonkeyPa
     indexes or batch forms: --reference is the plain per-node path, an independent check of the fast one."""
     import attrs
 
-    from kubesched.framework.columns import NodeColumns
+    from kubesched.framework._columns import NodeColumns
     from kubesched.io.load import ClusterInput
     from kubesched.profiles import load_config
     from kubesched.sim.simulate import Simulation

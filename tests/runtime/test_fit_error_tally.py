@@ -15,13 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeBatch, NodeColumns
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import Diagnosis, NodeToStatus, fit_error_message
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.framework._columns import NodeBatch, NodeColumns
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._plugin import FilterReads, Plugin, hookimpl
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import Simulation, SimulationResult

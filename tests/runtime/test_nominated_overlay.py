@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import IntArray, NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeToStatus, PostFilterResult
+from kubesched.framework._columns import IntArray, NodeBatch
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._plugin import FilterReads, Plugin, hookimpl
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import NodeToStatus, PostFilterResult
 from kubesched.profiles import load_config
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import PluginRegistry

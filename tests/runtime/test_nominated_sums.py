@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubesched.framework.columns import NodeColumns
-from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework._columns import NodeColumns
+from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.runtime import _nominator as nominator_module
 from kubesched.runtime._nominator import SUM_ROWS, Nominator
 from kubesched.testing import make_node, make_pod

@@ -9,7 +9,7 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.events import (
+from kubesched.framework._events import (
     NODE_ADD,
     ActionType,
     ClusterEvent,
@@ -17,9 +17,9 @@ from kubesched.framework.events import (
     EventResource,
     QueueingHint,
 )
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
-from kubesched.framework.types import QueuedPodInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
+from kubesched.framework._types import QueuedPodInfo
 from kubesched.runtime import SchedulingQueue
 from kubesched.runtime._queue import POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
 from kubesched.sim.cluster import VirtualClock

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubesched.api.pod import Pod
-from kubesched.framework.events import NODE_ADD, WILDCARD_EVENT, ClusterEvent
-from kubesched.framework.status import Status
+from kubesched.framework._events import NODE_ADD, WILDCARD_EVENT, ClusterEvent
+from kubesched.framework._status import Status
 from kubesched.runtime import SchedulingQueue
 from kubesched.sim.cluster import VirtualClock
 from kubesched.testing import make_pod

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kubesched.api.pod import Pod
-from kubesched.framework.types import QueuedPodInfo
+from kubesched.framework._types import QueuedPodInfo
 from kubesched.runtime import SchedulingQueue
 from kubesched.sim.cluster import VirtualClock
 from kubesched.testing import make_pod

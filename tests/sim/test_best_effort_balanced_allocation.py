@@ -6,7 +6,7 @@ same cluster: its "Plugin scored node for pod" and "Calculated node's final scor
 
 from __future__ import annotations
 
-from kubesched.framework.types import ScoreTable
+from kubesched.framework._types import ScoreTable
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
 from kubesched.runtime import CycleRecord, PluginRegistry

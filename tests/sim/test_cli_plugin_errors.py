@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from kubesched.cli.main import main
-from kubesched.framework.plugin import Plugin
+from kubesched.framework._plugin import Plugin
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import SchedulerConfiguration
 from kubesched.runtime import Explainer, PluginRegistry

@@ -7,7 +7,7 @@ import attrs
 import pytest
 
 from kubesched import CycleState, NodeInfo, Plugin, Pod, Status, hookimpl
-from kubesched.framework.node_info import PodInfo
+from kubesched.framework._node_info import PodInfo
 from kubesched.io.load import ClusterInput, load
 from kubesched.profiles import load_config
 from kubesched.profiles.parse import parse_config

@@ -11,10 +11,10 @@ import pytest
 
 from kubesched.api.pod import Pod
 from kubesched.backend import BindingError
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import ClusterEventWithHint
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._events import ClusterEventWithHint
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry

@@ -10,11 +10,11 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
-from kubesched.framework.types import QueuedPodInfo
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
+from kubesched.framework._types import QueuedPodInfo
 from kubesched.io.load import ClusterInput, load
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry

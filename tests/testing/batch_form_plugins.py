@@ -12,13 +12,13 @@ import numpy as np
 import numpy.typing as npt
 
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import NODE_ADD, ClusterEventWithHint
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeScore
+from kubesched.framework._columns import NodeBatch
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._events import NODE_ADD, ClusterEventWithHint
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import NodeScore
 
 
 class EventsDeclared(Plugin):

@@ -10,12 +10,12 @@ from typing import Any
 import attrs
 
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.events import NODE_ADD, ClusterEventWithHint
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeScore
+from kubesched.framework._cycle_state import CycleState, StateKey
+from kubesched.framework._events import NODE_ADD, ClusterEventWithHint
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Code, Status
+from kubesched.framework._types import NodeScore
 
 
 class EventsDeclared(Plugin):

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.runtime import PluginRegistry
 from kubesched.testing import PluginConformance, PluginUnderTest, run_conformance
 from kubesched.testing.conformance import Outcome

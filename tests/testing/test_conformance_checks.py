@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 import pytest
 
-from kubesched.framework.plugin import hookimpl
+from kubesched.framework._plugin import hookimpl
 from kubesched.runtime import Framework
 from kubesched.testing import conformance, make_node, make_pod
 from kubesched.testing.conformance import Outcome, PluginUnderTest, run_check, run_conformance

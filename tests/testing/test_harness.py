@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.plugins.taint_toleration import TaintToleration
 from kubesched.testing import make_node, make_pod, plugin_framework, run_plugin, run_profile
 from tests.conftest import write

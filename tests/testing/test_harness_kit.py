@@ -6,8 +6,8 @@ from __future__ import annotations
 from kubesched.api.meta import ObjectMeta
 from kubesched.api.workload import Service
 from kubesched.backend import BindingError
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.image_locality import ImageLocality
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock

@@ -9,12 +9,12 @@ from typing import Any
 import attrs
 
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.events import NODE_ADD, ClusterEventWithHint
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
-from kubesched.framework.types import PreFilterResult
+from kubesched.framework._cycle_state import CycleState, StateKey
+from kubesched.framework._events import NODE_ADD, ClusterEventWithHint
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._plugin import Plugin, hookimpl
+from kubesched.framework._status import Status
+from kubesched.framework._types import PreFilterResult
 from tests.testing.broken_plugins import Counts, UnreserveKeepsTheNode  # Counts: properly cloned
 
 

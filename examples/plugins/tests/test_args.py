@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 from kubesched import ArgsError, ProfileError
-from kubesched.framework.args import structure
 from kubesched.runtime import PluginRegistry
+from kubesched.testing import structure
 
 from kubesched_examples.coscheduling import CoschedulingArgs
 from kubesched_examples.node_label_placement import NodeLabelPlacementArgs

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kubesched import ArgsError, ClusterInput, Code, CycleState, Node, NodeInfo, NodeScore, Pod, Snapshot, Status
-from kubesched.framework.columns import NodeBatch
+from kubesched.framework import NodeBatch
 from kubesched.profiles import parse_config
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import Simulation

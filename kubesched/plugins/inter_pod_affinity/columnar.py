@@ -16,12 +16,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.pod import Pod
-from kubesched.backend import ClusterClient
-from kubesched.framework.columns import IntArray, NodeBatch, NodeColumns
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.status import Code
-from kubesched.framework.types import MAX_NODE_SCORE
+from kubesched.api import Pod
+from kubesched.framework import MAX_NODE_SCORE, ClusterClient, Code, IntArray, NodeBatch, NodeColumns, NodeInfo, PodInfo
 from kubesched.plugins.inter_pod_affinity.common import (
     NAME,
     AffinityTerm,

@@ -14,10 +14,8 @@ from typing import ClassVar
 
 import attrs
 
-from kubesched.api.meta import LabelSelector, LabelSelectorRequirement
-from kubesched.api.pod import Pod, PodAffinityTerm, WeightedPodAffinityTerm
-from kubesched.backend import ClusterClient
-from kubesched.framework.args import in_range
+from kubesched.api import LabelSelector, LabelSelectorRequirement, Pod, PodAffinityTerm, WeightedPodAffinityTerm
+from kubesched.framework import ClusterClient, in_range
 
 NAME = "InterPodAffinity"
 

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.framework.columns import IntArray, NodeColumns
+from kubesched.framework import IntArray, NodeColumns
 
 #: (topology key, topology value) -> number of matching (pod, term) pairs in that domain.
 TopologyCounts = dict[tuple[str, str], int]

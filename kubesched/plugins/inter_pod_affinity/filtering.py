@@ -5,11 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeColumns
-from kubesched.framework.cycle_state import StateKey
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.status import Status
+from kubesched.api import Pod
+from kubesched.framework import NodeColumns, NodeInfo, StateKey, Status
 from kubesched.plugins.inter_pod_affinity.common import (
     NAME,
     AffinityTerm,

@@ -7,16 +7,23 @@ from typing import Any
 
 import numpy.typing as npt
 
-from kubesched.api.node import Node
-from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from kubesched.framework.handle import Handle
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
-from kubesched.framework.types import NodeScore
+from kubesched.api import Node, Pod
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeBatch,
+    NodeInfo,
+    NodeScore,
+    Plugin,
+    PodInfo,
+    QueueingHint,
+    Status,
+    hookimpl,
+)
 from kubesched.plugins.inter_pod_affinity import columnar
 from kubesched.plugins.inter_pod_affinity.common import (
     NAME,

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import StateKey
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.types import MAX_NODE_SCORE, NodeScore
+from kubesched.api import Pod
+from kubesched.framework import MAX_NODE_SCORE, NodeInfo, NodeScore, StateKey
 from kubesched.plugins.inter_pod_affinity.common import (
     NAME,
     NO_TERMS,

@@ -17,14 +17,8 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.meta import LabelSelector
-from kubesched.api.node import Taint
-from kubesched.api.node_selector import RequiredNodeAffinity
-from kubesched.api.pod import Pod
-from kubesched.framework.columns import IntArray, NodeBatch, NodeColumns
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.status import Code
-from kubesched.framework.types import MAX_NODE_SCORE
+from kubesched.api import LabelSelector, Pod, RequiredNodeAffinity, Taint, find_untolerated_taint
+from kubesched.framework import MAX_NODE_SCORE, Code, IntArray, NodeBatch, NodeColumns, NodeInfo, PodInfo
 from kubesched.plugins.pod_topology_spread.common import (
     HONOR,
     HOSTNAME_LABEL,
@@ -34,7 +28,6 @@ from kubesched.plugins.pod_topology_spread.common import (
 )
 from kubesched.plugins.pod_topology_spread.filtering import BoolArray, DomainCounts, PreFilterState
 from kubesched.plugins.pod_topology_spread.scoring import PreScoreState, topology_weight
-from kubesched.plugins.taint_toleration import find_untolerated_taint
 
 CodeArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]

@@ -8,14 +8,17 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from kubesched.api.meta import LabelSelector, LabelSelectorRequirement
-from kubesched.api.node import Node
-from kubesched.api.node_selector import RequiredNodeAffinity
-from kubesched.api.pod import Pod, TopologySpreadConstraint
-from kubesched.api.resources import is_qualified_name
-from kubesched.framework.args import ArgsError
-from kubesched.framework.node_info import PodInfo
-from kubesched.plugins.taint_toleration import find_untolerated_taint
+from kubesched.api import (
+    LabelSelector,
+    LabelSelectorRequirement,
+    Node,
+    Pod,
+    RequiredNodeAffinity,
+    TopologySpreadConstraint,
+    find_untolerated_taint,
+    is_qualified_name,
+)
+from kubesched.framework import ArgsError, PodInfo
 
 NAME = "PodTopologySpread"
 

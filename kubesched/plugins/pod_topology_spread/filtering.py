@@ -9,12 +9,8 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.node import Node
-from kubesched.api.pod import Pod
-from kubesched.framework.columns import IntArray
-from kubesched.framework.cycle_state import StateKey
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.status import Status
+from kubesched.api import Node, Pod
+from kubesched.framework import IntArray, NodeInfo, StateKey, Status
 from kubesched.plugins.pod_topology_spread.common import (
     NAME,
     InclusionCheck,

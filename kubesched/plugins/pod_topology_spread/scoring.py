@@ -8,10 +8,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from kubesched.framework.columns import IntArray
-from kubesched.framework.cycle_state import StateKey
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.types import MAX_NODE_SCORE, NodeScore
+from kubesched.framework import MAX_NODE_SCORE, IntArray, NodeInfo, NodeScore, StateKey
 from kubesched.plugins.pod_topology_spread.common import (
     HOSTNAME_LABEL,
     NAME,

@@ -10,9 +10,9 @@ import attrs
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.errors import KubeschedError, ProfileError
-from kubesched.framework.hookspecs import REJECTION_CODES, STATUS_CODES
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.status import Code, Status
+from kubesched.framework._hookspecs import REJECTION_CODES, STATUS_CODES
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._status import Code, Status
 from kubesched.runtime import validate_plugin_class
 from kubesched.testing.conformance.driver import Driver
 from kubesched.testing.conformance.subject import PluginUnderTest

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from types import CodeType, FrameType
 from typing import Any
 
-from kubesched.framework.status import Code, Status
+from kubesched.framework._status import Code, Status
 from kubesched.testing.conformance.driver import Driver, show, verdict
 from kubesched.testing.conformance.recorder import Call, Recorder
 from kubesched.testing.conformance.subject import PluginUnderTest

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.status import Code, Status
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._status import Code, Status
 from kubesched.runtime import Framework
 from kubesched.testing.conformance.recorder import Escape, Observer, Recorder
 from kubesched.testing.conformance.subject import SEED

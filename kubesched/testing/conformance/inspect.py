@@ -76,7 +76,7 @@ def _freeze(value: Any, opaque: frozenset[str], active: set[int], depth: int) ->
 def _shared_by_design(value: Any) -> bool:
     """Data the scheduler shares read-only between plugins and cycles (API objects, PodInfo, NodeInfo), and
     classes that say ``shared_across_clones = True`` (memo caches): state may reference them."""
-    from kubesched.framework.node_info import NodeInfo, PodInfo
+    from kubesched.framework._node_info import NodeInfo, PodInfo
 
     cls = type(value)
     return (cls.__module__.startswith("kubesched.api.") or isinstance(value, (PodInfo, NodeInfo))

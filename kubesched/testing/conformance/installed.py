@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kubesched.errors import ProfileError
-from kubesched.framework.args import ArgsError, structure
+from kubesched.framework._args import ArgsError, structure
 from kubesched.profiles.files import read_toml
 from kubesched.runtime import load_plugin_class
 from kubesched.testing.conformance.subject import DEFAULT_LARGE_CLUSTER, DEFAULT_TIME_BUDGET, PluginUnderTest

@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 
 from kubesched.api.pod import Pod
-from kubesched.framework.node_info import NodeInfo
+from kubesched.framework._node_info import NodeInfo
 from kubesched.runtime import Hook
 
 #: Hooks whose third argument is a list the plugin must leave as it was (PreScore) or rewrite in place

@@ -14,7 +14,7 @@ import attrs
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.errors import InputError
-from kubesched.framework.plugin import marked_hooks
+from kubesched.framework._plugin import marked_hooks
 from kubesched.io.load import load
 from kubesched.runtime import Framework
 from kubesched.testing.conformance.examples import default_nodes, default_pods, default_running

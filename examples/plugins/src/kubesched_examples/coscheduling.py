@@ -23,8 +23,14 @@ import math
 
 import attrs
 from kubesched import CycleState, Handle, NodeInfo, Plugin, Pod, StateKey, Status, hookimpl, in_range
-from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from kubesched.framework.handle import MAX_PERMIT_TIMEOUT, go_duration
+from kubesched.framework import (
+    MAX_PERMIT_TIMEOUT,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    go_duration,
+)
 
 from kubesched_examples.pod_group import (
     MIN_AVAILABLE_LABEL,

@@ -21,8 +21,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 from kubesched import ArgsError, Code, CycleState, Handle, NodeInfo, NodeScore, Plugin, Pod, StateKey, Status, hookimpl
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from kubesched.framework import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, NodeBatch
 
 NAME = "NodeCost"
 MAX_COST_ANNOTATION = "cost.example.com/max-hourly-cost"

@@ -15,8 +15,7 @@ from types import MappingProxyType
 
 import attrs
 from kubesched import ArgsError, CycleState, Handle, NodeInfo, NodeScore, Plugin, Pod, StateKey, Status, hookimpl
-from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from kubesched.plugins.helpers import default_normalize_score
+from kubesched.framework import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, default_normalize_score
 
 NAME = "NodeLabelPlacement"
 ERR_REASON_LABELS = "node(s) didn't have the required placement labels"

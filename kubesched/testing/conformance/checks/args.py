@@ -10,7 +10,7 @@ from typing import Any, Literal, get_args, get_origin
 import attrs
 
 from kubesched.errors import KubeschedError
-from kubesched.framework.args import ArgsError, kebab, structure, unstructure
+from kubesched.framework._args import ArgsError, kebab, structure, unstructure
 from kubesched.runtime import validate_plugin_class
 from kubesched.testing.conformance.base import CheckFailed, CheckSkipped, explain
 from kubesched.testing.conformance.subject import PluginUnderTest

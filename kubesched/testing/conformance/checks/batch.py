@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.status import Code
-from kubesched.framework.types import NodeScore
+from kubesched.framework._columns import NodeBatch
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo
+from kubesched.framework._status import Code
+from kubesched.framework._types import NodeScore
 from kubesched.testing.conformance.base import CheckFailed, CheckSkipped, describe, driver, require
 from kubesched.testing.conformance.driver import Driver, show
 from kubesched.testing.conformance.subject import SEED, PluginUnderTest

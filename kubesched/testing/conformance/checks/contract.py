@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kubesched.errors import KubeschedError
-from kubesched.framework.events import ClusterEventWithHint
-from kubesched.framework.hookspecs import EVENTS_HOOK
+from kubesched.framework._events import ClusterEventWithHint
+from kubesched.framework._hookspecs import EVENTS_HOOK
 from kubesched.runtime import validate_plugin_class
 from kubesched.testing.conformance.base import CheckFailed, CheckSkipped, driver, explain, require
 from kubesched.testing.conformance.subject import PluginUnderTest

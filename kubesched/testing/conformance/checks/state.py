@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from kubesched.api.pod import Pod
-from kubesched.framework.cycle_state import Cloneable, CycleState, StateKey
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.status import Status
+from kubesched.framework._cycle_state import Cloneable, CycleState, StateKey
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._status import Status
 from kubesched.testing.conformance.base import CheckFailed, describe, driver, require
 from kubesched.testing.conformance.driver import Driver, PreFiltered, Verdict, show
 from kubesched.testing.conformance.inspect import deeply_immutable, freeze, reachable_ids, shared_mutables

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from kubesched.framework.handle import MAX_PERMIT_TIMEOUT
-from kubesched.framework.hookspecs import STATUS_CODES
-from kubesched.framework.status import Code
-from kubesched.framework.types import PreFilterResult
+from kubesched.framework._handle import MAX_PERMIT_TIMEOUT
+from kubesched.framework._hookspecs import STATUS_CODES
+from kubesched.framework._status import Code
+from kubesched.framework._types import PreFilterResult
 from kubesched.testing.conformance.base import (
     FILTER_CODES,
     PERMIT_CODES,

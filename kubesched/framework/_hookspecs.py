@@ -5,7 +5,7 @@ when a plugin is registered, and what each parameter holds.
 A plugin implements a hook by defining a method of the same name marked with
 :data:`kubesched.hookimpl`. It may accept any subset of the hook's parameters, by name, as plain positional
 parameters (see :func:`parameter_problems`). ``None`` returned where a
-:class:`~kubesched.framework.status.Status` is expected means Success. An exception raised by a hook becomes
+:class:`~kubesched.framework._status.Status` is expected means Success. An exception raised by a hook becomes
 an Error status naming the plugin; the scheduler carries on with the next pod.
 
 The framework resolves each profile's hook implementations once and calls them directly in its loops,
@@ -24,19 +24,19 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import pluggy
 
-from kubesched.framework.status import Code
+from kubesched.framework._status import Code
 from kubesched.validation import did_you_mean
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
     from kubesched.api.pod import Pod
-    from kubesched.framework.columns import NodeBatch
-    from kubesched.framework.cycle_state import CycleState
-    from kubesched.framework.events import ClusterEventWithHint
-    from kubesched.framework.node_info import NodeInfo, PodInfo
-    from kubesched.framework.status import Status
-    from kubesched.framework.types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult, QueuedPodInfo
+    from kubesched.framework._columns import NodeBatch
+    from kubesched.framework._cycle_state import CycleState
+    from kubesched.framework._events import ClusterEventWithHint
+    from kubesched.framework._node_info import NodeInfo, PodInfo
+    from kubesched.framework._status import Status
+    from kubesched.framework._types import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult, QueuedPodInfo
 
 PROJECT_NAME = "kubesched"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)

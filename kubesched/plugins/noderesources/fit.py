@@ -10,18 +10,28 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.node import Node
-from kubesched.api.pod import Pod
-from kubesched.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended_resource_name
-from kubesched.framework.args import ArgsError, in_range
-from kubesched.framework.columns import NodeBatch, NodeColumns
-from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import FilterReads, Plugin, hookimpl
-from kubesched.framework.resource import Resource
-from kubesched.framework.status import Code, Status
-from kubesched.plugins.resource_allocation import (
+from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod, is_extended_resource_name
+from kubesched.framework import (
+    ActionType,
+    ArgsError,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    FilterReads,
+    NodeBatch,
+    NodeColumns,
+    NodeInfo,
+    Plugin,
+    QueueingHint,
+    Resource,
+    StateKey,
+    Status,
+    hookimpl,
+    in_range,
+)
+from kubesched.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCES,
     BatchScorer,
     ResourceAllocationScorer,

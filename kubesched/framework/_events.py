@@ -1,7 +1,7 @@
 """Cluster events and queueing hints: how a plugin says which changes may make a pod it rejected schedulable.
 
 kube-scheduler v1.32's EnqueueExtensions with queueing hints on. A plugin implements the
-:func:`~kubesched.framework.hookspecs.events_to_register` hook and returns :class:`ClusterEventWithHint` values: an
+:func:`~kubesched.framework._hookspecs.events_to_register` hook and returns :class:`ClusterEventWithHint` values: an
 event (a resource and action flags) and, optionally, a hint function ``hint(pod, old_obj, new_obj)`` that answers
 for one rejected pod and one event whether the pod may now fit (:attr:`QueueingHint.QUEUE`) or not
 (:attr:`QueueingHint.QUEUE_SKIP`). The scheduling queue moves a rejected pod only on an event that a plugin which

@@ -13,9 +13,9 @@ import numpy as np
 import numpy.typing as npt
 
 from kubesched.api.pod import Pod
-from kubesched.framework.columns import IntArray
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.status import Code, Status
+from kubesched.framework._columns import IntArray
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._status import Code, Status
 
 MIN_NODE_SCORE = 0
 MAX_NODE_SCORE = 100

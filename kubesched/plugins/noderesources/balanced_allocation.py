@@ -6,14 +6,9 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.pod import Pod
-from kubesched.framework.args import ArgsError
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.plugin import Plugin, hookimpl
-from kubesched.framework.status import Status
-from kubesched.plugins.resource_allocation import (
+from kubesched.api import Pod
+from kubesched.framework import ArgsError, CycleState, NodeBatch, NodeInfo, Plugin, StateKey, Status, hookimpl
+from kubesched.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceAllocationScorer,
     ResourceSpec,

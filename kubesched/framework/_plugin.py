@@ -1,6 +1,6 @@
 """What a plugin is: a class with a ``name``, hook methods marked with :data:`hookimpl`, optional ``Args``.
 
-The extension point table lives in :mod:`kubesched.framework.hookspecs`.
+The extension point table lives in :mod:`kubesched.framework._hookspecs`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pluggy
 
-from kubesched.framework.hookspecs import (  # the table lives in hookspecs; re-exported for existing imports
+from kubesched.framework._hookspecs import (  # the table lives in hookspecs; re-exported for existing imports
     EXTENSION_POINTS,
     HOOK_NAMES,
     POINTS_BY_KEY,
@@ -20,7 +20,7 @@ from kubesched.framework.hookspecs import (  # the table lives in hookspecs; re-
 )
 
 if TYPE_CHECKING:
-    from kubesched.framework.handle import Handle
+    from kubesched.framework._handle import Handle
 
 #: Marks a plugin method as the implementation of the hook with the same name.
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)

@@ -10,7 +10,7 @@ import attrs
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.resources import NON_ZERO_DEFAULTS, pod_requests
-from kubesched.framework.resource import Resource
+from kubesched.framework._resource import Resource
 
 _generation = itertools.count(1)
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"

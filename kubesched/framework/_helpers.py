@@ -16,8 +16,8 @@ from kubesched.api.node_selector import OBJECT_NAME_FIELD, RequiredNodeAffinity
 from kubesched.api.pod import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm
 from kubesched.api.workload import CONTROLLER_KINDS
 from kubesched.backend import ClusterClient
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.types import MAX_NODE_SCORE, NodeScore
+from kubesched.framework._columns import NodeBatch
+from kubesched.framework._types import MAX_NODE_SCORE, NodeScore
 
 
 def default_normalize_score(scores: list[NodeScore], *, reverse: bool = False,

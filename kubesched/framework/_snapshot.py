@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import attrs
 
-from kubesched.framework.columns import NodeColumns
-from kubesched.framework.node_info import NodeInfo
+from kubesched.framework._columns import NodeColumns
+from kubesched.framework._node_info import NodeInfo
 
 
 @attrs.define(slots=True, eq=False)

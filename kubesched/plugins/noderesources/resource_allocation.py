@@ -14,20 +14,17 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api.pod import Pod, PodSpec
-from kubesched.api.resources import (
+from kubesched.api import (
     CPU,
     EPHEMERAL_STORAGE,
     MEMORY,
     NON_ZERO_DEFAULTS,
+    Pod,
+    PodSpec,
     is_scalar_resource_name,
     pod_requests,
 )
-from kubesched.framework.args import ArgsError
-from kubesched.framework.columns import NodeBatch
-from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.resource import Resource
-from kubesched.framework.types import MAX_NODE_SCORE
+from kubesched.framework import MAX_NODE_SCORE, ArgsError, NodeBatch, NodeInfo, Resource
 
 # config.MaxCustomPriorityScore: RequestedToCapacityRatio shape scores are 0..10, scaled x10.
 MAX_CUSTOM_PRIORITY_SCORE = 10
@@ -39,7 +36,7 @@ IntArray = npt.NDArray[np.int64]
 #: arrays, where an allocatable of 0 leaves the resource out of that node's score as the per-node scorer does.
 BatchScorer = Callable[[Sequence[IntArray], Sequence[IntArray]], IntArray]
 #: Pod requests at or above this (or negative) are scored by the per-node scorer: the batch arithmetic must stay
-#: exact in int64 and float64 (node amounts are below 2**53, see kubesched.framework.columns).
+#: exact in int64 and float64 (node amounts are below 2**53, see kubesched.framework._columns).
 _BATCH_REQUEST_LIMIT = 2**53
 
 

@@ -1,6 +1,6 @@
 """The columnar view of a snapshot: numpy arrays indexed by node position, for plugins' batch forms.
 
-``filter_nodes`` and ``score_nodes`` (see :mod:`kubesched.framework.hookspecs`) receive a :class:`NodeBatch`: the
+``filter_nodes`` and ``score_nodes`` (see :mod:`kubesched.framework._hookspecs`) receive a :class:`NodeBatch`: the
 nodes to check as NodeInfos plus their positions in :class:`NodeColumns`, whose arrays hold per node the allocatable
 and requested amount of every resource, the pod count, and on demand the codes of a label's values and counts of
 pods matching a predicate. The cache keeps the columns in step with the snapshot: a changed node refreshes its
@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
-    from kubesched.framework.node_info import NodeInfo, PodInfo
+    from kubesched.framework._node_info import NodeInfo, PodInfo
 
 IntArray = npt.NDArray[np.int64]
 #: Amounts at or above this are not exact in float64; batch forms then step aside.

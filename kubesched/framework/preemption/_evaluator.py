@@ -22,7 +22,7 @@ import numpy.typing as npt
 from kubesched.api.pod import PREEMPT_NEVER, Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.resources import pod_requests
-from kubesched.framework.columns import (
+from kubesched.framework._columns import (
     CPU,
     EPHEMERAL_STORAGE,
     MEMORY,
@@ -32,14 +32,14 @@ from kubesched.framework.columns import (
     NodeRows,
     PickedNodes,
 )
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.handle import Handle
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.pdb import disruptions_allowed, filter_pods_with_pdb_violation
-from kubesched.framework.plugin import FilterReads, declared_filter_reads
-from kubesched.framework.resource import Resource
-from kubesched.framework.status import Code, Status, is_success
-from kubesched.framework.types import CodeColumns, Diagnosis, FitError, NodeToStatus, PostFilterResult
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._handle import Handle
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._plugin import FilterReads, declared_filter_reads
+from kubesched.framework._resource import Resource
+from kubesched.framework._status import Code, Status, is_success
+from kubesched.framework._types import CodeColumns, Diagnosis, FitError, NodeToStatus, PostFilterResult
+from kubesched.framework.preemption._pdb import disruptions_allowed, filter_pods_with_pdb_violation
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
@@ -66,25 +66,19 @@ _REPRIEVE_KEY = "kubesched.preemption.reprieve"
 _ROW_NO_ROOM, _ROW_CANDIDATE = 1, 2
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _name_of = operator.attrgetter("name")
-_NO_CLASS = type("_NoClass", (), {})  # matches no plugin's class
 
 
 @attrs.frozen
 class ResourceShortcut:
     """What lets the dry run decide by resource arithmetic instead of Filter runs on node copies.
 
-    ``fit_name``/``fit_class`` name NodeResourcesFit, whose checks the arithmetic repeats. Plugins whose verdict on
-    a node ignores the node's pods are those declaring ``filter_reads = FilterReads.NODE`` (see
-    :class:`~kubesched.framework.plugin.FilterReads`); ``pod_independent`` may name more, by the class the profile
-    must run under each name. The shortcut
-    applies to a pod only when its cycle's Filter plugins are exactly such plugins, all before NodeResourcesFit,
-    with no PreFilter extension left to run (see :meth:`Evaluator.shortcut_request`), and only on nodes that
-    NodeResourcesFit rejected (so every plugin before it passed there).
+    ``fit_name`` names NodeResourcesFit, whose checks the arithmetic repeats; the profile's plugin of that name must
+    declare ``filter_reads = FilterReads.RESOURCES`` (a subclass redefining its Filter drops the declaration). Every
+    other Filter plugin of the cycle must declare ``filter_reads = FilterReads.NODE`` (its verdict ignores the
+    node's pods, see :class:`~kubesched.framework.FilterReads`).
     """
 
     fit_name: str
-    fit_class: type
-    pod_independent: Mapping[str, type] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -386,11 +380,8 @@ class Evaluator:
             return None
         for name in names:
             plugin = plugins.get(name)
-            if name == shortcut.fit_name:
-                if type(plugin) is not shortcut.fit_class:
-                    return None
-            elif declared_filter_reads(plugin) != FilterReads.NODE and \
-                    type(plugin) is not shortcut.pod_independent.get(name, _NO_CLASS):
+            wanted = FilterReads.RESOURCES if name == shortcut.fit_name else FilterReads.NODE
+            if declared_filter_reads(plugin) != wanted:
                 return None
         skipped = state.skip_filter_plugins
         if any(name not in skipped for hook in _EXTENSION_HOOKS for name in plugins_at(hook)):

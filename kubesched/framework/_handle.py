@@ -10,11 +10,11 @@ from typing import Protocol
 from kubesched.api.pod import Pod
 from kubesched.api.workload import Namespace
 from kubesched.backend import Clock, ClusterClient, ClusterListener
-from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.node_info import NodeInfo, PodInfo
-from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.status import Status
-from kubesched.framework.types import NominatingInfo
+from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._node_info import NodeInfo, PodInfo
+from kubesched.framework._snapshot import Snapshot
+from kubesched.framework._status import Status
+from kubesched.framework._types import NominatingInfo
 
 # framework.maxTimeout: Permit waits are capped at 15 minutes.
 MAX_PERMIT_TIMEOUT = 15 * 60.0
