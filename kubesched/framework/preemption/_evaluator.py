@@ -22,6 +22,7 @@ import numpy.typing as npt
 from kubesched.api.pod import PREEMPT_NEVER, Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.resources import pod_requests
+from kubesched.backend import DeletionError
 from kubesched.framework._columns import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -883,6 +884,8 @@ class Evaluator:
         for victim in candidate.victims:
             try:
                 self.preempt_pod(candidate, pod, victim)
+            except DeletionError as refused:  # the cluster's answer alone, as kube-scheduler words it
+                return Status.as_error(str(refused), plugin=self.plugin_name)
             except Exception as exc:
                 return Status.as_error(exc, plugin=self.plugin_name)
         client = self.handle.client
