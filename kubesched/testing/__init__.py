@@ -1,7 +1,25 @@
 """Tools for testing plugins: object builders, a harness that runs a plugin or profile on a small cluster,
 and the conformance suite."""
 
-from kubesched.testing.builders import NodeBuilder, PodBuilder, make_node, make_pod
+from kubesched.testing.builders import (
+    LabelSelectorBuilder,
+    NamespaceBuilder,
+    NodeBuilder,
+    NodeSelectorTermBuilder,
+    PdbBuilder,
+    PodAffinityTermBuilder,
+    PodBuilder,
+    PriorityClassBuilder,
+    make_affinity_term,
+    make_namespace,
+    make_node,
+    make_node_term,
+    make_pdb,
+    make_pod,
+    make_priority_class,
+    make_selector,
+    port,
+)
 from kubesched.testing.conformance import (
     ConformanceReport,
     ConformanceWarning,
@@ -19,6 +37,9 @@ from kubesched.testing.harness import (
     run_profile,
 )
 
-__all__ = ["ConformanceReport", "ConformanceWarning", "Decision", "Decisions", "NodeBuilder", "PluginConformance",
-           "PluginUnderTest", "PodBuilder", "RecordingClient", "make_node", "make_pod", "plugin_framework",
-           "plugin_instance", "run_conformance", "run_plugin", "run_profile"]
+__all__ = ["ConformanceReport", "ConformanceWarning", "Decision", "Decisions", "LabelSelectorBuilder",
+           "NamespaceBuilder", "NodeBuilder", "NodeSelectorTermBuilder", "PdbBuilder", "PluginConformance",
+           "PluginUnderTest", "PodAffinityTermBuilder", "PodBuilder", "PriorityClassBuilder", "RecordingClient",
+           "make_affinity_term", "make_namespace", "make_node", "make_node_term", "make_pdb", "make_pod",
+           "make_priority_class", "make_selector", "plugin_framework", "plugin_instance", "port",
+           "run_conformance", "run_plugin", "run_profile"]
