@@ -2,7 +2,25 @@
 and the conformance suite."""
 
 from kubesched.framework._args import structure
-from kubesched.testing.builders import NodeBuilder, PodBuilder, make_node, make_pod
+from kubesched.testing.builders import (
+    LabelSelectorBuilder,
+    NamespaceBuilder,
+    NodeBuilder,
+    NodeSelectorTermBuilder,
+    PdbBuilder,
+    PodAffinityTermBuilder,
+    PodBuilder,
+    PriorityClassBuilder,
+    make_affinity_term,
+    make_namespace,
+    make_node,
+    make_node_term,
+    make_pdb,
+    make_pod,
+    make_priority_class,
+    make_selector,
+    port,
+)
 from kubesched.testing.conformance import (
     ConformanceReport,
     ConformanceWarning,
@@ -20,6 +38,9 @@ from kubesched.testing.harness import (
     run_profile,
 )
 
-__all__ = ["ConformanceReport", "ConformanceWarning", "Decision", "Decisions", "NodeBuilder", "PluginConformance",
-           "PluginUnderTest", "PodBuilder", "RecordingClient", "make_node", "make_pod", "plugin_framework",
-           "plugin_instance", "run_conformance", "run_plugin", "run_profile", "structure"]
+__all__ = ["ConformanceReport", "ConformanceWarning", "Decision", "Decisions", "LabelSelectorBuilder",
+           "NamespaceBuilder", "NodeBuilder", "NodeSelectorTermBuilder", "PdbBuilder", "PluginConformance",
+           "PluginUnderTest", "PodAffinityTermBuilder", "PodBuilder", "PriorityClassBuilder", "RecordingClient",
+           "make_affinity_term", "make_namespace", "make_node", "make_node_term", "make_pdb", "make_pod",
+           "make_priority_class", "make_selector", "plugin_framework", "plugin_instance", "port",
+           "run_conformance", "run_plugin", "run_profile", "structure"]

@@ -66,12 +66,31 @@ def plugin_registry(plugin_class: type[Any]) -> PluginRegistry:
     return PluginRegistry.of(*extra, plugin_class)
 
 
+def check_unique(nodes: Sequence[Node | NodeInfo], pods: Sequence[Pod]) -> None:
+    """Refuse two nodes with one name and two pods with one ``namespace/name`` or uid: the cluster keys them so,
+    and the second would silently replace the first."""
+    problems = []
+    for what, keys, hint in (
+            ("nodes are named", [n.name for n in nodes], "give each node its own name"),
+            ("pods are named", [p.key for p in pods],
+             'give each pod its own name, or its own namespace (make_pod("x", "other-namespace"))'),
+            ("pods have the uid", [p.uid for p in pods], "give each pod its own uid (.uid(...))")):
+        seen: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            first = seen.setdefault(key, i)
+            if first != i and not (what == "pods have the uid" and pods[first].key == pods[i].key):
+                problems.append(f'two {what} "{key}": {hint}')
+    if problems:
+        raise ValueError("; ".join(problems))
+
+
 def cluster_and_snapshot(nodes: Sequence[Node | NodeInfo], pods: Sequence[Pod] = (),
                          pdbs: Sequence[PodDisruptionBudget] = (), *,
                          cluster: InMemoryCluster | None = None) -> tuple[InMemoryCluster, Snapshot]:
     """An in-memory cluster (``cluster`` when given) holding the objects, and a snapshot of every node it holds
     with the pods bound to it. A NodeInfo among ``nodes`` is used in the snapshot as given, and its node and
     pods are added to the cluster (the pods bound to it)."""
+    check_unique(nodes, [*(p.pod for n in nodes if isinstance(n, NodeInfo) for p in n.pods), *pods])
     cluster = cluster if cluster is not None else InMemoryCluster(VirtualClock())
     cluster.pdbs = [*cluster.pdbs, *pdbs]
     for item in nodes:
@@ -274,7 +293,7 @@ class Decisions(Mapping[str, Decision]):
 
 
 def run_profile(config: SchedulerConfiguration | str | Path, nodes: Sequence[Node | Any], pods: Sequence[Pod | Any], *,
-                registry: PluginRegistry | None = None, pdbs: Sequence[PodDisruptionBudget] = (),
+                registry: PluginRegistry | None = None, pdbs: Sequence[PodDisruptionBudget | Any] = (),
                 seed: int = 0) -> Decisions:
     """Simulate ``pods`` (bound ones run, the others are scheduled) on ``nodes`` with a profile: a loaded
     configuration, a shipped profile name or a TOML path; plugins come from ``registry`` or are discovered."""
@@ -287,7 +306,7 @@ def run_profile(config: SchedulerConfiguration | str | Path, nodes: Sequence[Nod
 
 
 def run_plugin(plugin_class: type[Any], nodes: Sequence[Node | Any], pods: Sequence[Pod | Any], *, args: Any = None,
-               pdbs: Sequence[PodDisruptionBudget] = (), seed: int = 0) -> Decisions:
+               pdbs: Sequence[PodDisruptionBudget | Any] = (), seed: int = 0) -> Decisions:
     """Simulate ``pods`` on ``nodes`` with a profile of ``plugin_class`` alone (see :func:`plugin_profile`);
     ``args`` is the plugin's Args instance or a kebab-case mapping, defaults when omitted."""
     config = SchedulerConfiguration(SchedulerSettings(), (plugin_profile(plugin_class, args),), plugin_class.name)
@@ -300,8 +319,9 @@ def built(items: Sequence[Any]) -> tuple[Any, ...]:
 
 
 def _run(config: SchedulerConfiguration, registry: PluginRegistry, nodes: Sequence[Node | Any],
-         pods: Sequence[Pod | Any], pdbs: Sequence[PodDisruptionBudget], seed: int) -> Decisions:
-    cluster_input = ClusterInput(nodes=built(nodes), pods=built(pods), pdbs=tuple(pdbs))
+         pods: Sequence[Pod | Any], pdbs: Sequence[PodDisruptionBudget | Any], seed: int) -> Decisions:
+    cluster_input = ClusterInput(nodes=built(nodes), pods=built(pods), pdbs=built(pdbs))
+    check_unique(cluster_input.nodes, cluster_input.pods)
     simulation = Simulation(cluster_input, config, registry, seed=seed)
     last: dict[str, CycleRecord] = {}
 
