@@ -1,5 +1,5 @@
 """Tools for testing plugins: object builders, a harness that runs a plugin or profile on a small cluster,
-and the conformance suite."""
+a scheduling queue to fill and read, what a plugin's hints answer, and the conformance suite."""
 
 from kubesched.testing.builders import NodeBuilder, PodBuilder, make_node, make_pod
 from kubesched.testing.conformance import (
@@ -18,7 +18,10 @@ from kubesched.testing.harness import (
     run_plugin,
     run_profile,
 )
+from kubesched.testing.hints import hint
+from kubesched.testing.queue import QUEUES, contents, new_queue, place, queue_framework, where
 
-__all__ = ["ConformanceReport", "ConformanceWarning", "Decision", "Decisions", "NodeBuilder", "PluginConformance",
-           "PluginUnderTest", "PodBuilder", "RecordingClient", "make_node", "make_pod", "plugin_framework",
-           "plugin_instance", "run_conformance", "run_plugin", "run_profile"]
+__all__ = ["QUEUES", "ConformanceReport", "ConformanceWarning", "Decision", "Decisions", "NodeBuilder",
+           "PluginConformance", "PluginUnderTest", "PodBuilder", "RecordingClient", "contents", "hint", "make_node",
+           "make_pod", "new_queue", "place", "plugin_framework", "plugin_instance", "queue_framework",
+           "run_conformance", "run_plugin", "run_profile", "where"]
