@@ -8,9 +8,10 @@ from kubesched.runtime._cache import Cache
 from kubesched.runtime._explain import Attempt, Explainer
 from kubesched.runtime._failures import Hook, PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
+from kubesched.runtime._handle import RuntimeHandle
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import PluginEntry, Profile
-from kubesched.runtime._queue import SchedulingQueue, backoff_duration
+from kubesched.runtime._queue import SchedulingQueue, Strategy, backoff_duration, requeue_strategy
 from kubesched.runtime._registry import (
     PluginRegistry,
     PluginSpec,
@@ -34,12 +35,15 @@ __all__ = [
     "PluginRegistry",
     "PluginSpec",
     "Profile",
+    "RuntimeHandle",
     "Scheduler",
     "SchedulerSettings",
     "SchedulingQueue",
     "SlowCalls",
+    "Strategy",
     "backoff_duration",
     "load_plugin_class",
     "new_plugin_manager",
+    "requeue_strategy",
     "validate_plugin_class",
 ]

@@ -99,6 +99,12 @@ class RuntimeHandle:
         self.fast_path = True  # TEMPORARY until the accelerator lands
 
     @property
+    def framework(self) -> FrameworkRunners:
+        """The framework that built this handle (for the runtime and the testing kit; plugins use the members
+        the Handle declares)."""
+        return self._framework
+
+    @property
     def profile_name(self) -> str:
         """The profile's scheduler name."""
         return self._profile_name

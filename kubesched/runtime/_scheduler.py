@@ -304,7 +304,9 @@ class Scheduler:
                 self.cache.update_pod(new)
                 for event in pod_events(new, old):
                     self.queue.move_all_to_active_or_backoff(event, old, new)
-        elif new.spec.scheduler_name in self.frameworks:
+        elif new.spec.scheduler_name in self.frameworks and not self.cache.is_assumed_pod(new):
+            # As kube-scheduler's updatePodInSchedulingQueue, an assumed pod (being bound) is left alone: the queue
+            # would take a pod it does not hold for a new one.
             self.queue.update(old, new)
         for listener in self._listeners():
             listener.on_pod_update(old, new)

@@ -1,5 +1,5 @@
 """Tools for testing plugins: object builders, a harness that runs a plugin or profile on a small cluster,
-and the conformance suite."""
+a scheduling queue to fill and read, what a plugin's hints answer, and the conformance suite."""
 
 from kubesched.framework._args import structure
 from kubesched.testing.builders import (
@@ -37,10 +37,45 @@ from kubesched.testing.harness import (
     run_plugin,
     run_profile,
 )
+from kubesched.testing.hints import hint
+from kubesched.testing.queue import QUEUES, contents, new_queue, place, queue_framework, where
 
-__all__ = ["ConformanceReport", "ConformanceWarning", "Decision", "Decisions", "LabelSelectorBuilder",
-           "NamespaceBuilder", "NodeBuilder", "NodeSelectorTermBuilder", "PdbBuilder", "PluginConformance",
-           "PluginUnderTest", "PodAffinityTermBuilder", "PodBuilder", "PriorityClassBuilder", "RecordingClient",
-           "make_affinity_term", "make_namespace", "make_node", "make_node_term", "make_pdb", "make_pod",
-           "make_priority_class", "make_selector", "plugin_framework", "plugin_instance", "port",
-           "run_conformance", "run_plugin", "run_profile", "structure"]
+__all__ = [
+    "QUEUES",
+    "ConformanceReport",
+    "ConformanceWarning",
+    "Decision",
+    "Decisions",
+    "LabelSelectorBuilder",
+    "NamespaceBuilder",
+    "NodeBuilder",
+    "NodeSelectorTermBuilder",
+    "PdbBuilder",
+    "PluginConformance",
+    "PluginUnderTest",
+    "PodAffinityTermBuilder",
+    "PodBuilder",
+    "PriorityClassBuilder",
+    "RecordingClient",
+    "contents",
+    "hint",
+    "make_affinity_term",
+    "make_namespace",
+    "make_node",
+    "make_node_term",
+    "make_pdb",
+    "make_pod",
+    "make_priority_class",
+    "make_selector",
+    "new_queue",
+    "place",
+    "plugin_framework",
+    "plugin_instance",
+    "port",
+    "queue_framework",
+    "run_conformance",
+    "run_plugin",
+    "run_profile",
+    "structure",
+    "where",
+]

@@ -189,3 +189,16 @@ def test_a_bad_arg_in_the_profile_is_reported_as_the_page_says(run_cli: RunCli, 
     assert done.returncode == 1
     [line] = done.stderr.splitlines()
     assert f"```text\n{line}\n```" in DOC
+
+
+def test_the_hint_tests_pass_on_the_tutorials_plugin(project: Project, tmp_path: Path) -> None:
+    """The tests of GpuGuard's events that the page shows pass against the tutorial's plugin."""
+    section = re.search(r"^### Checking which events may help a rejected pod\n(.*?)^##", DOC, flags=re.M | re.S)
+    assert section is not None
+    (code,) = re.findall(r"^```python\n(.*?)^```", section.group(1), flags=re.M | re.S)
+    (tmp_path / "test_gpu_guard_events.py").write_text(code, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                          cwd=tmp_path, env={**os.environ, **project.env}, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout

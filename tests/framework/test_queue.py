@@ -153,6 +153,56 @@ class TestFailures:
         assert queue.nominator.nominated_node_of(pod) == ""
 
 
+class TestAddingAgain:
+    """Tests for add of a pod the queue already holds (kube-scheduler's moveToActiveQ): no pod is in two queues."""
+
+    def test_a_pod_in_active_q_is_there_once(self) -> None:
+        """Adding a pod activeQ holds replaces its entry: it pops once."""
+        queue, _ = new_queue()
+        pod = make_pod("p").obj()
+        queue.add(pod)
+        queue.add(pod)
+        assert pop_all(queue) == ["p"]
+
+    def test_a_pod_in_backoff_q_leaves_it_for_active_q(self) -> None:
+        """Adding a pod backoffQ holds moves it to activeQ, as a new pod."""
+        queue, _ = new_queue()
+        pod = make_pod("p").obj()
+        queue.add(pod)
+        info = queue.pop()
+        assert info is not None
+        fail(queue, info, plugin="")
+        queue.add(pod)
+        assert (queue.location(pod.uid), queue.backoff_pods(), queue.next_backoff_expiry()) == ("active", [], None)
+        assert [i.attempts for i in queue.active_pods()] == [0]
+
+    def test_an_unschedulable_pod_leaves_them_for_active_q(self) -> None:
+        """Adding a pod the unschedulable pods hold moves it to activeQ."""
+        queue, _ = new_queue()
+        pod = make_pod("p").obj()
+        queue.add(pod)
+        info = queue.pop()
+        assert info is not None
+        fail(queue, info)
+        queue.add(pod)
+        assert (queue.location(pod.uid), queue.unschedulable_pods()) == ("active", [])
+
+    def test_a_gated_pod_stays_in_backoff_q(self) -> None:
+        """A pod PreEnqueue now gates stays in backoffQ when added again (its PreEnqueue runs when its backoff
+        ends)."""
+        gate: set[str] = set()
+        queue, _ = new_queue(gate=gate)
+        pod = make_pod("g").obj()
+        queue.add(pod)
+        info = queue.pop()
+        assert info is not None
+        fail(queue, info, plugin="")
+        gate.add("g")
+        queue.add(pod)
+        assert queue.location(pod.uid) == "backoff"
+        assert queue.unschedulable_pods() == []
+
+
 class TestGating:
     """Tests for PreEnqueue gating."""
 

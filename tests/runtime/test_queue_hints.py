@@ -331,9 +331,10 @@ def test_force_activate_of_another_in_flight_pod_leaves_this_one() -> None:
     assert where(queue, first.pod.name) == "unschedulable"
 
 
-def test_a_gated_pod_is_not_held_by_its_backoff() -> None:
-    """A pod PreEnqueue gated is not backing off (kube-scheduler's isPodBackingoff): released by an event its gating
-    plugin says Queue to, it goes to activeQ even within its backoff."""
+def test_a_pod_gated_after_a_failed_attempt_serves_its_backoff() -> None:
+    """A pod a custom PreEnqueue plugin gates after a failed attempt is still backing off (kube-scheduler v1.32's
+    isPodBackingoff makes no exception for gated pods): an event its gating plugin says Queue to sends it to backoffQ
+    within its backoff, and PreEnqueue lets it into activeQ when the backoff ends."""
     queue, clock = new_queue(gate="g")
     released = make_pod("g").label(released="yes").obj()
     held = make_pod("g").obj()
@@ -348,5 +349,20 @@ def test_a_gated_pod_is_not_held_by_its_backoff() -> None:
     assert where(queue, "g") == "unschedulable"
     clock.advance_to(0.5)
     queue.update(held, released)
+    queue.move_all_to_active_or_backoff(NODE_ADD, None, BIG)
+    assert where(queue, "g") == "backoff"
+    clock.advance_to(1.0)
+    assert queue.flush_backoff_completed() == 1
+    assert where(queue, "g") == "active"
+
+
+def test_a_pod_never_attempted_has_no_backoff_when_ungated() -> None:
+    """A pod gated from its creation (as SchedulingGates gates) has made no attempt, so has no backoff: the event
+    its gating plugin says Queue to sends it straight to activeQ."""
+    queue, _ = new_queue(gate="g")
+    held = make_pod("g").obj()
+    queue.add(held)
+    assert where(queue, "g") == "unschedulable"
+    queue.update(held, make_pod("g").label(released="yes").obj())
     queue.move_all_to_active_or_backoff(NODE_ADD, None, BIG)
     assert where(queue, "g") == "active"

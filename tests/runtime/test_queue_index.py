@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubesched.api.pod import Pod
-from kubesched.framework._events import NODE_ADD, WILDCARD_EVENT, ClusterEvent
+from kubesched.framework._events import NODE_ADD, WILDCARD_EVENT
 from kubesched.framework._status import Status
+from kubesched.framework._types import QueuedPodInfo
 from kubesched.runtime import SchedulingQueue
 from kubesched.sim.cluster import VirtualClock
 from kubesched.testing import make_pod
@@ -23,18 +24,11 @@ from tests.runtime.test_queue_hints import BIG, NODE_LABEL, SMALL, Deaf, Legacy,
 GATED = "gated"
 
 
-class FullScan(SchedulingQueue):
-    """The queue without the index: every event looks at every unschedulable pod (the oracle)."""
-
-    def move_all_to_active_or_backoff(self, event: ClusterEvent, old: Any = None, new: Any = None,
-                                      pre_check: Any = None) -> int:
-        return self._move_pods(list(self._unschedulable.values()), event, old, new)
-
-
-def new_queue(kind: type[SchedulingQueue] = SchedulingQueue, held: set[str] | None = None,
-              ) -> tuple[SchedulingQueue, VirtualClock]:
+def new_queue(full_scan: bool = False, held: set[str] | None = None) -> tuple[SchedulingQueue, VirtualClock]:
     """A queue with hints and interested plugins from Picky, Deaf and Legacy; pods labelled gate=yes are gated by
-    Picky, those labelled gate=anon or named in ``held`` by a gate that names no plugin."""
+    Picky, those labelled gate=anon or named in ``held`` by a gate that names no plugin. With ``full_scan``, the
+    queue is not told which plugins registered an event, so every event looks at every unschedulable pod (the
+    oracle)."""
     held = held if held is not None else set()
     framework = framework_of({"filter": ["Picky", "Deaf", "Legacy"]}, Picky, Deaf, Legacy)
     clock = VirtualClock()
@@ -47,9 +41,16 @@ def new_queue(kind: type[SchedulingQueue] = SchedulingQueue, held: set[str] | No
             return Status.unresolvable("held")
         return None
 
-    queue = kind(framework.queue_sort_less, clock=clock, pre_enqueue=pre_enqueue,
-                 hints=framework.queueing_hint_strategy, interested=framework.plugins_interested_in)
+    queue = SchedulingQueue(framework.queue_sort_less, clock=clock, pre_enqueue=pre_enqueue,
+                            hints=framework.queueing_hint_strategy,
+                            interested=None if full_scan else framework.plugins_interested_in)
     return queue, clock
+
+
+def index(queue: SchedulingQueue) -> tuple[dict[str, frozenset[str]], dict[str, int], int]:
+    """The unschedulable pods' index: each pod's rejecting plugins, each plugin's count, the pods with none."""
+    pods = queue._unschedulable
+    return pods.rejectors_of, pods.rejector_counts, pods.unrejected
 
 
 def fail(queue: SchedulingQueue, plugins: set[str], pending: set[str] = frozenset()) -> str | None:  # type: ignore[assignment]
@@ -72,15 +73,13 @@ def test_an_event_no_rejecting_plugin_registered_moves_nothing_and_skips_the_sca
         queue.add(make_pod(name).obj())
         fail(queue, set(), {"Deaf"}) if pending else fail(queue, {"Deaf"})
     clock.advance_to(5.0)
-    scanned: list[ClusterEvent] = []
-    scan = queue._move_pods
+    scanned: list[str] = []
 
-    def spy(infos: Any, event: ClusterEvent, old: Any, new: Any) -> int:
-        scanned.append(event)
-        return scan(infos, event, old, new)
+    def pre_check(info: QueuedPodInfo) -> bool:
+        scanned.append(info.pod.name)
+        return True
 
-    queue._move_pods = spy  # type: ignore[method-assign]
-    assert queue.move_all_to_active_or_backoff(NODE_ADD, None, BIG) == 0
+    assert queue.move_all_to_active_or_backoff(NODE_ADD, None, BIG, pre_check) == 0
     assert scanned == []
     assert where(queue, "a") == where(queue, "b") == "unschedulable"
 
@@ -119,8 +118,7 @@ def test_the_index_forgets_pods_that_left() -> None:
     queue.add(pod)
     fail(queue, {"Picky"})
     queue.delete(pod)
-    assert queue._rejector_counts == {}
-    assert queue._rejectors_of == {}
+    assert index(queue) == ({}, {}, 0)
 
 
 OPS = st.lists(st.one_of(
@@ -184,7 +182,7 @@ def test_the_index_moves_exactly_the_pods_a_full_scan_moves(ops: list[tuple[Any,
     """Over any sequence of adds, failures, events, deletes, updates, activations and flushes, the indexed queue
     ends every step exactly where a queue scanning every pod on every event does."""
     indexed, indexed_clock = new_queue()
-    scanning, scanning_clock = new_queue(FullScan)
+    scanning, scanning_clock = new_queue(full_scan=True)
     assert _apply(indexed, indexed_clock, ops) == _apply(scanning, scanning_clock, ops)
 
 
@@ -198,9 +196,8 @@ def test_the_index_counts_exactly_the_rejectors_of_the_unschedulable_pods(ops: l
     def check() -> None:
         pods = queue.unschedulable_pods()
         plugins = {info.pod.uid: frozenset(info.unschedulable_plugins | info.pending_plugins) for info in pods}
-        assert queue._rejectors_of == plugins
-        assert queue._rejector_counts == dict(Counter(name for names in plugins.values() for name in names))
-        assert queue._unrejected == sum(1 for names in plugins.values() if not names)
+        assert index(queue) == (plugins, dict(Counter(name for names in plugins.values() for name in names)),
+                                sum(1 for names in plugins.values() if not names))
 
     _apply(queue, clock, ops, check)
 
@@ -232,7 +229,7 @@ def test_a_pod_leaving_the_unschedulable_pods_leaves_the_index(leave: Callable[[
     queue, _ = new_queue()
     leave(queue)
     assert where(queue, "p") in ("active", "backoff")
-    assert (queue._rejectors_of, queue._rejector_counts, queue._unrejected) == ({}, {}, 0)
+    assert index(queue) == ({}, {}, 0)
 
 
 def test_the_wildcard_event_moves_pods_whatever_plugin_rejected_them() -> None:
@@ -265,6 +262,6 @@ def test_a_gated_pod_added_again_is_indexed_once() -> None:
     queue.add(pod)
     queue.add(pod)
     assert where(queue, "g") == "unschedulable"
-    assert queue._rejector_counts == {"Picky": 1}
+    assert index(queue)[1] == {"Picky": 1}
     queue.delete(pod)
-    assert (queue._rejectors_of, queue._rejector_counts, queue._unrejected) == ({}, {}, 0)
+    assert index(queue) == ({}, {}, 0)
