@@ -205,23 +205,23 @@ class Setting:
 
 _INITIAL_BACKOFF = Setting(
     "pod-initial-backoff-seconds", "podInitialBackoffSeconds", SECONDS, (Above(0), AtMost(INT64_MAX)),
-    "pod_initial_backoff_seconds", doc="a pod's first backoff after a failed attempt; each failure doubles it")
+    "pod_initial_backoff_seconds", doc="a pod's backoff after its first failed attempt; each further failure doubles it")
 
 #: Every setting, in the order they are checked, listed in messages, and written by ``profile show``.
 SETTINGS: tuple[Setting, ...] = (
     # First, as kube-scheduler's struct has it: its problem is reported before the others'.
     Setting(None, "parallelism", INTEGER, (Above(0, "should be an integer value greater than zero"),), None,
-            doc="kube-scheduler's number of parallel workers: checked, then ignored, as it cannot change where a "
-                "pod goes"),
+            doc="kube-scheduler's number of parallel workers: checked, then ignored (it cannot change where a pod "
+                "goes)"),
     Setting("percentage-of-nodes-to-score", "percentageOfNodesToScore", INTEGER, (InRange(0, 100),),
             "percentage_of_nodes_to_score", per_profile=True,
-            doc="stop looking for feasible nodes once this share of the nodes (in percent) is found; 0: adaptive, "
-                "as kube-scheduler (50% minus 1% per 125 nodes, at least 5%); a profile's own value wins"),
+            doc="how many feasible nodes to find before scoring, in percent of the nodes; 0: adaptive, as "
+                "kube-scheduler (50% minus 1% per 125 nodes, at least 5%)"),
     _INITIAL_BACKOFF,
     Setting("pod-max-backoff-seconds", "podMaxBackoffSeconds", SECONDS, (AtLeast(_INITIAL_BACKOFF), AtMost(INT64_MAX)),
             "pod_max_backoff_seconds", doc="the longest backoff"),
     Setting("plugin-call-budget-ms", None, MILLISECONDS, (Above(0), Finite()), "plugin_call_budget_seconds",
-            doc="kubesched's own: plugin calls slower than this are named in a warning; unset: calls are not timed"),
+            doc="kubesched's own: plugin calls slower than this are named in a warning (unset: calls are not timed)"),
 )
 #: The settings a profile may also set for itself.
 PROFILE_SETTINGS = tuple(s for s in SETTINGS if s.per_profile)
