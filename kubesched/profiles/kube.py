@@ -45,10 +45,10 @@ API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
 
 #: Top-level fields kubesched models: the settings it uses, and the profiles.
-MODELLED_KEYS = (*keys(tuple(s for s in SETTINGS if s.target is not None), KUBE), "profiles")
+MODELLED_KEYS = (*keys((s for s in SETTINGS if s.target is not None), KUBE), "profiles")
 #: Top-level fields that cannot change where a pod goes: accepted and not used. Those the settings table checks
 #: (parallelism) are listed after leaderElection, where unknown-key messages have always listed parallelism.
-HARMLESS_KEYS = ("clientConnection", "leaderElection", *keys(tuple(s for s in SETTINGS if s.target is None), KUBE),
+HARMLESS_KEYS = ("clientConnection", "leaderElection", *keys((s for s in SETTINGS if s.target is None), KUBE),
                  "enableProfiling", "enableContentionProfiling", "delayCacheUntilActive")
 TOP_LEVEL_KEYS = ("apiVersion", "kind", *MODELLED_KEYS, *HARMLESS_KEYS, "extenders")
 PROFILE_KEYS = ("schedulerName", *keys(PROFILE_SETTINGS, KUBE), "plugins", "pluginConfig")

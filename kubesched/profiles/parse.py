@@ -132,11 +132,14 @@ def check_settings(table: Mapping[str, Any], settings: Sequence[Setting], dialec
     valid: dict[Setting, Any] = {}
     for setting in settings:
         key = setting.key(dialect)
-        value = None if key is None else table.get(key)
-        if key is None or (value is None and (not defaulted or setting.default is None)):
+        if key is None:
             continue
-        checked = problems.check(setting.check, setting.default if value is None else value, join_path(path, key),
-                                 dialect, valid)
+        value = table.get(key)
+        if value is None and defaulted:
+            value = setting.default
+        if value is None:
+            continue
+        checked = problems.check(setting.check, value, join_path(path, key), dialect, valid)
         if checked is not None:
             valid[setting] = checked
     problems.raise_any()

@@ -8,7 +8,7 @@ Reading both dialects, the defaults, ``kubesched profile show`` and docs/profile
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
@@ -199,13 +199,15 @@ class Setting:
         return value
 
     def describe(self) -> str:
-        """The valid values, for the docs' settings list (``an integer from 0 to 100``)."""
+        """The valid values, for the docs' settings list (``an integer, from 0 to 100``)."""
         return ", ".join((self.kind.expected, *(b.describe() for b in self.bounds)))
 
 
+# Backoffs go up to the largest int64, as kube-scheduler's.
 _INITIAL_BACKOFF = Setting(
     "pod-initial-backoff-seconds", "podInitialBackoffSeconds", SECONDS, (Above(0), AtMost(INT64_MAX)),
-    "pod_initial_backoff_seconds", doc="a pod's backoff after its first failed attempt; each further failure doubles it")
+    "pod_initial_backoff_seconds",
+    doc="a pod's backoff after its first failed attempt; each further failure doubles it")
 
 #: Every setting, in the order they are checked, listed in messages, and written by ``profile show``.
 SETTINGS: tuple[Setting, ...] = (
@@ -227,12 +229,12 @@ SETTINGS: tuple[Setting, ...] = (
 PROFILE_SETTINGS = tuple(s for s in SETTINGS if s.per_profile)
 
 
-def keys(settings: tuple[Setting, ...], dialect: Dialect) -> tuple[str, ...]:
+def keys(settings: Iterable[Setting], dialect: Dialect) -> tuple[str, ...]:
     """The keys ``dialect`` spells ``settings`` with, in order (those it has)."""
     return tuple(k for k in (s.key(dialect) for s in settings) if k is not None)
 
 
-def written(settings: tuple[Setting, ...], source: object, dialect: Dialect) -> dict[str, Any]:
+def written(settings: Iterable[Setting], source: object, dialect: Dialect) -> dict[str, Any]:
     """The values ``source`` (SchedulerSettings or a Profile) holds for ``settings``, keyed and written as
     ``dialect`` writes them; unset ones (None) and those the dialect has no key for are left out."""
     table: dict[str, Any] = {}
