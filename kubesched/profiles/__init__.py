@@ -15,6 +15,7 @@ from kubesched.profiles.config import TOML, SchedulerConfiguration, written_prof
 from kubesched.profiles.files import load_config_file, read_text, toml_document
 from kubesched.profiles.kube import parse_kube_config, render_kube_config, yaml_document
 from kubesched.profiles.parse import parse_config
+from kubesched.profiles.settings import SETTINGS, written
 from kubesched.runtime import PluginRegistry
 from kubesched.validation import did_you_mean
 
@@ -69,14 +70,7 @@ def config_document(config: SchedulerConfiguration) -> dict[str, Any]:
     Every extension point lists its complete plugin list after ``disabled = [{ name = "*" }]``, so the
     document, loaded as a profile, yields exactly the same effective configuration.
     """
-    settings = config.settings
-    document: dict[str, Any] = {
-        "percentage-of-nodes-to-score": settings.percentage_of_nodes_to_score,
-        "pod-initial-backoff-seconds": int(settings.pod_initial_backoff_seconds),
-        "pod-max-backoff-seconds": int(settings.pod_max_backoff_seconds),
-    }
-    if settings.plugin_call_budget_seconds is not None:
-        document["plugin-call-budget-ms"] = settings.plugin_call_budget_seconds * 1000
+    document = written(SETTINGS, config.settings, TOML)
     profiles = []
     for profile in config.profiles:
         table = written_profile(profile, TOML)

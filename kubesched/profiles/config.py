@@ -14,15 +14,13 @@ import attrs
 from kubesched.errors import ProfileError
 from kubesched.framework._args import Naming, camel, kebab
 from kubesched.framework._plugin import EXTENSION_POINTS
+from kubesched.profiles.settings import PROFILE_SETTINGS, written
 from kubesched.runtime import PluginEntry, Profile, SchedulerSettings
 from kubesched.validation import INT32_MAX, PROFILE
 from kubesched.validation import Problems as _Problems
 
 MULTI_POINT = "multi-point"
 POINT_KEYS = (MULTI_POINT, *(p.key for p in EXTENSION_POINTS))
-SETTINGS_KEYS = ("percentage-of-nodes-to-score", "pod-initial-backoff-seconds", "pod-max-backoff-seconds",
-                 "plugin-call-budget-ms")
-PROFILE_KEYS = ("scheduler-name", "percentage-of-nodes-to-score", "plugins", "plugin-config")
 #: The largest Score plugin weight: kube-scheduler's weights are int32 (it accepts any positive one).
 MAX_WEIGHT = INT32_MAX
 #: Documents nested deeper than this are rejected before anything walks them.
@@ -35,10 +33,9 @@ TOO_DEEP = "nested more than {limit} levels deep"
 class Dialect:
     """How a profile document spells its keys: kubesched's kebab-case TOML or a KubeSchedulerConfiguration."""
 
+    #: ``toml`` or ``kube``: which of a setting's keys (:mod:`kubesched.profiles.settings`) it spells it with.
+    name: str
     scheduler_name: str
-    percentage: str
-    initial_backoff: str
-    max_backoff: str
     #: Extension point keys (``multi-point``, ``queue-sort``, ...) as written.
     points: Mapping[str, str]
     #: How plugin args keys are spelled.
@@ -49,11 +46,10 @@ class Dialect:
     ignores_misplaced_weights: bool
 
 
-TOML = Dialect("scheduler-name", "percentage-of-nodes-to-score", "pod-initial-backoff-seconds",
-               "pod-max-backoff-seconds", {k: k for k in POINT_KEYS}, kebab, zero_weight_is_unset=False,
+TOML = Dialect("toml", "scheduler-name", {k: k for k in POINT_KEYS}, kebab, zero_weight_is_unset=False,
                ignores_misplaced_weights=False)
-KUBE = Dialect("schedulerName", "percentageOfNodesToScore", "podInitialBackoffSeconds", "podMaxBackoffSeconds",
-               {k: camel(k) for k in POINT_KEYS}, camel, zero_weight_is_unset=True, ignores_misplaced_weights=True)
+KUBE = Dialect("kube", "schedulerName", {k: camel(k) for k in POINT_KEYS}, camel, zero_weight_is_unset=True,
+               ignores_misplaced_weights=True)
 
 
 @attrs.frozen
@@ -110,7 +106,8 @@ class RawProfile:
 
     key: str
     scheduler_name: str
-    percentage: int | None
+    #: The per-profile settings it sets, by Profile field (:data:`~kubesched.profiles.settings.PROFILE_SETTINGS`).
+    settings: Mapping[str, Any]
     plugins: Mapping[str, PluginSet]
     plugin_config: Mapping[str, Any]
     #: The key path of each plugin's args, and of the args of a plugin that has none written.
@@ -139,9 +136,8 @@ def written_profile(profile: Profile, dialect: Dialect) -> dict[str, Any]:
     """A profile as ``dialect`` writes it, but for its plugin args (each form writes them its own way): every
     extension point disables ``"*"`` and enables its complete list in order (Score plugins with their
     weights), so the document loads back to exactly the same profile."""
-    table: dict[str, Any] = {dialect.scheduler_name: profile.scheduler_name}
-    if profile.percentage_of_nodes_to_score is not None:
-        table[dialect.percentage] = profile.percentage_of_nodes_to_score
+    table: dict[str, Any] = {dialect.scheduler_name: profile.scheduler_name,
+                             **written(PROFILE_SETTINGS, profile, dialect)}
     plugins: dict[str, Any] = {}
     for point in EXTENSION_POINTS:
         entries = [{"name": e.name, "weight": e.weight} if point.key == "score" else {"name": e.name}

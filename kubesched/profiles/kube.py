@@ -29,28 +29,29 @@ from kubesched.profiles.config import (
 from kubesched.profiles.defaults import DEFAULT_SCHEDULER_NAME
 from kubesched.profiles.files import read_text
 from kubesched.profiles.parse import (
-    as_int,
     check_depth,
     check_keys,
     parse_entries,
-    parse_percentage,
+    parse_profile_settings,
     parse_settings,
     scheduler_name,
 )
 from kubesched.profiles.resolve import resolve_config
+from kubesched.profiles.settings import PROFILE_SETTINGS, SETTINGS, keys, unwritable, written
 from kubesched.runtime import PluginRegistry
 from kubesched.validation import PROFILE
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
 
-#: Top-level fields kubesched models.
-MODELLED_KEYS = ("percentageOfNodesToScore", "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles")
-#: Top-level fields that cannot change where a pod goes: accepted and not used.
-HARMLESS_KEYS = ("clientConnection", "leaderElection", "parallelism", "enableProfiling",
-                 "enableContentionProfiling", "delayCacheUntilActive")
+#: Top-level fields kubesched models: the settings it uses, and the profiles.
+MODELLED_KEYS = (*keys((s for s in SETTINGS if s.target is not None), KUBE), "profiles")
+#: Top-level fields that cannot change where a pod goes: accepted and not used. Those the settings table checks
+#: (parallelism) are listed after leaderElection, where unknown-key messages have always listed parallelism.
+HARMLESS_KEYS = ("clientConnection", "leaderElection", *keys((s for s in SETTINGS if s.target is None), KUBE),
+                 "enableProfiling", "enableContentionProfiling", "delayCacheUntilActive")
 TOP_LEVEL_KEYS = ("apiVersion", "kind", *MODELLED_KEYS, *HARMLESS_KEYS, "extenders")
-PROFILE_KEYS = ("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig")
+PROFILE_KEYS = ("schedulerName", *keys(PROFILE_SETTINGS, KUBE), "plugins", "pluginConfig")
 #: kube-scheduler's in-tree plugins that kubesched does not model (volumes and DRA are out of scope).
 UNMODELLED_PLUGINS = ("VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits", "DynamicResources")
 
@@ -87,7 +88,6 @@ def parse_kube_config(document: object, registry: PluginRegistry, source: str = 
         if top.get("extenders"):
             problems.add(fail("Unsupported value: kubesched cannot call scheduler extenders (HTTP webhooks); "
                               "remove them to simulate without them", "extenders"))
-        problems.check(_check_parallelism, top.get("parallelism"))
         settings = problems.check(parse_settings, top, KUBE)
         raw_profiles = top.get("profiles") or [{}]
         if not isinstance(raw_profiles, list):
@@ -106,12 +106,6 @@ def parse_kube_config(document: object, registry: PluginRegistry, source: str = 
     return SchedulerConfiguration(config.settings, config.profiles, source, tuple(prefix + w for w in warnings))
 
 
-def _check_parallelism(value: object) -> None:
-    if value is not None and as_int(value, "parallelism") <= 0:
-        raise fail(f"Invalid value: {PROFILE.show(value)}: should be an integer value greater than zero",
-                   "parallelism")
-
-
 def _check_header(top: Mapping[str, Any]) -> None:
     for key, expected in (("apiVersion", API_VERSION), ("kind", KIND)):
         if key not in top:
@@ -126,16 +120,14 @@ def _parse_profile(raw: object, key: str, default_name: str | None, warnings: li
     problems.check(check_keys, table, PROFILE_KEYS, key)
     name = problems.check(scheduler_name, table.get("schedulerName"), default_name, f"{key}.schedulerName",
                           empty_is_unset=True)
-    percentage = None
-    if table.get("percentageOfNodesToScore") is not None:
-        percentage = problems.check(parse_percentage, table["percentageOfNodesToScore"],
-                                    f"{key}.percentageOfNodesToScore")
+    settings = problems.check(parse_profile_settings, table, key, KUBE)
     ignored: set[str] = set()
     plugins = problems.check(_parse_plugins, table.get("plugins") or {}, f"{key}.plugins", ignored)
     parsed_config = problems.check(_parse_plugin_config, table.get("pluginConfig") or [], f"{key}.pluginConfig",
                                    ignored)
     problems.raise_any()
     assert isinstance(name, str)
+    assert settings is not None
     assert plugins is not None
     assert parsed_config is not None
     config, args_keys = parsed_config
@@ -143,7 +135,7 @@ def _parse_profile(raw: object, key: str, default_name: str | None, warnings: li
         warnings.append(f"{key}: ignoring {', '.join(sorted(ignored))}: kubesched does not model volumes or "
                         "dynamic resources, so pods using PersistentVolumeClaims or ResourceClaims may be placed "
                         "where kube-scheduler would not place them")
-    return RawProfile(key, name, percentage, plugins, config, args_keys, f"{key}.pluginConfig", KUBE)
+    return RawProfile(key, name, settings, plugins, config, args_keys, f"{key}.pluginConfig", KUBE)
 
 
 def _parse_plugins(value: object, key: str, ignored: set[str]) -> dict[str, PluginSet]:
@@ -221,7 +213,6 @@ def kube_document(config: SchedulerConfiguration) -> dict[str, Any]:
     As with the TOML form, every extension point disables ``"*"`` and lists its complete plugin list, so
     the document loads back to exactly the same effective configuration.
     """
-    settings = config.settings
     profiles = []
     for profile in config.profiles:
         table = written_profile(profile, KUBE)
@@ -229,14 +220,7 @@ def kube_document(config: SchedulerConfiguration) -> dict[str, Any]:
             {"name": name, "args": {"apiVersion": API_VERSION, "kind": f"{name}Args", **unstructure(args, camel)}}
             for name, args in sorted(profile.plugin_args.items())]
         profiles.append(table)
-    return {
-        "apiVersion": API_VERSION,
-        "kind": KIND,
-        "percentageOfNodesToScore": settings.percentage_of_nodes_to_score,
-        "podInitialBackoffSeconds": int(settings.pod_initial_backoff_seconds),
-        "podMaxBackoffSeconds": int(settings.pod_max_backoff_seconds),
-        "profiles": profiles,
-    }
+    return {"apiVersion": API_VERSION, "kind": KIND, **written(SETTINGS, config.settings, KUBE), "profiles": profiles}
 
 
 def render_kube_config(config: SchedulerConfiguration) -> str:
@@ -245,9 +229,8 @@ def render_kube_config(config: SchedulerConfiguration) -> str:
 
     header = ("# Effective configuration" + (f" of {config.source}" if config.source else "") + ":\n"
               "# every extension point lists its complete plugin list, in the order plugins run.\n")
-    if config.settings.plugin_call_budget_seconds is not None:
-        header += ("# Not shown: plugin-call-budget-ms, kubesched's own setting, has no KubeSchedulerConfiguration "
-                   "field.\n")
+    for setting in unwritable(config.settings, KUBE):
+        header += f"# Not shown: {setting.name}, kubesched's own setting, has no KubeSchedulerConfiguration field.\n"
     return header + yaml.safe_dump(kube_document(config), sort_keys=False, default_flow_style=False,
                                    allow_unicode=True, width=120)
 

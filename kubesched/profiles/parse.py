@@ -11,8 +11,6 @@ from kubesched.errors import ProfileError
 from kubesched.profiles.config import (
     MAX_DEPTH,
     POINT_KEYS,
-    PROFILE_KEYS,
-    SETTINGS_KEYS,
     TOML,
     TOO_DEEP,
     Dialect,
@@ -25,17 +23,14 @@ from kubesched.profiles.config import (
 )
 from kubesched.profiles.defaults import DEFAULT_SCHEDULER_NAME
 from kubesched.profiles.resolve import resolve_config
+from kubesched.profiles.settings import PROFILE_SETTINGS, SETTINGS, Setting, keys
 from kubesched.runtime import PluginEntry, PluginRegistry, SchedulerSettings
-from kubesched.validation import (
-    INT64_MAX,
-    PROFILE,
-    did_you_mean,
-    is_finite,
-    is_integer,
-    is_number,
-    key_path,
-    too_deep,
-)
+from kubesched.validation import PROFILE, did_you_mean, is_integer, join_path, key_path, too_deep
+
+#: A TOML profile's top-level keys, in the order an unknown key's message lists them.
+TOP_LEVEL_KEYS = (*keys(SETTINGS, TOML), "profiles")
+#: The keys of each ``[[profiles]]`` table.
+PROFILE_KEYS = ("scheduler-name", *keys(PROFILE_SETTINGS, TOML), "plugins", "plugin-config")
 
 
 def check_keys(table: Mapping[str, Any], allowed: Sequence[str], path: str) -> None:
@@ -104,18 +99,16 @@ def _parse_profile(raw: object, key: str, default_name: str | None) -> RawProfil
     problems = Problems()
     problems.check(check_keys, table, PROFILE_KEYS, key)
     name = problems.check(scheduler_name, table.get("scheduler-name"), default_name, f"{key}.scheduler-name")
-    percentage = None
-    if "percentage-of-nodes-to-score" in table:
-        percentage = problems.check(parse_percentage, table["percentage-of-nodes-to-score"],
-                                    f"{key}.percentage-of-nodes-to-score")
+    settings = problems.check(parse_profile_settings, table, key)
     plugins = problems.check(_parse_plugins, table.get("plugins", {}), f"{key}.plugins")
     config = problems.check(as_table, table.get("plugin-config", {}), f"{key}.plugin-config")
     problems.raise_any()
     assert isinstance(name, str)
+    assert settings is not None
     assert plugins is not None
     assert config is not None
     args_keys = {str(plugin): f"{key}.plugin-config.{plugin}" for plugin in config}
-    return RawProfile(key, name, percentage, plugins, config, args_keys, f"{key}.plugin-config")
+    return RawProfile(key, name, settings, plugins, config, args_keys, f"{key}.plugin-config")
 
 
 def scheduler_name(value: object, default: str | None, key: str, *, empty_is_unset: bool = False) -> str:
@@ -130,70 +123,43 @@ def scheduler_name(value: object, default: str | None, key: str, *, empty_is_uns
     return name
 
 
-def parse_percentage(value: object, key: str) -> int:
-    """percentageOfNodesToScore: an integer from 0 to 100."""
-    number = as_int(value, key)
-    if not 0 <= number <= 100:
-        raise fail(f"Invalid value: {PROFILE.show(number)}: not in valid range [0-100]", key)
-    return number
+def check_settings(table: Mapping[str, Any], settings: Sequence[Setting], dialect: Dialect, path: str = "", *,
+                   defaulted: bool) -> dict[Setting, Any]:
+    """The valid written values of ``settings`` in ``table`` (at key path ``path``), checked in order as
+    kube-scheduler checks them; one left out or null takes its default when ``defaulted`` (which is checked too,
+    against the others), else stays unset. Every problem is reported."""
+    problems = Problems()
+    valid: dict[Setting, Any] = {}
+    for setting in settings:
+        key = setting.key(dialect)
+        if key is None:
+            continue
+        value = table.get(key)
+        if value is None and defaulted:
+            value = setting.default
+        if value is None:
+            continue
+        checked = problems.check(setting.check, value, join_path(path, key), dialect, valid)
+        if checked is not None:
+            valid[setting] = checked
+    problems.raise_any()
+    return valid
 
 
-#: Backoffs are stored as floats: larger values cannot be represented (kube-scheduler's are int64).
-_MAX_SECONDS = INT64_MAX
+def stored(valid: Mapping[Setting, Any]) -> dict[str, Any]:
+    """Checked settings as the values of their target fields (those ignored left out)."""
+    return {s.target: s.kind.store(value) for s, value in valid.items() if s.target is not None}
 
 
 def parse_settings(document: Mapping[str, Any], dialect: Dialect = TOML) -> SchedulerSettings:
-    """The scheduler-wide settings of a document, defaulted and validated as kube-scheduler does."""
-    problems = Problems()
-    percentage = problems.check(parse_percentage, _value(document, dialect.percentage, 0), dialect.percentage)
-    initial = problems.check(_initial_backoff, document, dialect)
-    maximum = problems.check(_max_backoff, document, dialect, initial)
-    budget = problems.check(_call_budget, document)
-    problems.raise_any()
-    assert percentage is not None
-    assert initial is not None
-    assert maximum is not None
-    return SchedulerSettings(percentage, float(initial), float(maximum), budget)
+    """The scheduler-wide settings of a document (every setting of :data:`SETTINGS` its dialect has), defaulted
+    and validated as kube-scheduler does."""
+    return SchedulerSettings(**stored(check_settings(document, SETTINGS, dialect, defaulted=True)))
 
 
-def _initial_backoff(document: Mapping[str, Any], dialect: Dialect) -> int:
-    initial = as_int(_value(document, dialect.initial_backoff, 1), dialect.initial_backoff)
-    if not 0 < initial <= _MAX_SECONDS:
-        raise fail(f"Invalid value: {PROFILE.show(initial)}: must be greater than 0"
-                   if initial <= 0 else f"Invalid value: {PROFILE.show(initial)}: must be at most {_MAX_SECONDS}",
-                   dialect.initial_backoff)
-    return initial
-
-
-def _max_backoff(document: Mapping[str, Any], dialect: Dialect, initial: int | None) -> int:
-    """The maximum backoff; compared with the initial one only when that one is valid."""
-    maximum = as_int(_value(document, dialect.max_backoff, 10), dialect.max_backoff)
-    if not (initial or 0) <= maximum <= _MAX_SECONDS:
-        shown = PROFILE.show(maximum)
-        raise fail(f"Invalid value: {shown}: must be greater than or equal to {dialect.initial_backoff}"
-                   if maximum < (initial or 0) else f"Invalid value: {shown}: must be at most {_MAX_SECONDS}",
-                   dialect.max_backoff)
-    return maximum
-
-
-def _call_budget(document: Mapping[str, Any]) -> float | None:
-    """plugin-call-budget-ms (kubesched's own setting) in seconds, or None when unset."""
-    value = document.get("plugin-call-budget-ms")
-    if value is None:
-        return None
-    if not is_number(value):
-        raise fail(PROFILE.wrong_type(value, "a number of milliseconds"), "plugin-call-budget-ms")
-    if not value > 0:  # NaN included
-        raise fail(f"Invalid value: {PROFILE.show(value)}: must be greater than 0", "plugin-call-budget-ms")
-    if not is_finite(value):
-        raise fail(f"Invalid value: {PROFILE.show(value)}: must be a finite number", "plugin-call-budget-ms")
-    return float(value) / 1000
-
-
-def _value(document: Mapping[str, Any], key: str, default: object) -> object:
-    """``document[key]``, or ``default`` when absent or null (YAML's ``key:`` with no value)."""
-    value = document.get(key)
-    return default if value is None else value
+def parse_profile_settings(table: Mapping[str, Any], path: str, dialect: Dialect = TOML) -> dict[str, Any]:
+    """The settings a profile at ``path`` sets for itself (:data:`PROFILE_SETTINGS`), by Profile field."""
+    return stored(check_settings(table, PROFILE_SETTINGS, dialect, path, defaulted=False))
 
 
 def parse_config(document: Mapping[str, Any], registry: PluginRegistry, source: str = "") -> SchedulerConfiguration:
@@ -201,7 +167,7 @@ def parse_config(document: Mapping[str, Any], registry: PluginRegistry, source: 
     try:
         check_depth(document)
         problems = Problems()
-        problems.check(check_keys, document, (*SETTINGS_KEYS, "profiles"), "")
+        problems.check(check_keys, document, TOP_LEVEL_KEYS, "")
         settings = problems.check(parse_settings, document)
         raw_profiles = document.get("profiles", [{}])
         if not isinstance(raw_profiles, list) or not raw_profiles:

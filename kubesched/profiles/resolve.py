@@ -120,7 +120,7 @@ class _Resolver:
             weights[entry.name] = entry.weight or 1
         points["score"] = tuple(PluginEntry(e.name, weights[e.name]) for e in points["score"])
         self._check_counts(points, problems)
-        profile = Profile(self.raw.scheduler_name, points, percentage_of_nodes_to_score=self.raw.percentage)
+        profile = Profile(self.raw.scheduler_name, points, **self.raw.settings)
         args = self._args(profile, problems)
         problems.raise_any()
         return attrs.evolve(profile, plugin_args=args)
