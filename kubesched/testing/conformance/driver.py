@@ -11,6 +11,7 @@ import attrs
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.framework._columns import NodeBatch
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._status import Code, Status
@@ -116,6 +117,12 @@ class Driver:
         if not self.subject.has("filter"):
             return {}
         return {n.name: verdict(self._run(self.framework.run_filter_plugins, state, pod, n)) for n in nodes}
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Any:
+        """The plugin's filter_nodes over a batch of ``nodes`` (its raw answer), as the scheduler's fast path
+        calls it."""
+        hook = self.framework.batch_filter_hooks[self.subject.plugin_class.name]
+        return self._run(hook, state, pod, NodeBatch.of(nodes, self.framework.snapshot.columns))
 
     def scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> dict[str, int]:
         """PreScore, Score and NormalizeScore over ``nodes``: the final score per node ({} when the plugin
