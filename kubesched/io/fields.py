@@ -27,6 +27,7 @@ from kubesched.api.pod import (
 )
 from kubesched.api.quantity import Quantity, QuantityError
 from kubesched.errors import InputError
+from kubesched.io.errors import InputErrorList
 from kubesched.validation import MANIFEST, HugeInteger, Problems, fits_bits, is_integer, key_path, key_text
 
 # escape and quote are re-exported for the decoders.
@@ -54,8 +55,6 @@ class collecting:  # noqa: N801 - used as a function: ``with collecting() as pro
 
 
 def _error_list(errors: list[InputError]) -> Exception:
-    from kubesched.io.load import InputErrorList  # load reads manifests through this module
-
     return InputErrorList(errors)
 
 

@@ -25,9 +25,10 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
 from kubesched.api.workload import Namespace, Service, WorkloadController
-from kubesched.errors import InputError, KubeschedError
+from kubesched.errors import InputError
 from kubesched.io import decode, decode_pod, decode_workloads, yaml_reader
 from kubesched.io.admission import admit_pods
+from kubesched.io.errors import InputErrorList as InputErrorList  # callers import it from here too
 from kubesched.io.fields import collecting, is_mapping
 from kubesched.io.yaml_reader import YamlRules
 from kubesched.validation import MANIFEST, HugeInteger, escape, quote
@@ -59,14 +60,6 @@ _KINDS: dict[str, tuple[str, bool]] = {
     "Job": ("jobs", True),
     "CronJob": ("cronjobs", True),
 }
-
-
-class InputErrorList(KubeschedError):  # noqa: N818 - a list of InputError
-    """Every error found in the input, sorted by file (in input order) and position, each made one line."""
-
-    def __init__(self, errors: Sequence[InputError]) -> None:
-        self.errors = [_one_line(e) for e in errors]
-        super().__init__("\n".join(str(e) for e in self.errors))
 
 
 @attrs.frozen
@@ -106,15 +99,6 @@ class _Entry:
     derived: bool = False
     #: Whether it updates an object of an earlier group (its uid is that object's).
     replaced: bool = False
-
-
-def _one_line(error: InputError) -> InputError:
-    """The error with any control character left in its parts escaped: one error, one line."""
-    parts = (error.message, error.file, error.obj, error.field)
-    if not any(p and not p.isprintable() for p in parts):
-        return error
-    return InputError(escape(error.message), file=error.file and escape(error.file),
-                      obj=error.obj and escape(error.obj), field=error.field and escape(error.field))
 
 
 def _display(path: Path | str) -> str:

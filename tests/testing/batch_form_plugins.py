@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from kubesched.api.pod import Pod
 from kubesched.framework._columns import NodeBatch
-from kubesched.framework._cycle_state import CycleState
+from kubesched.framework._cycle_state import CycleState, StateKey
 from kubesched.framework._events import NODE_ADD, ClusterEventWithHint
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._plugin import Plugin, hookimpl
@@ -145,3 +145,23 @@ class PerNodeOnly(EventsDeclared):
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Accept every node."""
         return None
+
+
+BATCHES_KEY = StateKey[list[int]]("CountsBatchesInState")
+
+
+class CountsBatchesInState(Consistent):
+    """filter_nodes notes the size of each batch in a list its PreFilter stored: the batch form changes the state
+    the per-node Filter reads (it answers alike, so only the state shows it)."""
+
+    name = "CountsBatchesInState"
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        state.write(BATCHES_KEY, [])
+        return None
+
+    @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any] | None:
+        state.read(BATCHES_KEY).append(len(node_batch))
+        return super().filter_nodes(state, pod, node_batch)

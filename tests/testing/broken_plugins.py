@@ -5,11 +5,11 @@ from __future__ import annotations
 import enum
 import itertools
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 
-from kubesched.api.pod import Pod
+from kubesched.api.pod import Pod, Toleration
 from kubesched.framework._cycle_state import CycleState, StateKey
 from kubesched.framework._events import NODE_ADD, ClusterEventWithHint
 from kubesched.framework._node_info import NodeInfo, PodInfo
@@ -514,3 +514,65 @@ class RegistersNothing(EventsDeclared):
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         return Status.unschedulable("node is full") if pod.labels.get("full") == "yes" else None
+
+
+TOLERATIONS_KEY = StateKey[list[Toleration]]("PopsTolerations")
+
+
+class PopsTolerations(EventsDeclared):
+    """Filter takes the tolerations PreFilter stored out of the state's list (``pop()``) while it matches a node's
+    taints: every node checked after a tainted one sees fewer tolerations."""
+
+    name = "PopsTolerations"
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        state.write(TOLERATIONS_KEY, list(pod.spec.tolerations))
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        assert node_info.node is not None
+        tolerations = state.read(TOLERATIONS_KEY)
+        for taint in node_info.node.spec.taints:
+            if taint.effect == "PreferNoSchedule":
+                continue
+            while tolerations:  # the bug: the tolerations tried are gone for the next node
+                if tolerations.pop().tolerates(taint.key, taint.value, taint.effect):
+                    break
+            else:
+                return Status.unresolvable(f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}")
+        return None
+
+
+class AnswerMemo:
+    """A memo that says it holds facts that do not change during a cycle (so clones share it, and the suite
+    compares it by identity only)."""
+
+    shared_across_clones: ClassVar[bool] = True
+
+    def __init__(self) -> None:
+        self.answers: dict[str, Status | None] = {}
+
+
+MEMO_KEY = StateKey[AnswerMemo]("RemembersFirstAnswer")
+
+
+class RemembersFirstAnswer(EventsDeclared):
+    """Filter memoises its answer per pod instead of per node: every node gets the answer of the first one
+    checked, so the answers depend on the order of the nodes. The memo hides the change from a fingerprint."""
+
+    name = "RemembersFirstAnswer"
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        state.write(MEMO_KEY, AnswerMemo())
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        assert node_info.node is not None
+        answers = state.read(MEMO_KEY).answers
+        if pod.uid not in answers:  # the bug: the key should name the node
+            answers[pod.uid] = Status.unschedulable("node is cordoned") if node_info.node.spec.unschedulable else None
+        return answers[pod.uid]

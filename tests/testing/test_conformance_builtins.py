@@ -9,7 +9,8 @@ import pytest
 from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.runtime import PluginRegistry
 from kubesched.testing import PluginConformance, PluginUnderTest, run_conformance
-from kubesched.testing.conformance import Outcome
+from kubesched.testing.conformance import Outcome, run_check
+from kubesched.testing.conformance.checks import CHECKS_BY_ID
 
 BUILTINS = sorted(name for name, spec in PluginRegistry.discover().items() if spec.source == "builtin")
 
@@ -21,6 +22,15 @@ def test_builtin_plugin_passes_the_suite(name: str) -> None:
     assert report.ok, "\n".join(report.lines())
     # The default examples reach every built-in's hooks; only the machine-dependent time budget may warn.
     assert [r.check.id for r in report.by_outcome(Outcome.WARNED)] in ([], ["time-budget"]), report.lines()
+
+
+@pytest.mark.parametrize("name", [n for n in BUILTINS if {"filter", "filter_nodes"} & PluginUnderTest(
+    PluginRegistry.discover()[n].cls).hooks])
+def test_builtin_filter_leaves_the_cycle_state_unchanged(name: str) -> None:
+    """Every built-in Filter (and filter_nodes) is run, and passes, by filter-state-unchanged: lazily built forms
+    and memo caches in their states are not taken for changes."""
+    result = run_check(CHECKS_BY_ID["filter-state-unchanged"], PluginUnderTest(PluginRegistry.discover()[name].cls))
+    assert result.outcome is Outcome.PASSED, result.detail
 
 
 class TestNodeResourcesFitWithMostAllocated(PluginConformance):

@@ -30,6 +30,12 @@ BROKEN: list[tuple[str, type[Any], Any, str]] = [
     ("builds", broken.InitReadsSnapshot, None, "before any node is known: initializing plugin \"InitReadsSnapshot\""),
     ("no-input-mutation", broken.LabelsThePod, None, "filter changed the pod it was given"),
     ("no-input-mutation", broken.PreScoreTrimsNodes, None, "pre_score changed the list of nodes it was given"),
+    ("filter-state-unchanged", broken.PopsTolerations, None,
+     "filter of plugin PopsTolerations changed the CycleState PreFilter left (pod big on node node-c): "
+     "PopsTolerations went from 1 item to 0"),
+    ("filter-state-unchanged", broken.RemembersFirstAnswer, None, "with them in reverse order"),
+    ("filter-state-unchanged", batch_forms.CountsBatchesInState, None,
+     "filter_nodes of plugin CountsBatchesInState changed the CycleState"),
     ("deterministic", broken.CountsCalls, None, "a second run on the same instance answered differently"),
     ("declares-events", broken.RejectsWithoutEvents, None, "but has no events_to_register hook"),
     ("declares-events", broken.RegistersNothing, None, "events_to_register registers no event"),
@@ -95,7 +101,8 @@ def test_a_check_that_never_reached_its_hook_on_the_default_examples_fails() -> 
     advice to pass a cluster, instead of passing while its defect goes unnoticed."""
     report = run_conformance(PluginUnderTest(broken.GpuOnlySilentRejection, large_cluster=50))
     failed = {r.check.id: r.detail for r in report.by_outcome(Outcome.FAILED)}
-    assert sorted(failed) == ["deterministic", "filter-status-valid", "no-input-mutation", "time-budget"]
+    assert sorted(failed) == ["deterministic", "filter-state-unchanged", "filter-status-valid", "no-input-mutation",
+                              "time-budget"]
     assert failed["filter-status-valid"] == (
         "filter never ran in this check (PreFilter answered Skip for pods web, bare, big, pinned): the default "
         f"example cluster never reaches it; {PASS_A_CLUSTER}")
@@ -120,7 +127,8 @@ def test_own_examples_that_never_reach_the_hook_fail() -> None:
                                                   "nodes left to call it on)")
 
 
-GATED = [(broken.GpuGatedFilter, ["no-input-mutation", "deterministic", "filter-status-valid", "time-budget"],
+GATED = [(broken.GpuGatedFilter, ["no-input-mutation", "filter-state-unchanged", "deterministic", "filter-status-valid",
+                                  "time-budget"],
           "filter accepted every example pod on every node (it never rejected one)", "filter-status-valid",
           "filter returned str, not a Status or None (pod trainer on node plain-node)"),
          (broken.GpuGatedScore, ["no-input-mutation", "deterministic", "score-in-range", "time-budget"],

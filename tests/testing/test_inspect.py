@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import attrs
+import numpy as np
 import pytest
 
 from kubesched.testing import make_pod
@@ -46,3 +47,11 @@ def test_freeze_sees_a_change_deep_inside_a_pod() -> None:
     assert freeze(pod) == before
     object.__setattr__(pod.metadata, "labels", {"app": "db"})  # around the API objects' immutability
     assert freeze(pod) != before
+
+
+def test_freeze_sees_a_change_inside_an_array() -> None:
+    """A numpy array is data: changing one element changes its snapshot (it used to look like an empty object)."""
+    values = np.array([1, 2, 3])
+    before = freeze({"counts": values})
+    values[1] = 0
+    assert freeze({"counts": values}) != before

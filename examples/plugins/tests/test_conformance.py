@@ -49,6 +49,6 @@ def test_the_default_examples_never_reach_node_label_placement() -> None:
 
     report = run_conformance(PluginUnderTest(NodeLabelPlacement, large_cluster=50))
     failed = [r for r in report.results if r.outcome.value == "fail"]
-    assert [r.check.id for r in failed] == ["no-input-mutation", "deterministic", "filter-status-valid",
-                                            "score-in-range", "time-budget"]
+    assert [r.check.id for r in failed] == ["no-input-mutation", "filter-state-unchanged", "deterministic",
+                                            "filter-status-valid", "score-in-range", "time-budget"]
     assert all("pass a cluster the plugin acts on" in r.detail for r in failed)

@@ -62,7 +62,7 @@ def driver(subject: PluginUnderTest, nodes: Sequence[Node] | None = None,
            running: Sequence[Pod] | None = None) -> Driver:
     """A Driver for the subject; if the plugin cannot be built the check is skipped (``builds`` fails)."""
     try:
-        return subject.driver(nodes, running)
+        return Driver.of(subject, nodes, running)
     except (Exception, SystemExit) as exc:
         raise CheckSkipped(f"the plugin cannot be built with its args (see builds): {explain(exc)}") from None
 

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import attrs
 
+from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.framework._columns import NodeBatch
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._status import Code, Status
 from kubesched.runtime import Framework
 from kubesched.testing.conformance.recorder import Escape, Observer, Recorder
-from kubesched.testing.conformance.subject import SEED
-
-if TYPE_CHECKING:
-    from kubesched.testing.conformance.subject import PluginUnderTest
+from kubesched.testing.conformance.subject import SEED, PluginUnderTest
 
 T = TypeVar("T")
 Verdict = tuple[Code, tuple[str, ...]]
@@ -67,6 +66,14 @@ class Driver:
         self.framework = framework
         self.recorder = recorder
 
+    @classmethod
+    def of(cls, subject: PluginUnderTest, nodes: Sequence[Node] | None = None,
+           running: Sequence[Pod] | None = None) -> Driver:
+        """A Driver over a fresh Framework for ``subject`` (see :meth:`PluginUnderTest.framework`), its hook
+        calls counted in the subject's :attr:`~PluginUnderTest.calls`."""
+        recorder = Recorder(subject.plugin_class.name, subject.calls)
+        return cls(subject, subject.framework(nodes, running, recorder), recorder)
+
     @property
     def plugin(self) -> Any:
         """The plugin instance the Framework built."""
@@ -110,6 +117,12 @@ class Driver:
         if not self.subject.has("filter"):
             return {}
         return {n.name: verdict(self._run(self.framework.run_filter_plugins, state, pod, n)) for n in nodes}
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Any:
+        """The plugin's filter_nodes over a batch of ``nodes`` (its raw answer), as the scheduler's fast path
+        calls it."""
+        hook = self.framework.batch_filter_hooks[self.subject.plugin_class.name]
+        return self._run(hook, state, pod, NodeBatch.of(nodes, self.framework.handle.snapshot.columns))
 
     def scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> dict[str, int]:
         """PreScore, Score and NormalizeScore over ``nodes``: the final score per node ({} when the plugin

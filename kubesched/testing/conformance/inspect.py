@@ -13,24 +13,27 @@ import datetime
 import decimal
 import enum
 import fractions
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
+import numpy as np
 
 _SCALARS = (str, bytes, int, float, complex, bool, type(None), enum.Enum, datetime.date, datetime.time,
             datetime.timedelta, decimal.Decimal, fractions.Fraction)
 _MUTABLE = (list, dict, set, bytearray, collections.deque, array.array)
-_SEQUENCES = (list, tuple, collections.deque, array.array, bytearray)
+SEQUENCES = (list, tuple, collections.deque, array.array, bytearray)
 #: Modules whose objects are services, never plugin data (loggers, locks, weak references, generators).
 _SERVICE_MODULES = frozenset({"logging", "threading", "_thread", "weakref", "random", "queue", "asyncio"})
 #: Objects that are services, not data: a plugin's handle or the framework it holds.
 OPAQUE_NAMES = frozenset({"Framework", "Handle", "InMemoryCluster", "Scheduler", "Random", "VirtualClock",
                            "Nominator", "Snapshot", "module", "function", "method", "builtin_function_or_method"})
 MAX_DEPTH = 40
+#: What may answer for a value :func:`freeze` should not look inside: a stand-in, or None to look inside.
+StandIn = Callable[[Any], Any]
 
 
-def _fields(value: Any) -> Iterator[tuple[str, Any]]:
+def data_fields(value: Any) -> Iterator[tuple[str, Any]]:
     """An object's data fields: attrs fields, else ``__slots__`` and ``__dict__`` entries."""
     cls = type(value)
     if attrs.has(cls):
@@ -44,36 +47,41 @@ def _fields(value: Any) -> Iterator[tuple[str, Any]]:
     yield from getattr(value, "__dict__", {}).items()
 
 
-def freeze(value: Any, *, opaque: frozenset[str] = OPAQUE_NAMES) -> Any:
-    """A comparable snapshot of ``value``'s data (services such as handles are reduced to their type name)."""
-    return _freeze(value, opaque, set(), 0)
+def freeze(value: Any, *, opaque: frozenset[str] = OPAQUE_NAMES, stand_in: StandIn | None = None) -> Any:
+    """A comparable snapshot of ``value``'s data (services such as handles are reduced to their type name);
+    ``stand_in`` may answer for a value not to look inside (None for the others)."""
+    return _freeze(value, opaque, stand_in, set(), 0)
 
 
-def _freeze(value: Any, opaque: frozenset[str], active: set[int], depth: int) -> Any:
+def _freeze(value: Any, opaque: frozenset[str], stand_in: StandIn | None, active: set[int], depth: int) -> Any:
     if isinstance(value, _SCALARS):
         return value
     name = type(value).__name__
     if name in opaque or _in_service_module(value) or (
             callable(value) and not attrs.has(type(value)) and not hasattr(value, "__dict__")):
         return ("<opaque>", name)
+    if stand_in is not None and (kept := stand_in(value)) is not None:
+        return kept
+    if isinstance(value, np.ndarray):
+        return (name, (value.dtype.str, value.shape, value.tobytes()))
     if depth > MAX_DEPTH or id(value) in active:
         return ("<cycle>", name)
     active.add(id(value))
     try:
         if isinstance(value, Mapping):
-            items = [(_freeze(k, opaque, active, depth + 1), _freeze(v, opaque, active, depth + 1))
+            items = [(_freeze(k, opaque, stand_in, active, depth + 1), _freeze(v, opaque, stand_in, active, depth + 1))
                      for k, v in value.items()]
             return (name, tuple(sorted(items, key=repr)))
-        if isinstance(value, _SEQUENCES):
-            return (name, tuple(_freeze(v, opaque, active, depth + 1) for v in value))
+        if isinstance(value, SEQUENCES):
+            return (name, tuple(_freeze(v, opaque, stand_in, active, depth + 1) for v in value))
         if isinstance(value, (set, frozenset)):
-            return (name, tuple(sorted((_freeze(v, opaque, active, depth + 1) for v in value), key=repr)))
-        return (name, tuple((k, _freeze(v, opaque, active, depth + 1)) for k, v in _fields(value)))
+            return (name, tuple(sorted((_freeze(v, opaque, stand_in, active, depth + 1) for v in value), key=repr)))
+        return (name, tuple((k, _freeze(v, opaque, stand_in, active, depth + 1)) for k, v in data_fields(value)))
     finally:
         active.discard(id(value))
 
 
-def _shared_by_design(value: Any) -> bool:
+def shared_by_design(value: Any) -> bool:
     """Data the scheduler shares read-only between plugins and cycles (API objects, PodInfo, NodeInfo), and
     classes that say ``shared_across_clones = True`` (memo caches): state may reference them."""
     from kubesched.framework._node_info import NodeInfo, PodInfo
@@ -103,10 +111,10 @@ def reachable_ids(*roots: Any) -> frozenset[int]:
         found.add(id(value))
         if isinstance(value, Mapping):
             stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, (*_SEQUENCES, set, frozenset)):
+        elif isinstance(value, (*SEQUENCES, set, frozenset)):
             stack.extend((v, depth + 1) for v in value)
         else:
-            stack.extend((v, depth + 1) for _k, v in _fields(value))
+            stack.extend((v, depth + 1) for _k, v in data_fields(value))
     return frozenset(found)
 
 
@@ -141,7 +149,7 @@ def shared_mutables(original: Any, clone: Any, path: str = "state", *, exempt: f
 def _walk_shared(original: Any, clone: Any, path: str, found: list[str], seen: set[int], depth: int) -> None:
     if isinstance(original, _SCALARS) or depth > MAX_DEPTH or id(original) in seen:
         return
-    if _is_service(original) or _shared_by_design(original):
+    if _is_service(original) or shared_by_design(original):
         return
     seen.add(id(original))
     if original is clone and _is_mutable(original):
@@ -152,14 +160,14 @@ def _walk_shared(original: Any, clone: Any, path: str, found: list[str], seen: s
         for key, value in original.items():
             if key in clone:
                 _walk_shared(value, clone[key], f"{path}[{key!r}]", found, seen, depth + 1)
-    elif isinstance(original, _SEQUENCES) and isinstance(clone, _SEQUENCES):
+    elif isinstance(original, SEQUENCES) and isinstance(clone, SEQUENCES):
         for i, (a, b) in enumerate(zip(original, clone, strict=False)):
             _walk_shared(a, b, f"{path}[{i}]", found, seen, depth + 1)
     elif isinstance(original, (set, frozenset)):
         return  # set members are hashable, hence immutable enough to share
     elif type(original) is type(clone):
-        clone_fields = dict(_fields(clone))
-        for key, value in _fields(original):
+        clone_fields = dict(data_fields(clone))
+        for key, value in data_fields(original):
             if key in clone_fields:
                 _walk_shared(value, clone_fields[key], f"{path}.{key}", found, seen, depth + 1)
 
@@ -171,7 +179,7 @@ def deeply_immutable(value: Any, *, exempt: frozenset[int] = frozenset()) -> boo
 
 
 def _first_mutable(value: Any, seen: set[int], depth: int) -> bool:
-    if isinstance(value, _SCALARS) or depth > MAX_DEPTH or id(value) in seen or _shared_by_design(value) \
+    if isinstance(value, _SCALARS) or depth > MAX_DEPTH or id(value) in seen or shared_by_design(value) \
             or _is_service(value):
         return False
     seen.add(id(value))
@@ -181,4 +189,4 @@ def _first_mutable(value: Any, seen: set[int], depth: int) -> bool:
         return any(_first_mutable(v, seen, depth + 1) for v in value.values())
     if isinstance(value, (tuple, frozenset)):
         return any(_first_mutable(v, seen, depth + 1) for v in value)
-    return any(_first_mutable(v, seen, depth + 1) for _k, v in _fields(value))
+    return any(_first_mutable(v, seen, depth + 1) for _k, v in data_fields(value))

@@ -7,7 +7,7 @@ import copy
 import random
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -20,9 +20,6 @@ from kubesched.runtime import Framework
 from kubesched.testing.conformance.examples import default_nodes, default_pods, default_running
 from kubesched.testing.conformance.recorder import Recorder
 from kubesched.testing.harness import cluster_and_snapshot, plugin_profile, plugin_registry
-
-if TYPE_CHECKING:
-    from kubesched.testing.conformance.driver import Driver
 
 #: Default per-call budget for Filter and Score; over it the time-budget check warns, far over it it fails.
 DEFAULT_TIME_BUDGET = 0.0005
@@ -107,10 +104,3 @@ class PluginUnderTest:
         return Framework(plugin_profile(self.plugin_class, self.args), plugin_registry(self.plugin_class),
                          client=client, rng=random.Random(SEED), clock=client.clock, snapshot=snapshot,
                          hook_wrapper=recorder.wrap)
-
-    def driver(self, nodes: Sequence[Node] | None = None, running: Sequence[Pod] | None = None) -> Driver:
-        """A :class:`Driver` over a fresh Framework (see :meth:`framework`)."""
-        from kubesched.testing.conformance.driver import Driver
-
-        recorder = Recorder(self.plugin_class.name, self.calls)
-        return Driver(self, self.framework(nodes, running, recorder), recorder)

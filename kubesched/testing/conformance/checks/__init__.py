@@ -9,6 +9,7 @@ from kubesched.testing.conformance.base import Check, CheckFailed, CheckSkipped,
 from kubesched.testing.conformance.checks.args import args_accept_defaults, args_reject_ill_typed
 from kubesched.testing.conformance.checks.batch import BATCH_HOOKS, batch_forms
 from kubesched.testing.conformance.checks.contract import builds, declares_events, hooks_match_hookspecs
+from kubesched.testing.conformance.checks.filter_state import filter_state_unchanged
 from kubesched.testing.conformance.checks.inputs import deterministic, edge_inputs, no_input_mutation
 from kubesched.testing.conformance.checks.reservation import unreserve_idempotent, unreserve_undoes_reserve
 from kubesched.testing.conformance.checks.state import add_remove_pod_restores, pre_filter_state_clone
@@ -23,6 +24,8 @@ CHECKS: tuple[Check, ...] = (
     Check("declares-events", "a plugin that rejects pods declares the events that may help them", declares_events),
     Check("no-input-mutation", "PreFilter/Filter/PreScore/Score do not mutate their inputs", no_input_mutation,
           ("filter", "score")),
+    Check("filter-state-unchanged", "Filter and filter_nodes leave the CycleState unchanged", filter_state_unchanged,
+          ("filter", "filter_nodes")),
     Check("deterministic", "equal inputs give equal results", deterministic, ("filter", "score")),
     Check("filter-status-valid", "PreFilter and Filter return valid statuses with reasons", filter_status_valid,
           ("filter",)),

@@ -80,8 +80,7 @@ def _label(code: int) -> str:
 
 def _compare_filter(run: Driver, state: CycleState, pod: Pod, nodes: list[NodeInfo],
                     verdicts: dict[str, tuple[Code, tuple[str, ...]]]) -> None:
-    hook = run.framework.batch_filter_hooks[run.subject.plugin_class.name]
-    answer = run._run(hook, state, pod, _batch(run, nodes))
+    answer = run.filter_nodes(state, pod, nodes)
     codes = [0] * len(nodes) if answer is None else \
         _array("filter_nodes", answer, len(nodes), "status codes or None", pod).tolist()
     for node, code in zip(nodes, codes, strict=True):
