@@ -1,5 +1,6 @@
 """The API server's rules on a pod spec that reach across fields: label keys and values in selectors,
-matchLabelKeys and repeated spread constraints, requests against limits, unique container names and host ports.
+matchLabelKeys and repeated spread constraints, requests against limits, unique container names and host ports,
+a hostNetwork pod's ports.
 
 Each check reports through the field readers, in the API server's words and order, and changes nothing.
 """
@@ -113,3 +114,13 @@ def check_unique_host_ports(containers: list[tuple[str, Container]]) -> None:
             if key in seen:
                 f.report(f"{path}.ports[{j}].hostPort", f"Duplicate value: {f.quote(key)}")
             seen.add(key)
+
+
+def check_host_network_ports(containers: tuple[Container, ...], path: str) -> None:
+    """A hostNetwork pod's containers (not its init containers, which the API server does not check) use each port
+    as the same host port, or none (a template's; a pod's was defaulted) (validateHostNetwork)."""
+    for i, container in enumerate(containers):
+        for j, port in enumerate(container.ports):
+            if port.host_port and port.host_port != port.container_port:
+                f.report(f"{path}[{i}].ports[{j}].hostPort", f"Invalid value: {port.host_port}: must match "
+                                                              "`containerPort` when `hostNetwork` is true")

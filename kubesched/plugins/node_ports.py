@@ -1,8 +1,8 @@
 """NodePorts: a pod fits a node only if none of its host ports is already taken there.
 
-PreFilter collects the pod's wanted host ports (sidecar init containers' and containers' ports with a hostPort);
-Filter checks them against ``NodeInfo.used_ports``, a set per node as in kube-scheduler v1.32 (removing one of
-two pods holding a port frees it). There are no PreFilter extensions: the answer depends only on the NodeInfo,
+PreFilter collects the pod's wanted host ports (its containers' ports with a hostPort: kube-scheduler v1.32 counts
+no init container's, not even a sidecar's); Filter checks them against ``NodeInfo.used_ports``, a set per node as in
+v1.32 (removing one of two pods holding a port frees it), also of containers' ports only. There are no PreFilter extensions: the answer depends only on the NodeInfo,
 which the framework updates itself when it adds or removes pods on a clone (nominated pods, preemption dry runs).
 The batch form checks the wanted ports once per distinct set of used ports among the nodes (kept by the columns
 as categories; nodes without used ports always pass).
