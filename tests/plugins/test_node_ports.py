@@ -118,12 +118,6 @@ def test_init_container_ports_are_not_counted(pod: Pod, node: NodeInfo,
     assert verdict(run_filter(plugin(), pod, node)) == expected
 
 
-def test_filter_without_pre_filter_state_computes_the_ports() -> None:
-    """Filter falls back to the pod's own ports when PreFilter did not run."""
-    pod = with_ports("p", "TCP//8080")
-    assert verdict(plugin().filter(CycleState(), pod, node_using("TCP//8080"))) == CONFLICT
-
-
 # -- PreFilter --------------------------------------------------------------------------------------
 
 SKIP_CASES = [

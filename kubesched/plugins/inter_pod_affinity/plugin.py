@@ -21,6 +21,7 @@ from kubesched.framework import (
     Plugin,
     PodInfo,
     QueueingHint,
+    StateNotFoundError,
     Status,
     hookimpl,
 )
@@ -41,12 +42,15 @@ from kubesched.plugins.inter_pod_affinity.filtering import (
 )
 from kubesched.plugins.inter_pod_affinity.scoring import (
     PRE_SCORE_STATE_KEY,
+    TopologyScores,
     build_topology_scores,
     normalize,
     score_node,
 )
 
+# Without PreFilter's or PreScore's state (that point disabled in the profile), in kube-scheduler v1.32's words.
 _NO_PRE_FILTER_STATE = f'error reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: not found'
+_NO_PRE_SCORE_STATE = f'failed to read "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found'
 
 
 def _no_labels(namespace: str) -> Mapping[str, str]:
@@ -175,7 +179,7 @@ class InterPodAffinity(Plugin):
         """Filter's codes for every node of the batch, from PreFilter's counts as arrays."""
         pre_filter_state = state.get(PRE_FILTER_STATE_KEY)
         if pre_filter_state is None:
-            raise LookupError(_NO_PRE_FILTER_STATE)
+            raise StateNotFoundError(_NO_PRE_FILTER_STATE)
         return columnar.filter_codes(pre_filter_state, node_batch, self._value_codes)
 
     @hookimpl
@@ -205,18 +209,18 @@ class InterPodAffinity(Plugin):
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         """The summed scores of the node's topology pairs; may be negative."""
-        return score_node(state.read(PRE_SCORE_STATE_KEY), node_info)
+        return score_node(_pre_score_state(state), node_info)
 
     @hookimpl
     def score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any]:
         """Score of every node of the batch."""
-        return columnar.score_array(state.read(PRE_SCORE_STATE_KEY), node_batch, self._value_codes)
+        return columnar.score_array(_pre_score_state(state), node_batch, self._value_codes)
 
     @hookimpl
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         """Min-max onto 0..100 (truncated); all 0 when every node scored the same."""
         if state.get(PRE_SCORE_STATE_KEY) is None:
-            return Status.as_error(f'failed to read "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found')
+            return Status.as_error(_NO_PRE_SCORE_STATE)
         normalize(scores)
         return None
 
@@ -225,5 +229,13 @@ class InterPodAffinity(Plugin):
                          batch_scores: npt.NDArray[Any]) -> npt.NDArray[Any]:
         """NormalizeScore over the batch's scores at once."""
         if state.get(PRE_SCORE_STATE_KEY) is None:
-            raise LookupError(f'failed to read "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found')
+            raise StateNotFoundError(_NO_PRE_SCORE_STATE)
         return columnar.normalize_array(batch_scores)
+
+
+def _pre_score_state(state: CycleState) -> TopologyScores:
+    """PreScore's scores; StateNotFoundError (kube's Score error) without them."""
+    scores = state.get(PRE_SCORE_STATE_KEY)
+    if scores is None:
+        raise StateNotFoundError(_NO_PRE_SCORE_STATE)
+    return scores
