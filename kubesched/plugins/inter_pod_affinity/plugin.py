@@ -130,7 +130,11 @@ class InterPodAffinity(Plugin):
         """Count matching pods per topology pair; Skip when no required term can reject a node.
 
         Over the snapshot's node list (the usual case) the counts come from the columns' incremental indexes;
-        over any other list, from a walk over its pods."""
+        over any other list, from a walk over its pods. A pod whose terms kube-scheduler cannot parse is
+        UnschedulableAndUnresolvable."""
+        parse_error = self._terms.get(pod).parse_error
+        if parse_error is not None:
+            return Status.unresolvable(f"parsing pod: {parse_error}")
         client = self.handle.client
         columns = self.handle.snapshot.columns
         if self.handle.fast_path and nodes is columns.infos:
@@ -184,10 +188,15 @@ class InterPodAffinity(Plugin):
 
     @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        """Sum term weights per topology pair over the snapshot (not only ``nodes``); Skip when none scored."""
+        """Sum term weights per topology pair over the snapshot (not only ``nodes``); Skip when none scored; an
+        Error for a pod whose terms kube-scheduler cannot parse (unless it would skip without parsing them)."""
         client = self.handle.client
         snapshot = self.handle.snapshot
         args = self.args
+        parse_error = self._terms.get(pod).parse_error
+        if parse_error is not None and nodes and (
+                _has_preferred(pod) or not args.ignore_preferred_terms_of_existing_pods):
+            return Status.as_error(f"failed to parse pod: {parse_error}")
         if self.handle.fast_path and snapshot.columns.infos is snapshot.node_info_list:
             if not self._terms.get(pod).has_preferred and columnar.no_existing_scored_terms(snapshot.columns,
                                                                                            self._existing_terms):
@@ -239,3 +248,10 @@ def _pre_score_state(state: CycleState) -> TopologyScores:
     if scores is None:
         raise StateNotFoundError(_NO_PRE_SCORE_STATE)
     return scores
+
+
+def _has_preferred(pod: Pod) -> bool:
+    """Whether the pod's spec has preferred pod (anti-)affinity terms, parsed or not."""
+    affinity = pod.spec.affinity
+    return affinity is not None and bool((affinity.pod_affinity and affinity.pod_affinity.preferred)
+                                         or (affinity.pod_anti_affinity and affinity.pod_anti_affinity.preferred))
