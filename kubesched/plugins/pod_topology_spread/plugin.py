@@ -118,13 +118,23 @@ class PodTopologySpread(Plugin):
         return QueueingHint.QUEUE if any(c.selects(present.labels) for c in constraints) else QueueingHint.QUEUE_SKIP
 
     def hint_node_changed(self, pod: Pod, old_obj: Node | None, new_obj: Node | None) -> QueueingHint:
-        """Queue when the added, updated or deleted node carries every topology key of the pod's DoNotSchedule
-        constraints."""
-        node = new_obj if new_obj is not None else old_obj
-        if node is None:
+        """Queue when the added or deleted node carries every topology key of the pod's DoNotSchedule constraints;
+        for an update, when it gains or loses one of them, or keeps them all and changes a topology key's value or
+        its taints (kube-scheduler v1.32's isSchedulableAfterNodeChange)."""
+        if old_obj is None and new_obj is None:
             return QueueingHint.QUEUE
         constraints = self.constraints(pod, DO_NOT_SCHEDULE)
-        return QueueingHint.QUEUE if has_all_keys(node.labels, constraints) else QueueingHint.QUEUE_SKIP
+        old_matching = old_obj is not None and has_all_keys(old_obj.labels, constraints)
+        new_matching = new_obj is not None and has_all_keys(new_obj.labels, constraints)
+        if old_obj is not None and new_obj is not None:
+            if old_matching != new_matching:
+                return QueueingHint.QUEUE
+            old_labels, new_labels = old_obj.labels, new_obj.labels
+            if new_matching and (any(old_labels.get(c.topology_key) != new_labels.get(c.topology_key)
+                                     for c in constraints) or old_obj.spec.taints != new_obj.spec.taints):
+                return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE if old_matching or new_matching else QueueingHint.QUEUE_SKIP
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
