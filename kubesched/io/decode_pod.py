@@ -417,11 +417,15 @@ def _spec_part(obj: Obj, skip: str = "") -> Obj:
 
 
 def pod(obj: Obj) -> Pod:
-    """Decode a Pod."""
+    """Decode a Pod. Its affinity terms' label keys are checked last, against its labels (the API server merges
+    them into the terms' selectors first), so their problems follow the rest of the spec's."""
     status = f.mapping(obj.get("status"), "status")
+    metadata = object_meta(obj, namespaced=True)
+    spec = _pod_spec_of_pod(f.mapping(obj.get("spec"), "spec"), "spec")
+    rules.check_affinity_label_keys(spec.affinity, metadata.labels, "spec.affinity")
     return Pod(
-        metadata=object_meta(obj, namespaced=True),
-        spec=_pod_spec_of_pod(f.mapping(obj.get("spec"), "spec"), "spec"),
+        metadata=metadata,
+        spec=spec,
         status=PodStatus(
             phase=f.string(status.get("phase"), "status.phase", "Pending"),
             nominated_node_name=_node_name(status.get("nominatedNodeName"), "status.nominatedNodeName"),
