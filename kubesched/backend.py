@@ -30,6 +30,11 @@ class BindingError(RuntimeError):
     """The backend refused a binding (the pod is gone, already bound, or the node vanished)."""
 
 
+class DeletionError(RuntimeError):
+    """The backend refused a pod's deletion, or the status write that goes before it; the message is the
+    cluster's answer."""
+
+
 class ClusterClient(Protocol):
     """Writes and reads the scheduler performs against the cluster."""
 
@@ -37,7 +42,9 @@ class ClusterClient(Protocol):
         """Bind ``pod`` to ``node_name`` (POST pods/binding); raise :class:`BindingError` on refusal."""
 
     def delete_pod(self, pod: Pod, *, condition: PodCondition | None = None) -> None:
-        """Gracefully delete ``pod``, after adding ``condition`` (DisruptionTarget) to its status."""
+        """Gracefully delete ``pod``, after adding ``condition`` (DisruptionTarget) to its status. A pod already
+        gone counts as deleted; a refused status write (then nothing is deleted) or deletion raises
+        :class:`DeletionError`, which fails the preemption with an Error that nominates nothing."""
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
         """Patch status.nominatedNodeName (``""`` clears it)."""

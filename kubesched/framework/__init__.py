@@ -6,7 +6,7 @@ documented in docs/hooks.md; the machinery that runs plugins lives in :mod:`kube
 this package loads neither it nor the manifest loader.
 """
 
-from kubesched.backend import BindingError, Clock, ClusterClient, ClusterListener
+from kubesched.backend import BindingError, Clock, ClusterClient, ClusterListener, DeletionError
 from kubesched.framework._args import ArgsError, in_range, kebab, show_value
 from kubesched.framework._columns import IntArray, NodeBatch, NodeColumns
 from kubesched.framework._cycle_state import CycleState, StateKey, StateNotFoundError
@@ -84,6 +84,7 @@ __all__ = [
     "ClusterListener",
     "Code",
     "CycleState",
+    "DeletionError",
     "DisruptionBudgets",
     "Evaluator",
     "EventResource",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kubesched.api.pod import Pod
 from kubesched.api.workload import Namespace
@@ -15,6 +15,9 @@ from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Status
 from kubesched.framework._types import NominatingInfo
+
+if TYPE_CHECKING:
+    from kubesched.framework.preemption import CandidateChoice, PreemptionAccelerator
 
 # framework.maxTimeout: Permit waits are capped at 15 minutes.
 MAX_PERMIT_TIMEOUT = 15 * 60.0
@@ -167,9 +170,13 @@ class Handle(Protocol):
         """The scheduler's clock (virtual in simulations)."""
 
     @property
-    def fast_path(self) -> bool:
-        """Whether the scheduler uses batch forms and other shortcuts that decide as the per-node path does
-        (False under ``kubesched bench --reference``): a plugin with its own shortcut takes it only when True."""
+    def preemption_accelerator(self) -> PreemptionAccelerator | None:
+        """What the runtime offers the preemption Evaluator to reach the reference dry run's answers without Filter
+        runs on node copies; None on the reference path. Plugins never need it: they express speed through batch
+        hooks and ``filter_reads`` declarations, never by asking which path runs."""
+
+    def record_candidate_choice(self, choice: CandidateChoice) -> None:
+        """Tell the runtime which candidates a preemption weighed and which it chose (``--explain`` shows it)."""
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
                                                node_info: NodeInfo) -> Status | None:

@@ -60,10 +60,11 @@ class ExtensionPoint:
 EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     ExtensionPoint("PreEnqueue", "pre-enqueue", "pre_enqueue"),
     ExtensionPoint("QueueSort", "queue-sort", "queue_sort_less"),
-    ExtensionPoint("PreFilter", "pre-filter", "pre_filter", ("pre_filter_add_pod", "pre_filter_remove_pod")),
+    ExtensionPoint("PreFilter", "pre-filter", "pre_filter",
+                   ("pre_filter_nodes", "pre_filter_add_pod", "pre_filter_remove_pod")),
     ExtensionPoint("Filter", "filter", "filter", ("filter_nodes",)),
     ExtensionPoint("PostFilter", "post-filter", "post_filter"),
-    ExtensionPoint("PreScore", "pre-score", "pre_score"),
+    ExtensionPoint("PreScore", "pre-score", "pre_score", ("pre_score_nodes",)),
     ExtensionPoint("Score", "score", "score", ("normalize_score", "score_nodes", "normalize_scores")),
     ExtensionPoint("Reserve", "reserve", "reserve", ("unreserve",)),
     ExtensionPoint("Permit", "permit", "permit"),
@@ -80,7 +81,8 @@ HOOK_NAMES = frozenset({EVENTS_HOOK, *(h for p in EXTENSION_POINTS for h in (p.h
 #: Batch forms and the per-node hook each stands beside: a plugin with a batch form must also have the per-node
 #: one, which gives the statuses and is what the plain path (``--reference``) and preemption dry runs call.
 BATCH_FORMS: Mapping[str, str] = MappingProxyType({
-    "filter_nodes": "filter", "score_nodes": "score", "normalize_scores": "normalize_score"})
+    "pre_filter_nodes": "pre_filter", "filter_nodes": "filter", "pre_score_nodes": "pre_score",
+    "score_nodes": "score", "normalize_scores": "normalize_score"})
 
 
 # -- the status codes each hook may return ---------------------------------------------------------------
@@ -94,11 +96,13 @@ REJECTION_CODES = frozenset({Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLV
 STATUS_CODES: Mapping[str, frozenset[Code]] = MappingProxyType({
     "pre_enqueue": frozenset({Code.SUCCESS, *REJECTION_CODES}),
     "pre_filter": frozenset({Code.SUCCESS, Code.SKIP, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE}),
+    "pre_filter_nodes": frozenset({Code.SUCCESS, Code.SKIP, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE}),
     "pre_filter_add_pod": frozenset({Code.SUCCESS}),
     "pre_filter_remove_pod": frozenset({Code.SUCCESS}),
     "filter": frozenset({Code.SUCCESS, *REJECTION_CODES}),
     "post_filter": frozenset({Code.SUCCESS, *REJECTION_CODES}),
     "pre_score": frozenset({Code.SUCCESS, Code.SKIP}),
+    "pre_score_nodes": frozenset({Code.SUCCESS, Code.SKIP}),
     "normalize_score": frozenset({Code.SUCCESS}),
     "reserve": frozenset({Code.SUCCESS, *REJECTION_CODES}),
     "permit": frozenset({Code.SUCCESS, Code.WAIT, *REJECTION_CODES}),
@@ -123,9 +127,10 @@ PARAMETERS: Mapping[str, str] = MappingProxyType({
     "pod_info_to_remove": "RemovePod: the pod to stop counting on node_info (a preemption victim).",
     "filtered_node_status": "PostFilter: why each node was rejected by PreFilter or Filter.",
     "scores": "NormalizeScore: one NodeScore per feasible node, in node order; rewrite .score in place.",
-    "node_batch": "filter_nodes: the nodes to check (every node, or those PreFilter kept, in snapshot order); "
-                  "score_nodes and normalize_scores: the feasible nodes in scoring order. A NodeBatch: a sequence "
-                  "of NodeInfo plus .positions into .columns (numpy arrays per resource, label codes, pod counts).",
+    "node_batch": "pre_filter_nodes: every node of the snapshot; filter_nodes: the nodes to check (every node, or "
+                  "those PreFilter kept, in snapshot order); pre_score_nodes, score_nodes and normalize_scores: the "
+                  "feasible nodes in scoring order. A NodeBatch: a sequence of NodeInfo plus .positions into "
+                  ".columns (numpy arrays per resource over every node of the snapshot, label codes, pod counts).",
     "batch_scores": "normalize_scores: score_nodes' raw scores (an int64 array in node_batch order).",
     "node_name": "The node chosen for the pod.",
 })
@@ -212,6 +217,17 @@ def pre_filter(state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> PreFilterR
 
 
 @hookspec
+def pre_filter_nodes(state: CycleState, pod: Pod, node_batch: NodeBatch) -> PreFilterResult | Status | None:
+    """PreFilter's optional batch form: the same work as :func:`pre_filter` over every node of the snapshot, read
+    from ``node_batch.columns`` (its per-node indexes) instead of node by node.
+
+    The runtime calls it instead of :func:`pre_filter` when it takes the batch path; it must return what
+    :func:`pre_filter` would and write state that :func:`filter`, :func:`filter_nodes` and the PreFilter extensions
+    read exactly as they read :func:`pre_filter`'s (the conformance suite checks both).
+    """
+
+
+@hookspec
 def pre_filter_add_pod(state: CycleState, pod: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:
     """PreFilter extension AddPod: update this plugin's PreFilter state as if ``pod_info_to_add`` ran on
     ``node_info``. Used for nominated pods and preemption dry runs; the state may be a clone."""
@@ -263,6 +279,13 @@ def pre_score(state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | No
 
     Not called when only one node is feasible (that node is chosen without scoring).
     """
+
+
+@hookspec
+def pre_score_nodes(state: CycleState, pod: Pod, node_batch: NodeBatch) -> Status | None:
+    """PreScore's optional batch form: :func:`pre_score` over the feasible nodes of ``node_batch``, reading the
+    snapshot's columns. Called instead of :func:`pre_score` on the batch path; the state it writes must serve
+    :func:`score` and :func:`score_nodes` as :func:`pre_score`'s does."""
 
 
 @hookspec

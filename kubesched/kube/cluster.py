@@ -18,7 +18,7 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.workload import Namespace, Service, WorkloadController, namespace_labels
-from kubesched.backend import ClusterListener
+from kubesched.backend import ClusterListener, DeletionError
 from kubesched.errors import InputError
 from kubesched.io import decode
 from kubesched.io.decode_pod import pod as decode_pod
@@ -197,15 +197,24 @@ class KubeCluster:
         self.bound[pod.uid] = (node_name, time.monotonic())
 
     def delete_pod(self, pod: Pod, *, condition: PodCondition | None = None) -> None:
-        """Add ``condition`` (DisruptionTarget) to the pod's status, then delete it with its grace period."""
-        try:
-            if condition is not None:
+        """Add ``condition`` (DisruptionTarget) to the pod's status, then delete it with its grace period, as
+        kube-scheduler v1.32 preempts: a refused patch raises DeletionError before any DELETE, as does a refused
+        DELETE, except 404 or 409 (the uid precondition: that pod is gone, maybe replaced under its name)."""
+        if condition is not None:
+            try:
                 self._patch_condition(pod, condition)
+            except ApiError as error:
+                log.warning("could not add the %s condition to pod %s: %s", condition.type, pod.key, error)
+                raise DeletionError(error.message or str(error)) from None
+        try:
             self.api.request("DELETE", pod_path(pod.namespace, pod.name),
                              body={"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": pod.uid}})
         except ApiError as error:
-            if error.status not in (404, 409):
-                log.warning("could not delete pod %s: %s", pod.key, error)
+            if error.status in (404, 409):
+                log.info("pod %s was already deleted", pod.key)
+                return
+            log.warning("could not delete pod %s: %s", pod.key, error)
+            raise DeletionError(error.message or str(error)) from None
 
     def _patch_condition(self, pod: Pod, condition: PodCondition, nominated_node_name: str | None = None) -> None:
         body: Obj = {"type": condition.type, "status": condition.status,

@@ -44,7 +44,8 @@ from kubesched.framework._types import (
     PositionalCodes,
     ScoreTable,
 )
-from kubesched.runtime._failures import PLUGIN_FAILURES, Hook, _cause, _returned
+from kubesched.runtime._failures import PLUGIN_FAILURES, Hook, describe_exception
+from kubesched.runtime._invoke import FILTER, NORMALIZE, SCORE
 
 if TYPE_CHECKING:
     from kubesched.runtime._framework import Framework
@@ -189,18 +190,20 @@ class BatchFilter:
             try:
                 out = batch_hook(self.state, self.pod, batch)
             except PLUGIN_FAILURES as exc:
-                raise self._error(name, _cause(None, exc), exc) from None
+                raise BatchError(self.framework.guard.failed(FILTER, name, self.pod, exc=exc)) from None
             if out is None:
                 continue
             if not _is_int_array(out, size):
-                raise self._error(name, _returned(out, f"an integer array of {size} status codes or None"), None)
+                raise BatchError(self.framework.guard.failed(
+                    FILTER, name, self.pod, value=out, expected=f"an integer array of {size} status codes or None"))
             rejected = out != 0
             if not rejected.any():
                 continue
             self._rejected_any = True
             bad = set(_distinct(out[rejected])) - _ALLOWED_CODES
             if bad:
-                raise self._error(name, f"returned status code {min(bad)}, which Filter may not return", None)
+                raise BatchError(self.framework.guard.failed(
+                    FILTER, name, self.pod, detail=f"returned status code {min(bad)}, which Filter may not return"))
             new = rejected & (first == _NONE)
             np.putmask(first, new, k)  # masked stores: about twice as fast as boolean-index assignment
             np.copyto(codes, out, casting="unsafe", where=new)  # codes checked above: they fit an int8
@@ -231,10 +234,6 @@ class BatchFilter:
         self._with_mask[changed] = True
         self._has_extra[indexes] = True
         return True
-
-    def _error(self, name: str, detail: str, cause: BaseException | None) -> BatchError:
-        return BatchError(self.framework.record_failure("Filter", name, self.pod, "",
-                                                        f'running "{name}" filter plugin: {detail}', detail, cause))
 
     def find(self, start: int, to_find: int, diagnosis: Diagnosis,
              special: dict[int, Callable[[NodeInfo], Status | None]]) -> tuple[IntArray, IntArray]:
@@ -518,7 +517,7 @@ class BatchFilter:
             status = self._with_pods(info, self._nominated[info.name]) if self._with_mask[j] else \
                 hook(self.state, self.pod, info)
         except PLUGIN_FAILURES as exc:
-            status = Status(Code(code), (f"filter_nodes rejected the node; filter raised {_cause(None, exc)}",))
+            status = Status(Code(code), (f"filter_nodes rejected the node; filter raised {describe_exception(exc)}",))
         if not isinstance(status, Status) or not status.is_rejected():
             status = Status(Code(code), ("filter_nodes rejected the node but filter accepts it",))
         checked: Status = status
@@ -549,29 +548,25 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
             try:
                 raw: Any = batch_hook(state, pod, batch)
             except PLUGIN_FAILURES as exc:
-                raise _score_error(framework, pod, name, "", exc) from None
+                raise BatchError(framework.guard.failed(SCORE, name, pod, exc=exc)) from None
             if not _is_int_array(raw, size):
-                detail = _returned(raw, f"an integer array of {size} scores")
-                raise BatchError(framework.record_failure("Score", name, pod, "", 'running Score plugins: plugin '
-                                                          f'"{name}" {detail}', detail))
+                raise BatchError(framework.guard.failed(SCORE, name, pod, value=raw,
+                                                        expected=f"an integer array of {size} scores"))
             column = raw.astype(np.int64, copy=False)
         else:
             node_info: NodeInfo | None = None
             try:
                 scores: list[Any] = [hook(state, pod, node_info := ni) for ni in infos]
             except PLUGIN_FAILURES as exc:
-                raise _score_error(framework, pod, name, node_info.name if node_info is not None else "",
-                                   exc) from None
+                raise BatchError(framework.guard.failed(SCORE, name, pod, node_info.name if node_info is not None
+                                                        else "", exc=exc)) from None
             column = _as_column(scores)
         column = _normalize(framework, state, pod, batch, name, column, batch_normalizers.get(name))
         if len(column) and int(_umax(column.view(np.uint64))) > MAX_NODE_SCORE:
             index = int(np.flatnonzero((column < MIN_NODE_SCORE) | (column > MAX_NODE_SCORE))[0])
-            value = int(column[index])
-            detail = (f"returns an invalid score {value!r}, it should in the range of [{MIN_NODE_SCORE}, "
-                      f"{MAX_NODE_SCORE}] after normalizing")
-            raise BatchError(framework.record_failure("Score", name, pod, table.nodes[index], 'applying score '
-                                                      f'defaultWeights on Score plugins: plugin "{name}" {detail}',
-                                                      detail))
+            failed = framework.invalid_score(name, pod, [int(column[index])], [table.nodes[index]])
+            assert failed is not None
+            raise BatchError(failed)
         weight = framework.score_weight(name)
         if weight != 1:
             column = column * weight
@@ -628,14 +623,10 @@ def _normalize(framework: Framework, state: CycleState, pod: Pod, batch: NodeBat
         try:
             out = batch_normalize(state, pod, batch, column)
         except PLUGIN_FAILURES as exc:
-            detail = _cause(None, exc)
-            raise BatchError(framework.record_failure("NormalizeScore", name, pod, "", 'running Normalize on Score '
-                                                      f'plugins: plugin "{name}" failed with: {detail}', detail,
-                                                      exc)) from None
+            raise BatchError(framework.guard.failed(NORMALIZE, name, pod, exc=exc)) from None
         if not _is_int_array(out, len(batch)):
-            detail = _returned(out, f"an integer array of {len(batch)} scores")
-            raise BatchError(framework.record_failure("NormalizeScore", name, pod, "", 'running Normalize on Score '
-                                                      f'plugins: plugin "{name}" {detail}', detail))
+            raise BatchError(framework.guard.failed(NORMALIZE, name, pod, value=out,
+                                                    expected=f"an integer array of {len(batch)} scores"))
         return np.asarray(out, dtype=np.int64)
     if framework.normalizer(name) is None:
         return _checked(framework, pod, name, column, batch)
@@ -651,20 +642,9 @@ def _checked(framework: Framework, pod: Pod, name: str, column: npt.NDArray[Any]
     """``column`` as int64, or the per-node path's error for its first value that is not an int in range."""
     if column.dtype != object:
         return column
-    for index, value in enumerate(column.tolist()):
-        if type(value) is not int or not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
-            detail = (f"returns an invalid score {value!r}, it should in the range of [{MIN_NODE_SCORE}, "
-                      f"{MAX_NODE_SCORE}] after normalizing")
-            raise BatchError(framework.record_failure("Score", name, pod, batch.infos[index].name,
-                                                      'applying score defaultWeights on Score plugins: plugin '
-                                                      f'"{name}" {detail}', detail))
-    raise AssertionError("unreachable: an object column always holds a value out of range")
-
-
-def _score_error(framework: Framework, pod: Pod, name: str, node: str, exc: BaseException) -> BatchError:
-    detail = _cause(None, exc)
-    return BatchError(framework.record_failure("Score", name, pod, node, f'running Score plugins: plugin "{name}" '
-                                               f"failed with: {detail}", detail, exc))
+    failed = framework.invalid_score(name, pod, column.tolist(), _Names(batch))
+    assert failed is not None, "an object column always holds a value out of range"
+    raise BatchError(failed)
 
 
 def select_host_index(totals: npt.NDArray[np.int64], rng: random.Random) -> int:

@@ -16,7 +16,6 @@ from kubesched.api.pod import Pod
 from kubesched.framework._cycle_state import StateNotFoundError
 from kubesched.framework._hookspecs import EXTENSION_POINTS
 from kubesched.framework._node_info import NodeInfo
-from kubesched.framework._status import Code, Status
 
 Hook = Callable[..., Any]
 
@@ -27,20 +26,6 @@ PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
 _REPORTED_FRAMES = 3
 # Frames in the runtime's own modules are left out of reports: they are the caller, not the plugin.
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-def _error(message: str, plugin: str, cause: BaseException | None = None) -> Status:
-    return Status(Code.ERROR, (message,), plugin, cause)
-
-
-def _cause(status: Status | None, exc: BaseException | None = None) -> str:
-    if exc is not None:
-        return describe_exception(exc)
-    return status.message() if status is not None else ""
-
-
-def _returned(value: object, expected: str = "a Status or None") -> str:
-    return f"returned {type(value).__name__}, expected {expected}"
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -109,7 +94,8 @@ HOOK_LABELS: dict[str, str] = {
     **{point.hook: point.name for point in EXTENSION_POINTS},
     "pre_filter_add_pod": "PreFilter AddPod", "pre_filter_remove_pod": "PreFilter RemovePod",
     "normalize_score": "NormalizeScore", "unreserve": "Unreserve",
-    "filter_nodes": "Filter", "score_nodes": "Score", "normalize_scores": "NormalizeScore",
+    "pre_filter_nodes": "PreFilter", "filter_nodes": "Filter", "pre_score_nodes": "PreScore", "score_nodes": "Score",
+    "normalize_scores": "NormalizeScore",
 }
 
 

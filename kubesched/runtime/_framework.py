@@ -1,9 +1,9 @@
 """Framework: runs one profile's plugins at every extension point, as kube-scheduler's frameworkImpl.
 
-pluggy defines and validates the contract; at construction the framework resolves each extension
-point's ordered hook implementations once and afterwards calls them directly, so the per-node loops
-(Filter, Score) pay one Python call per plugin and node rather than pluggy's dispatch (see
-docs/architecture.md for the measurement).
+It composes the parts of a profile's runtime: the :class:`RuntimeHandle` its plugins get, the :class:`PluginSet`
+(instances and hooks resolved per extension point), the :class:`Guard` every plugin call goes through, the
+queueing-hint table and the binding-cycle runners; the scheduling cycle's runners (PreEnqueue to NormalizeScore)
+are its own methods. Which path finds and scores nodes is not its business (see ``_node_search.py``).
 """
 
 from __future__ import annotations
@@ -15,27 +15,14 @@ from typing import Any
 
 from kubesched.api.pod import Pod
 from kubesched.backend import Clock, ClusterClient
-from kubesched.errors import ProfileError
+from kubesched.framework._columns import NodeBatch
 from kubesched.framework._cycle_state import CycleState, StateKey
-from kubesched.framework._events import (
-    NODE_TAINT_UPDATE,
-    WILDCARD_EVENT,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    EventResource,
-    QueueingHint,
-    QueueingHintFn,
-)
-from kubesched.framework._hookspecs import EVENTS_HOOK, EXTENSION_POINTS, REJECTION_CODES
+from kubesched.framework._events import ClusterEvent
+from kubesched.framework._hookspecs import REJECTION_CODES
 from kubesched.framework._node_info import NodeInfo, PodInfo
-from kubesched.framework._plugin import marked_hooks
 from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import (
-    MAX_NODE_SCORE,
-    MAX_TOTAL_SCORE,
-    MIN_NODE_SCORE,
     NodeScore,
     NodeToStatus,
     NominatingMode,
@@ -44,25 +31,33 @@ from kubesched.framework._types import (
     QueuedPodInfo,
     ScoreTable,
 )
-from kubesched.framework.preemption._evaluator import CandidateChoice
 from kubesched.metrics import SchedulerMetrics
-from kubesched.runtime._binding import BindingCycleRunners
-from kubesched.runtime._failures import (
-    PLUGIN_FAILURES,
-    Hook,
-    PluginFailure,
-    SlowCalls,
-    _cause,
-    _error,
-    _returned,
-    innermost_frames,
-    timed,
+from kubesched.runtime._binding import BindingRunners
+from kubesched.runtime._failures import PLUGIN_FAILURES, Hook, PluginFailure, SlowCalls, describe_exception
+from kubesched.runtime._handle import RuntimeHandle
+from kubesched.runtime._hints import HintTable, Registration
+from kubesched.runtime._invoke import (
+    ADD_POD,
+    FILTER,
+    NORMALIZE,
+    POST_FILTER,
+    POST_FILTER_ERROR,
+    PRE_ENQUEUE,
+    PRE_FILTER,
+    PRE_SCORE,
+    REMOVE_POD,
+    SCORE,
+    WEIGHTS,
+    Guard,
+    Point,
+    first_invalid_score,
+    invalid_score,
 )
-from kubesched.runtime._metrics import EXTENSION_POINT_LABELS, metered
 from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._plugin_set import PluginSet
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._queue import Strategy
-from kubesched.runtime._registry import PluginRegistry, new_plugin_manager
+from kubesched.runtime._registry import PluginRegistry
 
 _SUCCESS = Code.SUCCESS
 _REJECTED = REJECTION_CODES  # the contract's rejection codes (kube-scheduler's Status.IsRejected)
@@ -76,153 +71,76 @@ def _go_list(names: Sequence[str]) -> str:
     return "[" + " ".join(sorted(names)) + "]"
 
 
-class Framework(BindingCycleRunners):
-    """The plugins of one profile, wired to the extension points. Also the plugins' :class:`Handle`."""
+class Framework:
+    """The plugins of one profile, wired to the extension points; :attr:`handle` is what its plugins got."""
 
     def __init__(self, profile: Profile, registry: PluginRegistry, *, client: ClusterClient,
                  nominator: Nominator | None = None, rng: random.Random | None = None,
                  clock: Clock | None = None, snapshot: Snapshot | None = None,
                  hook_wrapper: Callable[[str, str, Hook], Hook] | None = None,
-                 call_budget: float | None = None, fast_path: bool = True) -> None:
+                 call_budget: float | None = None) -> None:
         self.profile = profile
         #: Every plugin error so far, in order (each also recorded as a PluginError event on its pod).
         self.failures: list[PluginFailure] = []
-        #: Seconds a single plugin call may take before it is noted in :attr:`slow_calls` (None: calls are not timed).
-        self.call_budget = call_budget
-        #: Calls over the budget, per (extension point, plugin).
-        self.slow_calls: dict[tuple[str, str], SlowCalls] = {}
-        super().__init__(client, nominator, rng, clock, snapshot)
-        self._fast_path = fast_path
-        self.plugins: dict[str, Any] = {}
-        self._manager = new_plugin_manager()
-        for name in profile.plugin_names():
-            spec = registry[name]
-            args = profile.plugin_args.get(name)
-            if args is None and spec.args_class is not None:
-                args = spec.args_class()
-            try:
-                instance = spec.cls(self, args)
-            except PLUGIN_FAILURES as exc:
-                raise ProfileError(f'initializing plugin "{name}": {_cause(None, exc)}',
-                                   key=f"profiles.{profile.scheduler_name}") from None
-            self.plugins[name] = instance
-            self._manager.register(instance, name=name)
-        self._hooks: dict[str, list[tuple[str, Hook]]] = {}
-        for point in EXTENSION_POINTS:
-            names = [entry.name for entry in profile.enabled(point.key)]
-            for hook in (point.hook, *point.companions):
-                self._hooks[hook] = [(n, self._resolve(n, hook)) for n in names if self._implements(n, hook)]
-                if hook_wrapper is not None:  # tools that observe plugins (the conformance suite) wrap each call
-                    self._hooks[hook] = [(n, hook_wrapper(n, hook, h)) for n, h in self._hooks[hook]]
-                if call_budget is not None:  # only then is each call timed: no cost on the hot path otherwise
-                    self._hooks[hook] = [(n, timed(self.slow_calls, n, hook, h, call_budget))
-                                         for n, h in self._hooks[hook]]
-        self._score_weights = {e.name: e.weight or 1 for e in profile.enabled("score")}
-        self._check_score_overflow()
-        self._bind_hooks()
-        # Metrics: the hooks as resolved above, and the same hooks timed (built on first use).
-        self._plain_hooks = self._hooks
-        self._metered_hooks: dict[str, list[tuple[str, Hook]]] | None = None
-        #: Where plugin calls are timed now (a sampled cycle), or None.
-        self.metering: SchedulerMetrics | None = None
-        self._queue_sort = self._hooks["queue_sort_less"][0][1] if self._hooks["queue_sort_less"] else None
+        #: The Handle the plugins were constructed with.
+        self.handle = RuntimeHandle(self, profile.scheduler_name, client, nominator, rng, clock, snapshot)
+        #: Every plugin call goes through it: a failure becomes that plugin's Error status, recorded.
+        self.guard = Guard(client, self.failures)
+        self._plugins = PluginSet(profile, registry, self.handle, hook_wrapper=hook_wrapper, call_budget=call_budget)
+        #: The plugin instances by name.
+        self.plugins: dict[str, Any] = self._plugins.plugins
+        #: Calls over the plugin call budget, per (extension point, plugin).
+        self.slow_calls: dict[tuple[str, str], SlowCalls] = self._plugins.slow_calls
+        self.hints = HintTable(self.plugins, profile.scheduler_name, self.guard)
+        #: The plugins' queueing-hint registrations, in plugin order: (event, plugin, hint or None for always Queue).
+        self.registrations: list[Registration] = self.hints.registrations
+        self._binding = BindingRunners(self._plugins, self.guard, self.handle)
+        queue_sort = self._plugins.hooks["queue_sort_less"]
+        self._queue_sort = queue_sort[0] if queue_sort else None
         #: The first failure of the QueueSort plugin, if it ever raised (the queue then fell back to priority order).
         self.queue_sort_error: str | None = None
-        #: Told the preemption Evaluator's candidates and choice while explain records a pod's attempt; else None.
-        self.preemption_observer: Callable[[CandidateChoice], None] | None = None
-        #: The plugins' queueing-hint registrations, in plugin order: (event, plugin, hint or None for always Queue).
-        self.registrations: list[tuple[ClusterEvent, str, QueueingHintFn | None]] = self._registrations()
-        # The same answers by the identity of the event object asked about (up to 256 objects, each kept alive).
-        self._hints_by_id: dict[int, tuple[ClusterEvent, tuple[frozenset[str],
-                                                              list[tuple[str, QueueingHintFn | None]]]]] = {}
-        # Per incoming event (resource, action): the names of the plugins that registered it, and their
-        # (plugin, hint) pairs in registration order.
-        self._hints_by_event: dict[tuple[EventResource, ActionType],
-                                   tuple[frozenset[str], list[tuple[str, QueueingHintFn | None]]]] = {}
+        self._bind_hooks()
 
-    # -- construction helpers ----------------------------------------------------------------------
     def _bind_hooks(self) -> None:
-        """Derive the per-point lookups the hot paths use from :attr:`_hooks`."""
-        self._normalizers = dict(self._hooks["normalize_score"])
-        self._filters = self._hooks["filter"]
+        """Derive the per-point lookups the hot paths use from the plugin set's hook table."""
+        hooks = self._plugins.hooks
+        self._hooks = hooks
+        self._normalizers = dict(hooks["normalize_score"])
+        self._filters = hooks["filter"]
         #: Batch forms by plugin (see docs/performance.md); the per-node hooks stay the reference.
-        self.batch_filter_hooks: dict[str, Hook] = dict(self._hooks["filter_nodes"])
-        self.batch_score_hooks: dict[str, Hook] = dict(self._hooks["score_nodes"])
-        self.batch_normalize_hooks: dict[str, Hook] = dict(self._hooks["normalize_scores"])
-        self.score_hooks: list[tuple[str, Hook]] = self._hooks["score"]
+        self.batch_pre_filter_hooks: dict[str, Hook] = dict(hooks["pre_filter_nodes"])
+        self.batch_filter_hooks: dict[str, Hook] = dict(hooks["filter_nodes"])
+        self.batch_pre_score_hooks: dict[str, Hook] = dict(hooks["pre_score_nodes"])
+        self.batch_score_hooks: dict[str, Hook] = dict(hooks["score_nodes"])
+        self.batch_normalize_hooks: dict[str, Hook] = dict(hooks["normalize_scores"])
+        self.score_hooks: list[tuple[str, Hook]] = hooks["score"]
 
-    def meter_plugins(self, metrics: SchedulerMetrics | None) -> None:
-        """Time every plugin call of the coming cycle into ``metrics`` (a sampled cycle), or none (``None``).
-        Switching costs a few assignments, and only when the choice changes; calls are never timed otherwise."""
-        self.metering = metrics
-        if metrics is None:
-            if self._hooks is not self._plain_hooks:
-                self._hooks = self._plain_hooks
-                self._bind_hooks()
-            return
-        if self._metered_hooks is None:
-            self._metered_hooks = {
-                hook: [(n, metered(metrics, n, hook, h)) for n, h in entries] if hook in EXTENSION_POINT_LABELS
-                else entries
-                for hook, entries in self._plain_hooks.items()}
-        if self._hooks is not self._metered_hooks:
-            self._hooks = self._metered_hooks
-            self._bind_hooks()
-
-    def _implements(self, plugin: str, hook: str) -> bool:
-        return any(impl.plugin_name == plugin for impl in getattr(self._manager.hook, hook).get_hookimpls())
-
-    def _resolve(self, plugin: str, hook: str) -> Hook:
-        """The plugin's bound hook method, adapted when it takes only some of the hook's arguments."""
-        caller = getattr(self._manager.hook, hook)
-        impl = next(i for i in caller.get_hookimpls() if i.plugin_name == plugin)
-        spec_args = tuple(caller.spec.argnames)
-        function: Hook = impl.function
-        if tuple(impl.argnames) == spec_args:
-            return function
-        picks = tuple(spec_args.index(a) for a in impl.argnames)
-
-        def adapted(*args: Any) -> Any:
-            return function(*(args[i] for i in picks))
-
-        return adapted
-
-    def record_failure(self, point: str, plugin: str, pod: Pod, node: str, message: str, detail: str,
-                       cause: BaseException | None = None) -> Status:
-        """The Error status ``message`` of ``plugin``, recorded as a plugin failure and a PluginError event."""
-        return self._failed(point, plugin, pod, node, message, detail, cause)
-
-    def _failed(self, point: str, plugin: str, pod: Pod, node: str, message: str, detail: str,
-                cause: BaseException | None = None) -> Status:
-        """The Error status ``message`` of ``plugin``, recorded as a plugin failure and a PluginError event."""
-        failure = PluginFailure(point, plugin, pod.key, node, detail, innermost_frames(cause))
-        self.failures.append(failure)
-        self._client.record_event(pod, "Warning", "PluginError", failure.describe())
-        return _error(message, plugin, cause)
-
-    def plugin_hook(self, plugin: str, hook: str) -> Hook | None:
-        """``plugin``'s implementation of ``hook`` as the framework calls it (the hookspec's arguments, in
-        order), or None when the plugin is not enabled at that extension point. For tools and tests."""
-        return next((function for name, function in self._hooks.get(hook, ()) if name == plugin), None)
-
-    def _check_score_overflow(self) -> None:
-        total = 0
-        for name, weight in self._score_weights.items():
-            if weight * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
-                raise ProfileError(f"total score of Score plugins could overflow (at plugin {name!r})",
-                                   key=f"profiles.{self.profile.scheduler_name}")
-            total += weight * MAX_NODE_SCORE
-
-    # -- Handle ------------------------------------------------------------------------------------
+    # -- the profile and its plugins ---------------------------------------------------------------
     @property
     def profile_name(self) -> str:
         """The profile's scheduler name."""
         return self.profile.scheduler_name
 
-    # -- introspection -----------------------------------------------------------------------------
+    @property
+    def metering(self) -> SchedulerMetrics | None:
+        """Where plugin calls are timed now (a sampled cycle), or None."""
+        return self._plugins.metering
+
+    def meter_plugins(self, metrics: SchedulerMetrics | None) -> None:
+        """Time every plugin call of the coming cycle into ``metrics`` (a sampled cycle), or none (``None``).
+        Switching costs a few assignments, and only when the choice changes; calls are never timed otherwise."""
+        if self._plugins.meter(metrics):
+            self._bind_hooks()
+
+    def hook(self, plugin: str, hook: str) -> Hook | None:
+        """``plugin``'s implementation of ``hook`` as the framework calls it (the hookspec's arguments, in order,
+        e.g. ``framework.hook("MyFilter", "filter")(state, pod, node_info)``), or None when the plugin is not
+        enabled at that extension point."""
+        return self._plugins.hook(plugin, hook)
+
     def plugins_at(self, hook: str) -> list[str]:
         """Names of the plugins that run for a hook, in order."""
-        return [name for name, _ in self._hooks[hook]]
+        return self._plugins.names_at(hook)
 
     def has_filter_plugins(self) -> bool:
         """Whether any Filter plugin is enabled."""
@@ -242,93 +160,28 @@ class Framework(BindingCycleRunners):
 
     def score_weight(self, plugin: str) -> int:
         """A Score plugin's weight."""
-        return self._score_weights[plugin]
+        return self._plugins.score_weights[plugin]
 
     # -- queueing hints ----------------------------------------------------------------------------
-    def _registrations(self) -> list[tuple[ClusterEvent, str, QueueingHintFn | None]]:
-        """Every plugin's events_to_register, checked; a plugin without the hook registers every event (as
-        kube-scheduler does for plugins that are not EnqueueExtensions)."""
-        found: list[tuple[ClusterEvent, str, QueueingHintFn | None]] = []
-        for name, plugin in self.plugins.items():
-            if EVENTS_HOOK not in marked_hooks(type(plugin)):
-                found.append((WILDCARD_EVENT, name, None))
-                continue
-            key = f"profiles.{self.profile.scheduler_name}"
-            try:
-                events = plugin.events_to_register()
-            except PLUGIN_FAILURES as exc:
-                raise ProfileError(f'plugin "{name}": events_to_register raised {_cause(None, exc)}', key=key) from None
-            if not isinstance(events, list | tuple) or not all(isinstance(e, ClusterEventWithHint) for e in events):
-                raise ProfileError(f'plugin "{name}": events_to_register must return a list of ClusterEventWithHint, '
-                                   f"got {events!r}", key=key)
-            found.extend((e.event, name, e.hint) for e in events)
-            # kube-scheduler's workaround for issue 109437 (buildQueueingHintMap): a plugin registering Node/Add
-            # but not Node/UpdateNodeTaint also gets UpdateNodeTaint, always Queue.
-            nodes = [e.event.action_type for e in events if e.event.resource is EventResource.NODE]
-            if any(a & ActionType.ADD for a in nodes) and not any(a & ActionType.UPDATE_NODE_TAINT for a in nodes):
-                found.append((NODE_TAINT_UPDATE, name, None))
-        return found
-
-    def _hints_for(self, event: ClusterEvent) -> tuple[frozenset[str], list[tuple[str, QueueingHintFn | None]]]:
-        # The runtime passes the same few event objects over and over: looked up by identity first, so the common
-        # case hashes no enum (the entry keeps its event alive, so the id cannot be reused by another object).
-        known = self._hints_by_id.get(id(event))
-        if known is not None and known[0] is event:
-            return known[1]
-        key = (event.resource, event.action_type)
-        found = self._hints_by_event.get(key)
-        if found is None:
-            pairs = [(name, hint) for registered, name, hint in self.registrations if registered.matches(event)]
-            found = self._hints_by_event[key] = (frozenset(name for name, _ in pairs), pairs)
-        if len(self._hints_by_id) < 256:
-            self._hints_by_id[id(event)] = (event, found)
-        return found
-
     def plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
         """The plugins that registered ``event``: only pods one of them rejected can be moved by it."""
-        return self._hints_for(event)[0]
+        return self.hints.interested_in(event)
 
     def queueing_hint_strategy(self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> Strategy:
-        """What ``event`` means for ``info``'s pod, by the hints of the plugins that rejected it (kube-scheduler's
-        isPodWorthRequeuing): Queue from a Pending plugin moves it at once, from another plugin after its backoff;
-        Skip from every one leaves it. A hint that raises or returns something else counts as Queue."""
-        names, matching = self._hints_for(event)
-        unschedulable, pending = info.unschedulable_plugins, info.pending_plugins
-        if names.isdisjoint(unschedulable) and names.isdisjoint(pending):
-            return Strategy.SKIP  # the common case, for every unschedulable pod on every event
-        strategy = Strategy.SKIP
-        for name, hint in matching:
-            if name not in unschedulable and name not in pending:
-                continue
-            if hint is not None:
-                try:
-                    answer = hint(info.pod, old, new)
-                except PLUGIN_FAILURES as exc:
-                    self._failed("QueueingHint", name, info.pod, "", "", _cause(None, exc), exc)
-                    answer = QueueingHint.QUEUE
-                if not isinstance(answer, QueueingHint):
-                    self._failed("QueueingHint", name, info.pod, "", "", _returned(answer, "a QueueingHint"))
-                    answer = QueueingHint.QUEUE
-                if answer is QueueingHint.QUEUE_SKIP:
-                    continue
-            if name in pending:
-                return Strategy.IMMEDIATELY
-            if not pending:
-                return Strategy.AFTER_BACKOFF
-            strategy = Strategy.AFTER_BACKOFF
-        return strategy
+        """What ``event`` means for ``info``'s pod, by the hints of the plugins that rejected it."""
+        return self.hints.strategy(info, event, old, new)
 
     # -- QueueSort / PreEnqueue --------------------------------------------------------------------
     def queue_sort_less(self, a: Any, b: Any) -> bool:
         """The profile's QueueSort order. If the plugin raises, the queue falls back to PrioritySort's order
         (priority, then queue time) and :attr:`queue_sort_error` says so; scheduling goes on."""
         assert self._queue_sort is not None, "a profile always has one QueueSort plugin"
+        name, less = self._queue_sort
         try:
-            return bool(self._queue_sort(a, b))
+            return bool(less(a, b))
         except PLUGIN_FAILURES as exc:
             if self.queue_sort_error is None:
-                name = self._hooks["queue_sort_less"][0][0]
-                self.queue_sort_error = (f'QueueSort plugin "{name}" raised {_cause(None, exc)} comparing pods '
+                self.queue_sort_error = (f'QueueSort plugin "{name}" raised {describe_exception(exc)} comparing pods '
                                          f"{a.pod.key} and {b.pod.key}; pods were ordered by priority, then queue "
                                          "time, whenever it raised")
             p1, p2 = a.pod.priority, b.pod.priority
@@ -337,41 +190,38 @@ class Framework(BindingCycleRunners):
     def run_pre_enqueue_plugins(self, pod: Pod) -> Status | None:
         """Run PreEnqueue; the first non-success gates the pod."""
         for name, hook in self._hooks["pre_enqueue"]:
-            try:
-                status: Status | None = hook(pod)
-            except PLUGIN_FAILURES as exc:
-                return self._failed("PreEnqueue", name, pod, "", f'running PreEnqueue plugin "{name}": '
-                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
-            if status is not None and not isinstance(status, Status):
-                return self._failed("PreEnqueue", name, pod, "", f'running PreEnqueue plugin "{name}": '
-                                    f"{_returned(status)}", _returned(status))
+            status, failed = self.guard.status_of(PRE_ENQUEUE, name, hook, (pod,), pod)
+            if failed is not None:
+                return failed
             if status is not None and status.code is not _SUCCESS:
                 return status.with_plugin(name)
         return None
 
     # -- PreFilter ---------------------------------------------------------------------------------
-    def run_pre_filter_plugins(self, state: CycleState, pod: Pod,
-                               nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None, set[str]]:
-        """Run PreFilter; returns (merged node narrowing, status, plugins that narrowed the nodes)."""
+    def run_pre_filter_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo], batch: NodeBatch | None = None,
+                               ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        """Run PreFilter over ``nodes`` (every node of the snapshot); returns (merged node narrowing, status, plugins
+        that narrowed the nodes). Given ``batch`` (the same nodes as a NodeBatch, on the batch path), a plugin's
+        ``pre_filter_nodes`` runs instead of its ``pre_filter``."""
         result: PreFilterResult | None = None
         with_nodes: set[str] = set()
         skipped: set[str] = set()
         returned: Status | None = None
+        batch_hooks = self.batch_pre_filter_hooks if batch is not None else {}
         for name, hook in self._hooks["pre_filter"]:
-            try:
-                outcome = hook(state, pod, nodes)
-            except PLUGIN_FAILURES as exc:
-                return None, self._failed("PreFilter", name, pod, "", f'running PreFilter plugin "{name}": '
-                                          f"{_cause(None, exc)}", _cause(None, exc), exc), set()
+            batch_hook = batch_hooks.get(name)
+            args = (state, pod, nodes) if batch_hook is None else (state, pod, batch)
+            outcome, failed = self.guard.call(PRE_FILTER, name, hook if batch_hook is None else batch_hook, args, pod)
+            if failed is not None:
+                return None, failed, set()
             if isinstance(outcome, PreFilterResult):
                 plugin_result: PreFilterResult | None = outcome
                 status: Status | None = None
             elif outcome is None or isinstance(outcome, Status):
                 plugin_result, status = None, outcome
             else:
-                message = _returned(outcome, "a PreFilterResult, a Status or None")
-                return None, self._failed("PreFilter", name, pod, "", f'running PreFilter plugin "{name}": {message}',
-                                          message), set()
+                return None, self.guard.failed(PRE_FILTER, name, pod, value=outcome,
+                                               expected="a PreFilterResult, a Status or None"), set()
             if status is not None and status.code is Code.SKIP:
                 skipped.add(name)
                 continue
@@ -382,8 +232,7 @@ class Framework(BindingCycleRunners):
                 if status.code is Code.UNSCHEDULABLE:
                     returned = status
                     continue
-                return None, self._failed("PreFilter", name, pod, "", f'running PreFilter plugin "{name}": '
-                                          f"{_cause(status)}", _cause(status), status.error), set()
+                return None, self.guard.failed(PRE_FILTER, name, pod, status=status), set()
             if plugin_result is not None and not plugin_result.all_nodes():
                 with_nodes.add(name)
             result = plugin_result.merge(result) if plugin_result is not None else result
@@ -396,38 +245,29 @@ class Framework(BindingCycleRunners):
         state.write(_CYCLE_FILTERS, filters)
         return result, returned, with_nodes
 
-    def _run_extension(self, hook_name: str, label: str, state: CycleState, pod: Pod, pod_info: PodInfo,
+    def _run_extension(self, hook_name: str, point: Point, state: CycleState, pod: Pod, pod_info: PodInfo,
                        node_info: NodeInfo) -> Status | None:
         skip = state.skip_filter_plugins
         for name, hook in self._hooks[hook_name]:
             if name in skip:
                 continue
-            try:
-                status: Status | None = hook(state, pod, pod_info, node_info)
-            except PLUGIN_FAILURES as exc:
-                detail = _cause(None, exc)
-                return self._failed(f"PreFilter {label}", name, pod, node_info.name,
-                                    f'running {label} on PreFilter plugin "{name}": {detail}', detail, exc)
-            if status is not None and not isinstance(status, Status):
-                detail = _returned(status)
-                return self._failed(f"PreFilter {label}", name, pod, node_info.name,
-                                    f'running {label} on PreFilter plugin "{name}": {detail}', detail)
+            status, failed = self.guard.status_of(point, name, hook, (state, pod, pod_info, node_info), pod,
+                                                  node_info.name)
+            if failed is not None:
+                return failed
             if status is not None and status.code is not _SUCCESS:
-                detail = _cause(status)
-                return self._failed(f"PreFilter {label}", name, pod, node_info.name,
-                                    f'running {label} on PreFilter plugin "{name}": {detail}', detail, status.error)
+                return self.guard.failed(point, name, pod, node_info.name, status=status)
         return None
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
                                          node_info: NodeInfo) -> Status | None:
         """Run every PreFilter plugin's AddPod extension (plugins that skipped PreFilter excluded)."""
-        return self._run_extension("pre_filter_add_pod", "AddPod", state, pod, pod_info_to_add, node_info)
+        return self._run_extension("pre_filter_add_pod", ADD_POD, state, pod, pod_info_to_add, node_info)
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
                                             node_info: NodeInfo) -> Status | None:
         """Run every PreFilter plugin's RemovePod extension (plugins that skipped PreFilter excluded)."""
-        return self._run_extension("pre_filter_remove_pod", "RemovePod", state, pod, pod_info_to_remove,
-                                   node_info)
+        return self._run_extension("pre_filter_remove_pod", REMOVE_POD, state, pod, pod_info_to_remove, node_info)
 
     # -- Filter (hot path) -------------------------------------------------------------------------
     def cycle_filters(self, state: CycleState) -> list[tuple[str, Hook]]:
@@ -460,15 +300,11 @@ class Framework(BindingCycleRunners):
                 if status is not None and status.code is not _SUCCESS:
                     if status.code in _REJECTED:
                         return status.with_plugin(name)
-                    return self._failed("Filter", name, pod, node_info.name,
-                                        f'running "{name}" filter plugin: {_cause(status)}', _cause(status),
-                                        status.error)
+                    return self.guard.failed(FILTER, name, pod, node_info.name, status=status)
         except PLUGIN_FAILURES as exc:
             if status is not None and not isinstance(status, Status):  # checked only when something broke
-                return self._failed("Filter", name, pod, node_info.name,
-                                    f'running "{name}" filter plugin: {_returned(status)}', _returned(status))
-            return self._failed("Filter", name, pod, node_info.name,
-                                f'running "{name}" filter plugin: {_cause(None, exc)}', _cause(None, exc), exc)
+                return self.guard.failed(FILTER, name, pod, node_info.name, value=status)
+            return self.guard.failed(FILTER, name, pod, node_info.name, exc=exc)
         return None
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
@@ -478,7 +314,7 @@ class Framework(BindingCycleRunners):
         A pod fits only if both passes accept it, so it neither takes room promised to a more important
         pod nor relies on such a pod (for example for inter-pod affinity) being there.
         """
-        if not self._nominator.has_nominations():
+        if not self.handle.nominator.has_nominations():
             return self.run_filter_plugins(state, pod, node_info)
         added, state_with, info_with, status = self._add_nominated_pods(state, pod, node_info)
         if status is not None:
@@ -492,7 +328,7 @@ class Framework(BindingCycleRunners):
 
     def _add_nominated_pods(self, state: CycleState, pod: Pod,
                             node_info: NodeInfo) -> tuple[bool, CycleState, NodeInfo, Status | None]:
-        nominated = self._nominator.nominated_pods_for_node(node_info.name)
+        nominated = self.handle.nominator.nominated_pods_for_node(node_info.name)
         priority = pod.priority
         relevant = [p for p in nominated if p.pod.uid != pod.uid and p.pod.priority >= priority]
         if not relevant:
@@ -514,72 +350,71 @@ class Framework(BindingCycleRunners):
         reasons: list[str] = []
         rejector = ""
         for name, hook in self._hooks["post_filter"]:
+            outcome, failed = self.guard.call(POST_FILTER, name, hook, (state, pod, statuses), pod)
+            if failed is not None:
+                return None, failed
             try:
-                plugin_result, status = hook(state, pod, statuses)
-            except PLUGIN_FAILURES as exc:
-                return None, self._failed("PostFilter", name, pod, "", f'running PostFilter plugin "{name}": '
-                                          f"{_cause(None, exc)}", _cause(None, exc), exc)
+                plugin_result, status = outcome
+            except PLUGIN_FAILURES as exc:  # not a (result, status) pair
+                return None, self.guard.failed(POST_FILTER, name, pod, exc=exc)
             if (status is not None and not isinstance(status, Status)) or \
                     (plugin_result is not None and not isinstance(plugin_result, PostFilterResult)):
-                message = _returned((plugin_result, status), "(PostFilterResult or None, Status or None)")
-                return None, self._failed("PostFilter", name, pod, "", f'running PostFilter plugin "{name}": '
-                                          f"{message}", message)
+                return None, self.guard.failed(POST_FILTER, name, pod, value=(plugin_result, status),
+                                               expected="(PostFilterResult or None, Status or None)")
             if status is None or status.code is _SUCCESS:
                 return plugin_result, (status or Status.success()).with_plugin(name)
             if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return plugin_result, status.with_plugin(name)
             if not status.is_rejected():
-                return None, self._failed("PostFilter", name, pod, "", f'running PostFilter plugin "{name}": '
-                                          f"{_cause(status)}", _cause(status), status.error)
+                return None, self.guard.failed(POST_FILTER_ERROR, name, pod, status=status)
             if plugin_result is not None and plugin_result.mode is not NominatingMode.NOOP:
                 result = plugin_result
             reasons.extend(status.reasons)
             rejector = rejector or name
         return result, Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
 
-    def run_normalize(self, name: str, state: CycleState, pod: Pod, node_scores: list[NodeScore],
-                      nodes: Sequence[str]) -> Status | None:
-        """Run ``name``'s NormalizeScore on ``node_scores`` (in place); None, or its Error status."""
-        normalize = self._normalizers[name]
-        try:
-            status = normalize(state, pod, node_scores)
-        except PLUGIN_FAILURES as exc:
-            return self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
-                                f'plugin "{name}" failed with: {_cause(None, exc)}', _cause(None, exc), exc)
-        if status is not None and not isinstance(status, Status):
-            return self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
-                                f'plugin "{name}" {_returned(status)}', _returned(status))
-        if status is not None and status.code is not _SUCCESS:
-            return self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
-                                f'plugin "{name}" failed with: {_cause(status)}', _cause(status), status.error)
-        if len(node_scores) != len(nodes) or any(ns.name != n for ns, n in zip(node_scores, nodes, strict=True)):
-            detail = "changed the list of nodes (it must rewrite scores in place, keeping every node in order)"
-            return self._failed("NormalizeScore", name, pod, "", 'running Normalize on Score plugins: '
-                                f'plugin "{name}" {detail}', detail)
-        return None
-
     # -- PreScore / Score (hot path) ---------------------------------------------------------------
-    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        """Run PreScore; Skip removes the plugin's Score for this cycle."""
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                              batch: NodeBatch | None = None) -> Status | None:
+        """Run PreScore over the feasible ``nodes``; Skip removes the plugin's Score for this cycle. Given ``batch``
+        (the same nodes as a NodeBatch, on the batch path), a plugin's ``pre_score_nodes`` runs instead."""
         skipped: set[str] = set()
+        batch_hooks = self.batch_pre_score_hooks if batch is not None else {}
         for name, hook in self._hooks["pre_score"]:
-            try:
-                status: Status | None = hook(state, pod, nodes)
-            except PLUGIN_FAILURES as exc:
-                return self._failed("PreScore", name, pod, "", f'running PreScore plugin "{name}": '
-                                    f"{_cause(None, exc)}", _cause(None, exc), exc)
-            if status is not None and not isinstance(status, Status):
-                return self._failed("PreScore", name, pod, "", f'running PreScore plugin "{name}": '
-                                    f"{_returned(status)}", _returned(status))
+            batch_hook = batch_hooks.get(name)
+            args = (state, pod, nodes) if batch_hook is None else (state, pod, batch)
+            status, failed = self.guard.status_of(PRE_SCORE, name, hook if batch_hook is None else batch_hook, args,
+                                                  pod)
+            if failed is not None:
+                return failed
             if status is None or status.code is _SUCCESS:
                 continue
             if status.code is Code.SKIP:
                 skipped.add(name)
                 continue
-            return self._failed("PreScore", name, pod, "", f'running PreScore plugin "{name}": {_cause(status)}',
-                                _cause(status), status.error)
+            return self.guard.failed(PRE_SCORE, name, pod, status=status)
         state.skip_score_plugins = skipped
         return None
+
+    def run_normalize(self, name: str, state: CycleState, pod: Pod, node_scores: list[NodeScore],
+                      nodes: Sequence[str]) -> Status | None:
+        """Run ``name``'s NormalizeScore on ``node_scores`` (in place); None, or its Error status."""
+        status, failed = self.guard.status_of(NORMALIZE, name, self._normalizers[name], (state, pod, node_scores), pod)
+        if failed is not None:
+            return failed
+        if status is not None and status.code is not _SUCCESS:
+            return self.guard.failed(NORMALIZE, name, pod, status=status)
+        if len(node_scores) != len(nodes) or any(ns.name != n for ns, n in zip(node_scores, nodes, strict=True)):
+            return self.guard.failed(NORMALIZE, name, pod, detail="changed the list of nodes (it must rewrite scores "
+                                     "in place, keeping every node in order)")
+        return None
+
+    def invalid_score(self, name: str, pod: Pod, scores: Sequence[Any], nodes: Sequence[str]) -> Status | None:
+        """The Error for the first of ``name``'s normalised scores outside [0, 100] (or not an int), else None."""
+        index = first_invalid_score(scores)
+        if index is None:
+            return None
+        return self.guard.failed(WEIGHTS, name, pod, nodes[index], detail=invalid_score(scores[index]))
 
     def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
                           recorder: ScoreRecorder | None = None) -> tuple[ScoreTable, Status | None]:
@@ -595,9 +430,8 @@ class Framework(BindingCycleRunners):
                 # The assignment expression keeps the node being scored, so a failure can name it.
                 scores: list[Any] = [hook(state, pod, node_info := ni) for ni in nodes]
             except PLUGIN_FAILURES as exc:
-                return table, self._failed("Score", name, pod, node_info.name if node_info is not None else "",
-                                           f'running Score plugins: plugin "{name}" failed with: '
-                                           f"{_cause(None, exc)}", _cause(None, exc), exc)
+                return table, self.guard.failed(SCORE, name, pod, node_info.name if node_info is not None else "",
+                                                exc=exc)
             raw = scores
             if name in self._normalizers:
                 node_scores = [NodeScore(n, s) for n, s in zip(table.nodes, scores, strict=True)]
@@ -606,14 +440,10 @@ class Framework(BindingCycleRunners):
                     return table, status
                 scores = [ns.score for ns in node_scores]
             normalized = scores
-            for value in scores:
-                if type(value) is not int or not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
-                    index = next(i for i, v in enumerate(scores) if v is value)
-                    detail = (f"returns an invalid score {value!r}, it should in the range of [{MIN_NODE_SCORE}, "
-                              f"{MAX_NODE_SCORE}] after normalizing")
-                    return table, self._failed("Score", name, pod, table.nodes[index], 'applying score defaultWeights '
-                                               f'on Score plugins: plugin "{name}" {detail}', detail)
-            weight = self._score_weights[name]
+            status = self.invalid_score(name, pod, scores, table.nodes)
+            if status is not None:
+                return table, status
+            weight = self.score_weight(name)
             if weight != 1:
                 scores = [value * weight for value in scores]
             if recorder is not None:
@@ -622,3 +452,28 @@ class Framework(BindingCycleRunners):
             table.columns.append(scores)
             table.totals = list(map(operator.add, table.totals, scores))
         return table, None
+
+    # -- the binding cycle -------------------------------------------------------------------------
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Run Reserve in order; stop at the first failure."""
+        return self._binding.reserve(state, pod, node_name)
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Run every Reserve plugin's Unreserve in reverse order; failures are recorded, not returned."""
+        self._binding.unreserve(state, pod, node_name)
+
+    def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Run Permit; Wait from any plugin parks the pod as a WaitingPod unless another rejects."""
+        return self._binding.permit(state, pod, node_name)
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Run PreBind in order; any failure aborts binding."""
+        return self._binding.pre_bind(state, pod, node_name)
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Run Bind plugins until one does not Skip; if all skip, that is an error."""
+        return self._binding.bind(state, pod, node_name)
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Run PostBind; informational, failures are recorded, not returned."""
+        self._binding.post_bind(state, pod, node_name)

@@ -4,15 +4,22 @@ random generator, the clock, the cycle's snapshot, and the pods Permit holds."""
 from __future__ import annotations
 
 import random
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Protocol
 
 from kubesched.api.pod import Pod
 from kubesched.api.workload import Namespace
 from kubesched.backend import Clock, ClusterClient, ClusterListener
+from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._handle import WaitingPod
+from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._snapshot import Snapshot
+from kubesched.framework._status import Status
 from kubesched.runtime._nominator import Nominator
+
+if TYPE_CHECKING:
+    from kubesched.framework.preemption import CandidateChoice, PreemptionAccelerator
 
 
 class ClientPodLister:
@@ -65,23 +72,36 @@ class _ZeroClock:
         return datetime.fromtimestamp(0, UTC)
 
 
-class FrameworkHandle:
-    """What a Framework offers its plugins as their :class:`~kubesched.framework._handle.Handle`, apart from the
-    profile's name (the Framework adds it); kept apart from the extension-point runners."""
+class RuntimeHandle:
+    """The :class:`~kubesched.framework.Handle` a Framework gives its plugins: the cluster through listers, the
+    nominator, the seeded random generator, the clock, the cycle's snapshot, the pods Permit holds, and the
+    framework's runners that preemption calls (Filter with nominated pods, the PreFilter extensions)."""
 
-    def __init__(self, client: ClusterClient, nominator: Nominator | None, rng: random.Random | None,
-                 clock: Clock | None, snapshot: Snapshot | None) -> None:
+    def __init__(self, framework: FrameworkRunners, profile_name: str, client: ClusterClient,
+                 nominator: Nominator | None, rng: random.Random | None, clock: Clock | None,
+                 snapshot: Snapshot | None) -> None:
+        self._framework = framework
+        self._profile_name = profile_name
         self._client = client
         self._nominator = nominator if nominator is not None else Nominator()
         self._rng = rng if rng is not None else random.Random(0)
         self._clock = clock if clock is not None else _ZeroClock()
-        self._fast_path = True
         self.snapshot_ref: Snapshot = snapshot if snapshot is not None else Snapshot()
         self._waiting: dict[str, WaitingPod] = {}
         self._pod_lister = ClientPodLister(client)
         self._namespace_lister = ClientNamespaceLister(client)
         #: The plugins' cluster listeners (:meth:`subscribe`), in subscription order.
         self.listeners: list[ClusterListener] = []
+        #: Told the preemption Evaluator's candidates and choice while explain records a pod's attempt; else None.
+        self.preemption_observer: Callable[[CandidateChoice], None] | None = None
+        #: The accelerator the runtime hands the preemption Evaluator (None: the reference dry run).
+        self.accelerator: PreemptionAccelerator | None = None
+        self.fast_path = True  # TEMPORARY until the accelerator lands
+
+    @property
+    def profile_name(self) -> str:
+        """The profile's scheduler name."""
+        return self._profile_name
 
     @property
     def snapshot(self) -> Snapshot:
@@ -119,9 +139,41 @@ class FrameworkHandle:
         return self._clock
 
     @property
-    def fast_path(self) -> bool:
-        """Whether the scheduler runs its fast path (SchedulerSettings.fast_path)."""
-        return self._fast_path
+    def preemption_accelerator(self) -> PreemptionAccelerator | None:
+        """What stands in for the preemption dry run's Filter runs on node copies where that decides the same (None
+        on the reference path, ``kubesched bench --reference``)."""
+        return self.accelerator
+
+    def record_candidate_choice(self, choice: CandidateChoice) -> None:
+        """Tell the runtime which candidates a preemption weighed and which it chose (explain shows them)."""
+        if self.preemption_observer is not None:
+            self.preemption_observer(choice)
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status | None:
+        """Run the profile's Filter plugins with, then without, higher-priority nominated pods on the node."""
+        return self._framework.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
+                                         node_info: NodeInfo) -> Status | None:
+        """Run every PreFilter plugin's AddPod extension (those that skipped PreFilter excluded)."""
+        return self._framework.run_pre_filter_extension_add_pod(state, pod, pod_info_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
+                                            node_info: NodeInfo) -> Status | None:
+        """Run every PreFilter plugin's RemovePod extension (those that skipped PreFilter excluded)."""
+        return self._framework.run_pre_filter_extension_remove_pod(state, pod, pod_info_to_remove, node_info)
+
+    # TEMPORARY: what the Evaluator's shortcut reads until the accelerator lands.
+    def cycle_filters(self, state: CycleState) -> object:
+        return self._framework.cycle_filters(state)  # type: ignore[attr-defined]
+
+    def plugins_at(self, hook: str) -> object:
+        return self._framework.plugins_at(hook)  # type: ignore[attr-defined]
+
+    @property
+    def plugins(self) -> object:
+        return self._framework.plugins  # type: ignore[attr-defined]
 
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:
         """A pod Permit is holding."""
@@ -131,6 +183,10 @@ class FrameworkHandle:
         """Every pod Permit is holding, in the order they started waiting."""
         return list(self._waiting.values())
 
+    def add_waiting_pod(self, waiting: WaitingPod) -> None:
+        """Hold a pod Permit asked to wait."""
+        self._waiting[waiting.pod.uid] = waiting
+
     def remove_waiting_pod(self, uid: str) -> WaitingPod | None:
         """Stop tracking a waiting pod (its binding cycle resumed or it was rejected)."""
         return self._waiting.pop(uid, None)
@@ -138,3 +194,16 @@ class FrameworkHandle:
     def subscribe(self, listener: ClusterListener) -> None:
         """Tell ``listener`` of every pod and node change from now on, after the scheduler handled it."""
         self.listeners.append(listener)
+
+
+class FrameworkRunners(Protocol):
+    """The framework runners the Handle passes preemption's calls on to."""
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status | None: ...
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
+                                         node_info: NodeInfo) -> Status | None: ...
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
+                                            node_info: NodeInfo) -> Status | None: ...

@@ -17,9 +17,10 @@ if TYPE_CHECKING:
 #: kube-scheduler's extension_point label per hook; batch forms count as their extension point (one call per batch).
 #: PreEnqueue and QueueSort run in the queue and are not timed, as in kube-scheduler's scheduling cycle metrics.
 EXTENSION_POINT_LABELS: dict[str, str] = {
-    "pre_filter": "PreFilter", "pre_filter_add_pod": "PreFilterExtensionAddPod",
+    "pre_filter": "PreFilter", "pre_filter_nodes": "PreFilter", "pre_filter_add_pod": "PreFilterExtensionAddPod",
     "pre_filter_remove_pod": "PreFilterExtensionRemovePod", "filter": "Filter", "filter_nodes": "Filter",
-    "post_filter": "PostFilter", "pre_score": "PreScore", "score": "Score", "score_nodes": "Score",
+    "post_filter": "PostFilter", "pre_score": "PreScore", "pre_score_nodes": "PreScore", "score": "Score",
+    "score_nodes": "Score",
     "normalize_score": "ScoreExtensionNormalize", "normalize_scores": "ScoreExtensionNormalize",
     "reserve": "Reserve", "unreserve": "Unreserve", "permit": "Permit", "pre_bind": "PreBind", "bind": "Bind",
     "post_bind": "PostBind",

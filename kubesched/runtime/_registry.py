@@ -65,6 +65,26 @@ def new_plugin_manager() -> pluggy.PluginManager:
     return manager
 
 
+#: pluggy's hookimpl options the runtime does not honour: it calls each profile's hooks itself, in profile order, one
+#: plain call per plugin (no wrappers, no reordering, no other method name).
+UNHONOURED_OPTIONS = {
+    "wrapper": "wrappers are not run: the framework calls each plugin's hook directly, in profile order",
+    "hookwrapper": "wrappers are not run: the framework calls each plugin's hook directly, in profile order",
+    "tryfirst": "the profile's plugin order decides when a hook runs; reorder the plugins in the profile",
+    "trylast": "the profile's plugin order decides when a hook runs; reorder the plugins in the profile",
+    "specname": "hooks are found by method name: name the method after the hook",
+}
+
+
+def option_problems(cls: type[Any], hook: str) -> list[str]:
+    """Why ``hook``'s ``@hookimpl(...)`` options on ``cls`` cannot be honoured: one line per option set."""
+    options = getattr(getattr(cls, hook, None), f"{PROJECT_NAME}_impl", None)
+    if not isinstance(options, Mapping):
+        return []
+    return [f"hookimpl option {option}={options[option]!r} is not supported ({why})"
+            for option, why in UNHONOURED_OPTIONS.items() if options.get(option)]
+
+
 def validate_plugin_class(cls: Any, name: str, distribution: str | None = None,
                           version: str | None = None) -> PluginSpec:
     """Check a plugin class against the contract and describe it; raise :class:`PluginError` if broken."""
@@ -95,6 +115,9 @@ def validate_plugin_class(cls: Any, name: str, distribution: str | None = None,
             raise fail(f"{batch} requires {per_node}: a batch form stands beside its per-node hook")
     for hook in sorted(hooks - HOOK_NAMES):
         raise fail(f"unknown hook {hook!r}{did_you_mean(hook, HOOK_NAMES)}")
+    options = [f"hook {hook!r}: {problem}" for hook in sorted(hooks) for problem in option_problems(cls, hook)]
+    if options:
+        raise fail("; ".join(options))
     problems = [f"hook {hook!r}: {problem}" for hook in sorted(hooks)
                 for problem in parameter_problems(hook, getattr(cls, hook))]
     if problems:

@@ -206,10 +206,11 @@ class Scheduler:
             p.scheduler_name: Framework(p, registry, client=plugin_client, nominator=self.nominator, rng=rng,
                                         clock=clock,
                                         snapshot=self.snapshot,
-                                        call_budget=self.settings.plugin_call_budget_seconds,
-                                        fast_path=self.settings.fast_path)
+                                        call_budget=self.settings.plugin_call_budget_seconds)
             for p in profiles
         }
+        for framework in self.frameworks.values():
+            framework.handle.fast_path = self.settings.fast_path
         first = next(iter(self.frameworks.values()))
         self.queue = SchedulingQueue(first.queue_sort_less, clock=clock, nominator=self.nominator,
                                      pre_enqueue=self._pre_enqueue,
@@ -243,7 +244,7 @@ class Scheduler:
     # plugins which rejected them say the event may help (see docs/queue.md).
     def _listeners(self) -> list[ClusterListener]:
         """The plugins' subscribed listeners, profile by profile."""
-        return [listener for framework in self.frameworks.values() for listener in framework.listeners]
+        return [listener for framework in self.frameworks.values() for listener in framework.handle.listeners]
 
     def on_node_add(self, node: Node) -> None:
         """A node joined: the NodeAdd event."""
@@ -319,7 +320,7 @@ class Scheduler:
             self.queue.delete(pod)
             waiting = self._parked.get(pod.uid)
             if waiting is not None:
-                wp = waiting.framework.get_waiting_pod(pod.uid)
+                wp = waiting.framework.handle.get_waiting_pod(pod.uid)
                 if wp is not None:
                     wp.reject("", "pod was deleted")
         for listener in self._listeners():
@@ -374,7 +375,7 @@ class Scheduler:
         record = CycleRecord(pod, framework.profile_name, Diagnosis())
         if self.explainer is not None and self.explainer.wants(pod):
             self._recording = self.explainer.start(pod, framework.profile_name, self.clock.now(), self.nominator)
-            framework.preemption_observer = self._recording.preemption
+            framework.handle.preemption_observer = self._recording.preemption
         try:
             binding = self._scheduling_cycle(framework, state, queued, record, started)
         except _CycleFailed as failure:
@@ -398,7 +399,7 @@ class Scheduler:
 
     def _finish_recording(self, recording: AttemptRecorder, record: CycleRecord) -> None:
         self._recording = None
-        self.frameworks[record.profile].preemption_observer = None
+        self.frameworks[record.profile].handle.preemption_observer = None
         table = record.scores
         totals = {} if table is None else {name: int(total) for name, total in zip(table.nodes, table.totals,
                                                                                     strict=True)}
@@ -471,7 +472,8 @@ class Scheduler:
     def _find_nodes_that_fit(self, framework: Framework, state: CycleState, pod: Pod,
                              diagnosis: Diagnosis) -> list[NodeInfo]:
         all_nodes = self.snapshot.list()
-        pre_result, status, narrowing = framework.run_pre_filter_plugins(state, pod, all_nodes)
+        batch = NodeBatch.of(all_nodes, self.snapshot.columns) if self._batch_path() else None
+        pre_result, status, narrowing = framework.run_pre_filter_plugins(state, pod, all_nodes, batch)
         diagnosis.unschedulable_plugins = set(narrowing)
         recording = self._recording
         if recording is not None:
@@ -509,6 +511,10 @@ class Scheduler:
         processed = len(feasible) + len(diagnosis.node_to_status.recorded_names()) + lazy
         self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         return feasible
+
+    def _batch_path(self) -> bool:
+        """Whether this cycle takes the batch path: enabled, exact columns, and no explained attempt."""
+        return self.settings.fast_path and self.snapshot.columns.exact and self._recording is None
 
     def _batch_filter_usable(self, framework: Framework, state: CycleState, nodes: list[NodeInfo]) -> bool:
         """Whether the batch Filter path applies: enabled, exact columns, and some cycle filter has a batch form."""
@@ -602,15 +608,17 @@ class Scheduler:
     def _prioritize(self, framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> ScoreTable:
         if not framework.has_score_plugins():
             return ScoreTable([ni.name for ni in nodes], totals=[1] * len(nodes))
-        status = framework.run_pre_score_plugins(state, pod, nodes)
-        if status is not None:
-            raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
         recording = self._recording
         columns = self.snapshot.columns
-        if self.settings.fast_path and framework.batch_score_hooks and columns.exact and recording is None:
+        batch: NodeBatch | None = None
+        if self._batch_path():
             positions = self._feasible_positions
             batch = (NodeBatch(nodes, positions, columns) if positions is not None and len(positions) == len(nodes)
                      else NodeBatch.of(nodes, columns))
+        status = framework.run_pre_score_plugins(state, pod, nodes, batch)
+        if status is not None:
+            raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
+        if batch is not None and framework.batch_score_hooks:
             try:
                 return score_batch(framework, state, pod, batch)
             except BatchError as error:
@@ -629,21 +637,21 @@ class Scheduler:
             return
         now = self.clock.now()
         for uid, binding in list(self._parked.items()):
-            waiting = binding.framework.get_waiting_pod(uid)
+            waiting = binding.framework.handle.get_waiting_pod(uid)
             if waiting is None:
                 continue
             waiting.expire(now)
             if waiting.outcome is None:
                 continue
             del self._parked[uid]
-            binding.framework.remove_waiting_pod(uid)
+            binding.framework.handle.remove_waiting_pod(uid)
             binding.framework.meter_plugins(binding.metering)  # sampled as its scheduling cycle was
             self._binding_cycle(binding, waiting.outcome)
 
     def next_wakeup(self) -> float | None:
         """The earliest Permit timeout among waiting pods."""
         deadlines = [d for b in self._parked.values()
-                     if (wp := b.framework.get_waiting_pod(b.assumed.pod.uid)) is not None
+                     if (wp := b.framework.handle.get_waiting_pod(b.assumed.pod.uid)) is not None
                      and (d := wp.next_deadline()) is not None]
         return min(deadlines, default=None)
 

@@ -361,7 +361,8 @@ class Simulation:
         for condition in pod.status.conditions:
             if condition.type == "PodScheduled" and condition.status == "False":
                 return condition.message
-        if scheduler.has_waiting_pods() and any(f.get_waiting_pod(pod.uid) for f in scheduler.frameworks.values()):
+        if scheduler.has_waiting_pods() and any(f.handle.get_waiting_pod(pod.uid)
+                                                for f in scheduler.frameworks.values()):
             return "waiting on Permit"
         return ""
 

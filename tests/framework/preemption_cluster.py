@@ -63,21 +63,22 @@ class PreemptionCluster:
 
     def node(self, name: str) -> NodeInfo:
         """The snapshot's NodeInfo of a node."""
-        info = self.framework.snapshot.get(name)
+        info = self.framework.handle.snapshot.get(name)
         assert info is not None
         return info
 
     def pre_filter(self, pod: Pod) -> CycleState:
         """A cycle state after PreFilter for ``pod`` (which must pass it)."""
         state = CycleState()
-        _result, status, _plugins = self.framework.run_pre_filter_plugins(state, pod, self.framework.snapshot.list())
+        nodes = self.framework.handle.snapshot.list()
+        _result, status, _plugins = self.framework.run_pre_filter_plugins(state, pod, nodes)
         assert status is None, status
         return state
 
     def filter_statuses(self, pod: Pod, state: CycleState) -> NodeToStatus:
         """Every node's Filter status for ``pod`` (the nodes that pass have none)."""
         statuses = NodeToStatus()
-        for node_info in self.framework.snapshot.list():
+        for node_info in self.framework.handle.snapshot.list():
             status = self.framework.run_filter_plugins_with_nominated_pods(state, pod, node_info)
             if status is not None:
                 statuses.set(node_info.name, status)

@@ -11,6 +11,7 @@ import pytest
 
 import kubesched.framework
 from kubesched.framework import _hookspecs as hookspecs
+from kubesched.framework._columns import NodeBatch
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import PodInfo
 from kubesched.framework._plugin import Plugin, hookimpl
@@ -63,8 +64,10 @@ def _plugin(hook: str, code: Code) -> type[Any]:
     def succeeds(self: Any) -> None:
         return None
 
-    if hook in ("pre_filter_add_pod", "pre_filter_remove_pod"):
+    if hook in ("pre_filter_add_pod", "pre_filter_remove_pod", "pre_filter_nodes"):
         define("pre_filter", succeeds)
+    if hook == "pre_score_nodes":
+        define("pre_score", succeeds)
     if hook == "normalize_score":
         define("score", lambda self: 0)
     if hook == "post_filter":
@@ -86,12 +89,17 @@ def _plugin(hook: str, code: Code) -> type[Any]:
 def _run(framework: Framework, hook: str) -> Status | None:
     """The runtime's verdict after running the profile's ``hook``."""
     state = CycleState()
-    nodes = framework.snapshot.list()
+    nodes = framework.handle.snapshot.list()
     node_info = nodes[0]
     if hook == "pre_enqueue":
         return framework.run_pre_enqueue_plugins(POD)
     if hook == "pre_filter":
         return framework.run_pre_filter_plugins(state, POD, nodes)[1]
+    batch = NodeBatch.of(nodes, framework.handle.snapshot.columns)
+    if hook == "pre_filter_nodes":
+        return framework.run_pre_filter_plugins(state, POD, nodes, batch)[1]
+    if hook == "pre_score_nodes":
+        return framework.run_pre_score_plugins(state, POD, nodes, batch)
     if hook == "pre_filter_add_pod":
         return framework.run_pre_filter_extension_add_pod(state, POD, PodInfo.of(POD), node_info)
     if hook == "pre_filter_remove_pod":

@@ -25,7 +25,7 @@ def _names(pods: Any) -> list[str]:
 
 
 def _handle() -> Handle:
-    return plugin_framework(_Recorder, nodes=NODES, pods=PODS)
+    return plugin_framework(_Recorder, nodes=NODES, pods=PODS).handle
 
 
 def test_the_pod_lister_lists_every_pod() -> None:
@@ -63,7 +63,7 @@ def test_the_pod_lister_follows_the_cluster() -> None:
     cluster.delete_pod(doomed)
     cluster.clock.advance_to(60)
     cluster.fire_due_timers()
-    lister = framework.pod_lister
+    lister = framework.handle.pod_lister
     assert (_names(lister.on_node("n1")), _names(lister.on_node("n2")), _names(lister.list())) == \
         (["default/p"], [], ["default/p"])
 
@@ -71,7 +71,7 @@ def test_the_pod_lister_follows_the_cluster() -> None:
 def test_the_namespace_lister_lists_and_gets_namespaces() -> None:
     """``list`` and ``get`` give the Namespace objects the cluster holds."""
     team = Namespace(ObjectMeta(name="team", labels={"tier": "gold"}))
-    lister = plugin_framework(_Recorder, namespaces=[team]).namespace_lister
+    lister = plugin_framework(_Recorder, namespaces=[team]).handle.namespace_lister
     assert (list(lister.list()), lister.get("team"), lister.get("other")) == ([team], team, None)
 
 
@@ -79,7 +79,7 @@ def test_a_namespace_with_pods_exists_without_its_namespace_object() -> None:
     """A dump seldom carries Namespace objects; the namespaces its pods are in exist all the same, labelled with
     their name as the API server labels every namespace, after the input's own Namespace objects."""
     team = Namespace(ObjectMeta(name="team", labels={"tier": "gold"}))
-    lister = plugin_framework(_Recorder, nodes=NODES, pods=PODS, namespaces=[team]).namespace_lister
+    lister = plugin_framework(_Recorder, nodes=NODES, pods=PODS, namespaces=[team]).handle.namespace_lister
     default = lister.get("default")
     assert [ns.name for ns in lister.list()] == ["team", "default"]
     assert (default is not None and default.metadata.labels) == {"kubernetes.io/metadata.name": "default"}

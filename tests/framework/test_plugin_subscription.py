@@ -97,7 +97,7 @@ def test_a_plugin_ledger_follows_bindings_and_deletions() -> None:
         cluster.add_pod(make_pod(name).obj())
     while scheduler.schedule_one():
         pass
-    lister = scheduler.frameworks["default-scheduler"].pod_lister
+    lister = scheduler.frameworks["default-scheduler"].handle.pod_lister
     assert ledger.per_node["n1"] == 2 == len(lister.on_node("n1"))
     bound = next(iter(lister.on_node("n1")))
     cluster.delete_pod(bound)

@@ -32,7 +32,7 @@ def victims_on_node(running: Sequence[Pod], preemptor: Pod, pdbs: Sequence[PodDi
                     cpu: str = "4", evaluator_class: type[Evaluator] = Evaluator) -> tuple[list[str], int, Status]:
     """SelectVictimsOnNode on one node ``n1`` holding ``running``, for ``preemptor``."""
     setup = preemption_cluster([make_node("n1").capacity(cpu=cpu).obj()], [*running, preemptor])
-    evaluator = evaluator_class("DefaultPreemption", setup.framework)
+    evaluator = evaluator_class("DefaultPreemption", setup.framework.handle)
     budgets = DisruptionBudgets.of(pdbs, list(running))
     victims, violations, status = evaluator.select_victims_on_node(
         setup.pre_filter(preemptor), preemptor, setup.node("n1").clone(), budgets)
@@ -154,7 +154,7 @@ def candidate(node: str, *priorities: int, violations: int = 0, starts: Sequence
 def pick(*candidates: Candidate, evaluator_class: type[Evaluator] = Evaluator) -> str | None:
     """The node Evaluator.select_candidate picks."""
     setup = preemption_cluster([make_node("n1").obj()])
-    chosen = evaluator_class("DefaultPreemption", setup.framework).select_candidate(candidates)
+    chosen = evaluator_class("DefaultPreemption", setup.framework.handle).select_candidate(candidates)
     return chosen.name if chosen is not None else None
 
 
@@ -222,7 +222,7 @@ class TestCandidates:
                                  "n1": Status.unresolvable("node(s) had untolerated taint {a: b}"),
                                  "n3": Status.unschedulable("Insufficient cpu")})
         candidates, _statuses, error = setup.evaluator.find_candidates(
-            setup.pre_filter(pod), setup.framework.snapshot.list(), pod, statuses)
+            setup.pre_filter(pod), setup.framework.handle.snapshot.list(), pod, statuses)
         assert sorted(c.name for c in candidates) == ["n0", "n3"]
         assert error is None
 
@@ -233,7 +233,7 @@ class TestCandidates:
         setup = preemption_cluster(nodes, [*pods, pod])
         statuses = NodeToStatus(absent=Status.unschedulable("rejected by PreFilter"))
         candidates, _statuses, _error = setup.evaluator.find_candidates(
-            setup.pre_filter(pod), setup.framework.snapshot.list(), pod, statuses)
+            setup.pre_filter(pod), setup.framework.handle.snapshot.list(), pod, statuses)
         assert sorted(c.name for c in candidates) == ["n0", "n1", "n2"]
 
     @pytest.mark.parametrize("seed", [0, 1, 7])
@@ -250,7 +250,7 @@ class TestCandidates:
         pod = preemptor(cpu="1")
         setup = preemption_cluster(nodes, [*pods, pod])
         candidates, _statuses, _error = setup.evaluator.dry_run_preemption(
-            setup.pre_filter(pod), pod, setup.framework.snapshot.list(), DisruptionBudgets(), 2, 4)
+            setup.pre_filter(pod), pod, setup.framework.handle.snapshot.list(), DisruptionBudgets(), 2, 4)
         assert [c.name for c in candidates] == ["n2", "n3", "n0", "n1"]
 
     @pytest.mark.parametrize(("percentage", "absolute", "nodes", "expected"), [
@@ -259,7 +259,7 @@ class TestCandidates:
     ])
     def test_number_of_candidates(self, percentage: int, absolute: int, nodes: int, expected: int) -> None:
         """max(nodes * percentage // 100, absolute), capped at the number of potential nodes."""
-        evaluator = Evaluator("DefaultPreemption", preemption_cluster([]).framework,
+        evaluator = Evaluator("DefaultPreemption", preemption_cluster([]).framework.handle,
                               min_candidate_nodes_percentage=percentage, min_candidate_nodes_absolute=absolute)
         assert evaluator.calculate_num_candidates(nodes) == expected
 
@@ -269,7 +269,7 @@ class TestCandidates:
         pod = preemptor(cpu="1")
         setup = preemption_cluster(nodes, [*pods, pod])
         candidates, _statuses, _error = setup.evaluator.dry_run_preemption(
-            setup.pre_filter(pod), pod, setup.framework.snapshot.list(), DisruptionBudgets(), 1, 2)
+            setup.pre_filter(pod), pod, setup.framework.handle.snapshot.list(), DisruptionBudgets(), 1, 2)
         assert [c.name for c in candidates] == ["n1", "n2"]
 
     def test_early_stop_waits_for_a_non_violating_candidate(self) -> None:
@@ -279,7 +279,7 @@ class TestCandidates:
         setup = preemption_cluster(nodes, [*pods, pod])
         budgets = DisruptionBudgets.of([pdb("db", 0, app="db")], pods)
         candidates, _statuses, _error = setup.evaluator.dry_run_preemption(
-            setup.pre_filter(pod), pod, setup.framework.snapshot.list(), budgets, 0, 2)
+            setup.pre_filter(pod), pod, setup.framework.handle.snapshot.list(), budgets, 0, 2)
         assert [(c.name, c.num_pdb_violations) for c in candidates] == [("n3", 0), ("n0", 1), ("n1", 1)]
 
     def test_nodes_that_cannot_help_keep_their_dry_run_status(self) -> None:
@@ -290,7 +290,7 @@ class TestCandidates:
         pod = preemptor(cpu="2")
         setup = preemption_cluster(nodes, [*pods, pod])
         candidates, statuses, error = setup.evaluator.dry_run_preemption(
-            setup.pre_filter(pod), pod, setup.framework.snapshot.list(), DisruptionBudgets(), 0, 2)
+            setup.pre_filter(pod), pod, setup.framework.handle.snapshot.list(), DisruptionBudgets(), 0, 2)
         assert (candidates, error) == ([], None)
         assert statuses.get("busy").reasons == ("No preemption victims found for incoming pod",)
         assert statuses.get("small").reasons == ("Insufficient cpu",)

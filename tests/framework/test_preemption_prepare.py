@@ -122,7 +122,7 @@ class TestPrepareCandidate:
         assumed = waiting.with_node_name("n1")
         assert setup.framework.run_permit_plugins(CycleState(), assumed, "n1") is not None
         setup.evaluator.prepare_candidate(Candidate("n1", (assumed,)), pod)
-        held = setup.framework.get_waiting_pod(waiting.uid)
+        held = setup.framework.handle.get_waiting_pod(waiting.uid)
         assert held is not None
         assert held.outcome == Status(Code.UNSCHEDULABLE, ("preempted",), "DefaultPreemption")
         assert setup.cluster.pods[waiting.uid].metadata.deletion_timestamp is None

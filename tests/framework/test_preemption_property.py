@@ -239,7 +239,7 @@ def test_default_preemption_agrees_with_the_oracle(scenario: Scenario, seed: int
 
     # Every candidate of the dry run (all of them: at most six nodes, under min-candidate-nodes-absolute) has
     # the oracle's victims, in order, and its count of PDB violations.
-    candidates, _statuses, _error = pc.evaluator.find_candidates(state, pc.framework.snapshot.list(), preemptor,
+    candidates, _statuses, _error = pc.evaluator.find_candidates(state, pc.framework.handle.snapshot.list(), preemptor,
                                                                  statuses)
     assert {c.name: (tuple(v.key for v in c.victims), c.num_pdb_violations) for c in candidates} == {
         name: (tuple(v.key for v in c.victims), c.violations) for name, c in expected.items()}

@@ -92,7 +92,7 @@ def both_dry_runs(pc: PreemptionCluster, state: CycleState, pod: Pod, statuses: 
                   offset: int, num_candidates: int,
                   budget: DisruptionBudgets) -> list[tuple[list[Candidate], dict[str, Status], Status | None]]:
     """The dry run with the shortcut and without it, on the same nodes, offset and budgets."""
-    potential = statuses.nodes_for_status_code(pc.framework.snapshot.list(), Code.UNSCHEDULABLE)
+    potential = statuses.nodes_for_status_code(pc.framework.handle.snapshot.list(), Code.UNSCHEDULABLE)
     outcomes = []
     for fast in (True, False):
         pc.evaluator.fast_dry_run = fast
@@ -116,7 +116,7 @@ def test_shortcut_dry_run_gives_what_filter_on_node_copies_gives(data: st.DataOb
     state = pc.pre_filter(pod)
     assert pc.evaluator.shortcut_request(state, pod) is not None
     statuses = pc.filter_statuses(pod, state)
-    assume(statuses.nodes_for_status_code(pc.framework.snapshot.list(), Code.UNSCHEDULABLE))
+    assume(statuses.nodes_for_status_code(pc.framework.handle.snapshot.list(), Code.UNSCHEDULABLE))
     budget = DisruptionBudgets.of(pdbs, running)
     fast, slow = both_dry_runs(pc, state, pod, statuses, data.draw(st.integers(0, 5)),
                                data.draw(st.integers(1, 4)), budget)
@@ -144,7 +144,7 @@ def post_filter_both_ways(nodes: list[Node], pods: list[Pod], pod: Pod, seed: in
             pc.evaluator.min_candidate_nodes_absolute = wanted
         result, status = pc.post_filter(pod)
         left = sorted((p.name, p.metadata.deletion_timestamp is not None) for p in pc.cluster.list_pods())
-        outcomes.append((result, status, left, pc.framework.rng.random()))
+        outcomes.append((result, status, left, pc.framework.handle.rng.random()))
     return outcomes
 
 
@@ -173,7 +173,7 @@ def test_remembered_reprieves_give_what_filter_on_node_copies_gives(data: st.Dat
     pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
     state = pc.pre_filter(pod)
     statuses = pc.filter_statuses(pod, state)
-    assume(statuses.nodes_for_status_code(pc.framework.snapshot.list(), Code.UNSCHEDULABLE))
+    assume(statuses.nodes_for_status_code(pc.framework.handle.snapshot.list(), Code.UNSCHEDULABLE))
     offset, wanted = data.draw(st.integers(0, 11)), data.draw(st.integers(1, 4))
     first, slow = both_dry_runs(pc, state, pod, statuses, offset, wanted, DisruptionBudgets())
     again, _ = both_dry_runs(pc, state, pod, statuses, offset, wanted, DisruptionBudgets())
@@ -208,9 +208,9 @@ def _tweak(pc: PreemptionCluster, how: str) -> None:
     if how == "off":
         pc.evaluator.fast_dry_run = False
     elif how == "handle fast_path off":
-        pc.framework._fast_path = False  # what Scheduler(settings=SchedulerSettings(fast_path=False)) sets
+        pc.framework.handle.fast_path = False  # what Scheduler(settings=SchedulerSettings(fast_path=False)) sets
     elif how == "own victims":
-        own = OwnVictims("DefaultPreemption", pc.framework)
+        own = OwnVictims("DefaultPreemption", pc.framework.handle)
         own.resource_shortcut = pc.evaluator.resource_shortcut
         pc.plugin.evaluator = own
 
@@ -325,7 +325,7 @@ def test_a_node_whose_pods_changed_is_reprieved_again() -> None:
         if step == "after":
             info = pc.node("n0")
             info.add_pod(PodInfo.of(make_pod("low3").node("n0").req(cpu="1").start_time(T0).obj()))
-            pc.framework.snapshot.columns.update(info)
+            pc.framework.handle.snapshot.columns.update(info)
         state = pc.pre_filter(pod)
         fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
         assert fast == slow
@@ -353,7 +353,7 @@ def nominated_by(evaluator: type[Evaluator]) -> str:
                for i in range(2)]
     pod = make_pod("p").req(cpu="1").priority(10).obj()
     pc = preemption_cluster(nodes, [*running, pod], points=FILTERS, extra=EXTRA)
-    own = evaluator("DefaultPreemption", pc.framework)
+    own = evaluator("DefaultPreemption", pc.framework.handle)
     own.resource_shortcut = pc.evaluator.resource_shortcut
     pc.plugin.evaluator = own
     result, _status = pc.post_filter(pod)
@@ -492,7 +492,7 @@ def test_a_victim_without_a_start_time_is_scored_at_the_current_time() -> None:
         for fast in (True, False):
             pc.evaluator.fast_dry_run = fast
             candidates, _statuses, _error = pc.evaluator.dry_run_preemption(
-                state.clone(), pod, pc.framework.snapshot.list(), DisruptionBudgets(), 0, 2,
+                state.clone(), pod, pc.framework.handle.snapshot.list(), DisruptionBudgets(), 0, 2,
                 node_to_status=pc.filter_statuses(pod, state))
             best = pc.evaluator.select_candidate(candidates)
             outcomes.append(best.name if best is not None else "")
@@ -521,7 +521,7 @@ def test_an_evaluator_with_its_own_importance_does_not_read_answers_kept_by_the_
     pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
     state = pc.pre_filter(pod)
     default, _ = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
-    own = LatestFirst("DefaultPreemption", pc.framework)
+    own = LatestFirst("DefaultPreemption", pc.framework.handle)
     own.resource_shortcut = pc.evaluator.resource_shortcut
     pc.plugin.evaluator = own
     fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
@@ -633,7 +633,7 @@ def test_a_reordered_candidate_list_breaks_ties_by_its_own_order() -> None:
     pod = make_pod("p").req(cpu="1").priority(10).obj()
     pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
     state = pc.pre_filter(pod)
-    candidates, _statuses, _error = pc.evaluator.find_candidates(state, pc.framework.snapshot.list(), pod,
+    candidates, _statuses, _error = pc.evaluator.find_candidates(state, pc.framework.handle.snapshot.list(), pod,
                                                                  pc.filter_statuses(pod, state))
     assert len(candidates) == 2
     candidates.reverse()

@@ -17,7 +17,7 @@ TWO = 2 * PRIORITY_OFFSET
 
 def reasons(*candidates: Candidate) -> dict[str, str]:
     """Why each candidate but the one select_candidate chose lost."""
-    evaluator = Evaluator("DefaultPreemption", preemption_cluster([make_node("n1").obj()]).framework)
+    evaluator = Evaluator("DefaultPreemption", preemption_cluster([make_node("n1").obj()]).framework.handle)
     return evaluator.tie_break_reasons(candidates, evaluator.select_candidate(candidates))
 
 
@@ -59,7 +59,7 @@ def test_an_overridden_choice_is_not_explained_by_criteria_that_did_not_decide()
         def select_candidate(self, candidates: Sequence[Candidate]) -> Candidate | None:
             return candidates[-1] if candidates else None
 
-    evaluator = LastWins("DefaultPreemption", preemption_cluster([make_node("n1").obj()]).framework)
+    evaluator = LastWins("DefaultPreemption", preemption_cluster([make_node("n1").obj()]).framework.handle)
     candidates = [candidate("n1", LOW), candidate("n2", MID), candidate("n3", HIGH)]
     assert evaluator.tie_break_reasons(candidates, candidates[-1]) == {
         "n1": "not chosen by LastWins.select_candidate", "n2": "not chosen by LastWins.select_candidate"}

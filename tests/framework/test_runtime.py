@@ -277,7 +277,7 @@ class TestReservePermitBind:
         assert status is not None
         assert status.code is Code.WAIT
         assert status.message() == 'one or more plugins asked to wait and no plugin rejected pod "p"'
-        waiting = fwk.get_waiting_pod(POD.uid)
+        waiting = fwk.handle.get_waiting_pod(POD.uid)
         assert waiting is not None
         assert waiting.get_pending_plugins() == ["Waiter"]
         assert waiting.next_deadline() == 900.0
@@ -287,7 +287,7 @@ class TestReservePermitBind:
         waiter = type("Waiter", (Recorder,), {"name": "Waiter", "permit_outcome": (Status.wait(), 10.0)})
         fwk = framework_of({"permit": ["Waiter"]}, waiter)
         fwk.run_permit_plugins(CycleState(), POD, "n1")
-        waiting = fwk.get_waiting_pod(POD.uid)
+        waiting = fwk.handle.get_waiting_pod(POD.uid)
         assert waiting is not None
         waiting.expire(10.0)
         assert waiting.outcome is not None
@@ -361,7 +361,7 @@ class TestNominatedPods:
         fwk = framework_of({"pre-filter": ["NodeResourcesFit"], "filter": ["NodeResourcesFit"]}, NodeResourcesFit)
         node = NodeInfo.of(make_node("n1").capacity(cpu="2").obj())
         nominee = make_pod("vip").req(cpu="2").priority(100).nominated("n1").obj()
-        fwk.nominator.add_nominated_pod(PodInfo.of(nominee))
+        fwk.handle.nominator.add_nominated_pod(PodInfo.of(nominee))
         pod = make_pod("p").req(cpu="1").priority(10).obj()
         state = CycleState()
         fwk.run_pre_filter_plugins(state, pod, [node])
@@ -375,7 +375,7 @@ class TestNominatedPods:
 
         fwk = framework_of({"pre-filter": ["NodeResourcesFit"], "filter": ["NodeResourcesFit"]}, NodeResourcesFit)
         node = NodeInfo.of(make_node("n1").capacity(cpu="2").obj())
-        fwk.nominator.add_nominated_pod(PodInfo.of(make_pod("low").req(cpu="2").priority(1).nominated("n1").obj()))
+        fwk.handle.nominator.add_nominated_pod(PodInfo.of(make_pod("low").req(cpu="2").priority(1).nominated("n1").obj()))
         pod = make_pod("p").req(cpu="1").priority(10).obj()
         state = CycleState()
         fwk.run_pre_filter_plugins(state, pod, [node])
@@ -389,7 +389,7 @@ class TestNominatedPods:
 
         fwk = framework_of({"pre-filter": ["InterPodAffinity"], "filter": ["InterPodAffinity"]}, InterPodAffinity)
         node = NodeInfo.of(make_node("n1").obj())
-        fwk.nominator.add_nominated_pod(PodInfo.of(make_pod("db").label(app="db").priority(100).nominated("n1").obj()))
+        fwk.handle.nominator.add_nominated_pod(PodInfo.of(make_pod("db").label(app="db").priority(100).nominated("n1").obj()))
         pod = make_pod("p").priority(10).pod_affinity("kubernetes.io/hostname", app="db").obj()
         state = CycleState()
         fwk.run_pre_filter_plugins(state, pod, [node])
@@ -487,4 +487,4 @@ class TestPluginFailures:
     def test_without_a_call_budget_hooks_are_called_directly(self) -> None:
         """No budget, no timing wrapper: the framework calls the plugin's own method."""
         fwk = framework_of({"filter": ["A"]}, make_filter("A", lambda n: None))
-        assert fwk.plugin_hook("A", "filter") == fwk.plugins["A"].filter
+        assert fwk.hook("A", "filter") == fwk.plugins["A"].filter

@@ -289,7 +289,7 @@ class TestScheduleOne:
         run(scheduler)
         assert cluster.pods["default/p-uid"].spec.node_name == ""
         framework = scheduler.frameworks["default-scheduler"]
-        waiting = framework.get_waiting_pod("default/p-uid")
+        waiting = framework.handle.get_waiting_pod("default/p-uid")
         assert waiting is not None
         waiting.allow("Hold")
         scheduler.process_waiting_pods()
@@ -579,4 +579,4 @@ def test_plugins_see_the_fast_path_setting_on_their_handle(fast_path: bool) -> N
     """SchedulerSettings.fast_path reaches every profile's handle, so plugin shortcuts follow --reference."""
     cluster = InMemoryCluster(VirtualClock())
     scheduler = scheduler_on(cluster, settings=SchedulerSettings(fast_path=fast_path))
-    assert all(framework.fast_path is fast_path for framework in scheduler.frameworks.values())
+    assert all(framework.handle.fast_path is fast_path for framework in scheduler.frameworks.values())

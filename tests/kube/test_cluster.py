@@ -8,7 +8,7 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
-from kubesched.backend import BindingError
+from kubesched.backend import BindingError, DeletionError
 from kubesched.kube.cluster import KubeCluster
 from kubesched.kube.informer import Delta, Replace
 from kubesched.kube.rest import ApiError, KubeApi, pod_path
@@ -206,3 +206,34 @@ def test_a_failure_with_a_nomination_is_one_status_patch(api: FakeApi, cluster: 
     first, second = (b["status"] for *_, b in api.bodies)
     assert (first["nominatedNodeName"], first["conditions"][0]["message"]) == ("n1", "preempting")
     assert (second["nominatedNodeName"], second["conditions"][0]["message"]) == (None, "no candidate")
+
+
+DISRUPTION_TARGET = PodCondition("DisruptionTarget", "True", "PreemptionByScheduler", "why")
+
+
+@pytest.mark.parametrize(("refused", "status", "raises", "requests"), [
+    pytest.param("PATCH", 500, True, ["PATCH"], id="status patch refused: nothing deleted"),
+    pytest.param("PATCH", 404, True, ["PATCH"], id="status patch of a gone pod: an error in v1.32"),
+    pytest.param("DELETE", 403, True, ["PATCH", "DELETE"], id="delete forbidden"),
+    pytest.param("DELETE", 500, True, ["PATCH", "DELETE"], id="delete failed"),
+    pytest.param("DELETE", 0, True, ["PATCH", "DELETE"], id="connection failed"),
+    pytest.param("DELETE", 404, False, ["PATCH", "DELETE"], id="already gone"),
+    pytest.param("DELETE", 409, False, ["PATCH", "DELETE"], id="uid precondition: another pod of that name"),
+])
+def test_refused_preemption_writes_raise_deletion_error(api: FakeApi, cluster: tuple[KubeCluster, Recorder],
+                                                        refused: str, status: int, raises: bool,
+                                                        requests: list[str]) -> None:
+    """delete_pod raises DeletionError with the server's message when the DisruptionTarget patch (then no DELETE
+    is sent) or the DELETE is refused; a DELETE answered 404 or 409 means the pod is gone: done."""
+    backend, _ = cluster
+    backend.apply(Delta("Pod", "ADDED", _obj(pod("a"), "ua")))
+    target = backend.get_pod("default", "a")
+    assert target is not None
+    api.fail = lambda method, path: ApiError(status, "InternalError", "etcd is down") if method == refused else None
+    if raises:
+        with pytest.raises(DeletionError) as error:
+            backend.delete_pod(target, condition=DISRUPTION_TARGET)
+        assert str(error.value) == "etcd is down"
+    else:
+        backend.delete_pod(target, condition=DISRUPTION_TARGET)
+    assert [method for method, _ in api.requests] == requests

@@ -69,3 +69,51 @@ def test_bind_conflict_forgets_the_pod_without_a_second_bind(api: FakeApi, runne
     scheduler.queue.flush_backoff_completed()
     assert not scheduler.schedule_one()
     assert _bindings(api) == [pod_path("default", "a", "binding")]
+
+
+def _preemption_runner(api: FakeApi) -> Runner:
+    """A Runner whose one node n1 (4 cpu) is filled by a low-priority pod and a high-priority pod waits."""
+    registry = PluginRegistry.discover()
+    made = Runner(cast("KubeApi", api), load_config("default", registry), registry,
+                  RunOptions(metrics_bind_address="127.0.0.1:0"))
+    made.cluster.apply(Replace("Node", [{**node("n1"), "metadata": {"name": "n1", "uid": "n1",
+                                                                    "resourceVersion": "1"}}]))
+    victim, preemptor = pod("victim", cpu="4"), pod("preemptor", cpu="1")
+    victim["spec"].update(nodeName="n1", priority=0)
+    preemptor["spec"]["priority"] = 1000
+    made.cluster.apply(Replace("Pod", [
+        {**obj, "metadata": {"name": obj["metadata"]["name"], "namespace": "default", "uid": uid,
+                             "resourceVersion": "1"}} for obj, uid in ((victim, "uv"), (preemptor, "up"))]))
+    return made
+
+
+@pytest.mark.parametrize(("refused", "writes"), [
+    pytest.param("PATCH", ["PATCH victim/status"], id="DisruptionTarget patch"),
+    pytest.param("DELETE", ["PATCH victim/status", "DELETE victim"], id="DELETE"),
+])
+def test_refused_victim_write_fails_preemption_and_nominates_nothing(api: FakeApi, refused: str,
+                                                                     writes: list[str]) -> None:
+    """As kube-scheduler v1.32: a 500 on the victim's DisruptionTarget patch (then no DELETE) or on its DELETE
+    fails the preemption with an Error; the preemptor is not nominated, and its PodScheduled condition and
+    FailedScheduling event carry the server's message."""
+    victim = pod_path("default", "victim")
+    api.fail = lambda method, path: ApiError(500, "InternalError", "etcd is down") \
+        if method == refused and path.startswith(victim) else None
+    runner = _preemption_runner(api)
+    try:
+        assert runner.scheduler.schedule_one()
+        assert [f"{method} {path.rsplit('/pods/', 1)[1]}" for method, path in api.requests
+                if path.startswith(victim)] == writes
+        patches = [body["status"] for method, path, _, body in api.bodies
+                   if path == pod_path("default", "preemptor", "status")]
+        assert len(patches) == 1
+        assert "nominatedNodeName" not in patches[0]
+        message = patches[0]["conditions"][0]["message"]
+        assert message.startswith("0/1 nodes are available: 1 Insufficient cpu. ")
+        assert message.endswith("preemption: etcd is down")
+        events = [(e["reason"], e["regarding"]["name"], e["note"]) for e in runner.recorder.pending.queue]
+        assert ("FailedScheduling", "preemptor", message) in events
+        assert "Preempted" not in [reason for reason, *_ in events]
+        assert runner.scheduler.nominator.nominated_pods_for_node("n1") == []
+    finally:
+        runner.server.httpd.server_close()

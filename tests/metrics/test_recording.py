@@ -59,7 +59,7 @@ def test_a_resumed_binding_cycle_is_sampled_as_its_scheduling_cycle() -> None:
     framework = scheduler.frameworks["default-scheduler"]
     timed = []
     for i in (0, PLUGIN_SAMPLE_PERIOD - 1):
-        waiting = framework.get_waiting_pod(f"default/p{i}-uid")
+        waiting = framework.handle.get_waiting_pod(f"default/p{i}-uid")
         assert waiting is not None
         waiting.allow("Hold")
         scheduler.process_waiting_pods()

@@ -163,7 +163,7 @@ class TestPostFilter:
             evaluator_class = Sparing
 
         setup = preemption_cluster(nodes("2"))
-        plugin = SparingPreemption(setup.framework)
+        plugin = SparingPreemption(setup.framework.handle)
         assert isinstance(plugin.evaluator, Sparing)
         batch = pending(tier="batch")
         setup.cluster.add_pod(batch)

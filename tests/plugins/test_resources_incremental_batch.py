@@ -46,7 +46,7 @@ def check(snapshot: Snapshot, pod: Pod) -> None:
         per_node, batch_scores = score_values(plugin, pod, batch)
         assert batch_scores == per_node
     framework = plugin_framework(ImageLocality)
-    framework.snapshot_ref = snapshot
+    framework.handle.snapshot_ref = snapshot
     images = next(p for p in framework.plugins.values() if isinstance(p, ImageLocality))
     per_node, batch_scores = score_values(images, pod, batch)
     assert batch_scores == per_node

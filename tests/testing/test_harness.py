@@ -72,9 +72,9 @@ def test_plugin_framework_gives_the_plugin_a_real_handle() -> None:
                                  pods=running)
     plugin = framework.plugins["NodeResourcesFit"]
     assert plugin.args.scoring_strategy.type == "MostAllocated"
-    assert [len(n.pods) for n in framework.snapshot.list()] == [1, 0]
-    assert framework.plugin_hook("NodeResourcesFit", "filter") is not None
-    assert framework.plugin_hook("NodeResourcesFit", "permit") is None
+    assert [len(n.pods) for n in framework.handle.snapshot.list()] == [1, 0]
+    assert framework.hook("NodeResourcesFit", "filter") is not None
+    assert framework.hook("NodeResourcesFit", "permit") is None
 
 
 def test_rejections_before_filter_are_listed_for_every_node() -> None:

@@ -27,14 +27,14 @@ def test_given_node_infos_are_the_snapshot_and_their_pods_are_in_the_cluster() -
     """A NodeInfo is used in the snapshot as given; its pods are in the cluster, bound to its node."""
     info = NodeInfo.of(make_node("n1").obj(), [PodInfo.of(make_pod("p").obj())])
     framework = plugin_framework(ImageLocality, nodes=[info])
-    assert framework.snapshot.get("n1") is info
-    assert [p.key for p in framework.pod_lister.on_node("n1")] == ["default/p"]
+    assert framework.handle.snapshot.get("n1") is info
+    assert [p.key for p in framework.handle.pod_lister.on_node("n1")] == ["default/p"]
 
 
 def test_workload_objects_reach_the_client() -> None:
     """Services given to the kit are what the plugin's client lists."""
     web = Service(ObjectMeta(name="web", namespace="default"), {"app": "web"})
-    assert plugin_framework(ImageLocality, services=[web]).client.list_services("default") == [web]
+    assert plugin_framework(ImageLocality, services=[web]).handle.client.list_services("default") == [web]
 
 
 def test_a_given_cluster_keeps_its_own_objects() -> None:
@@ -43,8 +43,8 @@ def test_a_given_cluster_keeps_its_own_objects() -> None:
     cluster.add_node(make_node("old").obj())
     cluster.add_pod(make_pod("p").node("old").obj())
     framework = plugin_framework(ImageLocality, nodes=[make_node("new").obj()], cluster=cluster)
-    assert [n.name for n in framework.snapshot.list()] == ["new", "old"]
-    old = framework.snapshot.get("old")
+    assert [n.name for n in framework.handle.snapshot.list()] == ["new", "old"]
+    old = framework.handle.snapshot.get("old")
     assert old is not None
     assert [p.pod.name for p in old.pods] == ["p"]
 
@@ -78,7 +78,7 @@ def test_the_kit_snapshot_shares_image_states_like_the_scheduler_cache() -> None
     nodes = [make_node("n1").image(1000 * MB, "app:1").obj(), make_node("n2").image(1000 * MB, "app:1").obj(),
              make_node("n3").obj(), make_node("n4").obj()]
     framework = plugin_framework(ImageLocality, nodes=nodes)
-    info = framework.snapshot.get("n1")
+    info = framework.handle.snapshot.get("n1")
     assert info is not None
     pod = make_pod("p").container(image="app:1").obj()
     assert framework.plugins["ImageLocality"].score(CycleState(), pod, info) == 48

@@ -104,13 +104,13 @@ class GangHarness:
 
     def waiting(self, pod: Pod) -> WaitingPod:
         """The WaitingPod of ``pod`` (it must be waiting)."""
-        waiting = self.framework.get_waiting_pod(pod.uid)
+        waiting = self.framework.handle.get_waiting_pod(pod.uid)
         assert waiting is not None, f"{pod.key} is not waiting"
         return waiting
 
     def fail(self, pod: Pod) -> None:
         """What the scheduler does to a waiting pod whose wait failed: stop tracking it, then Unreserve."""
-        self.framework.remove_waiting_pod(pod.uid)
+        self.framework.handle.remove_waiting_pod(pod.uid)
         self.framework.run_reserve_plugins_unreserve(self.states[pod.uid], pod, "n1")
 
     def time_out(self, pod: Pod) -> None:

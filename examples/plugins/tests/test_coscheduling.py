@@ -18,7 +18,7 @@ def test_pod_without_group_is_allowed_at_once() -> None:
     """Permit lets a pod outside any group through without waiting."""
     harness = GangHarness()
     assert harness.schedule(make_pod("solo").obj()) is None
-    assert harness.framework.waiting_pods() == []
+    assert harness.framework.handle.waiting_pods() == []
 
 
 def test_member_waits_with_the_default_timeout() -> None:

@@ -45,7 +45,7 @@ def test_members_are_bound_and_waiting_pods_counted_once() -> None:
     harness = GangHarness([bound(running, "n1"), bound(waiting, "n2")])
     harness.schedule(waiting, "n2")
     group = PodGroup("default", "g", 5)
-    assert current_members(harness.framework, group) == {running.uid, waiting.uid}
+    assert current_members(harness.framework.handle, group) == {running.uid, waiting.uid}
 
 
 def test_rejected_waiting_pods_are_not_members() -> None:
@@ -54,4 +54,4 @@ def test_rejected_waiting_pods_are_not_members() -> None:
     harness = GangHarness([bound(pod)])
     harness.schedule(pod)
     harness.waiting(pod).reject("Other", "no")
-    assert current_members(harness.framework, PodGroup("default", "g", 3)) == set()
+    assert current_members(harness.framework.handle, PodGroup("default", "g", 3)) == set()

@@ -2,15 +2,23 @@
 interface, candidates and the choice among them, and the PodDisruptionBudget helpers. Plugins import these names
 from :mod:`kubesched.framework`."""
 
+from kubesched.framework.preemption._accelerator import PreemptionAccelerator, ResourceShortcut
 from kubesched.framework.preemption._evaluator import (
     Candidate,
     CandidateChoice,
     DisruptionBudgets,
     Evaluator,
-    ResourceShortcut,
     ScoreFunc,
     pick_one_node_for_preemption,
 )
 
-__all__ = ["Candidate", "CandidateChoice", "DisruptionBudgets", "Evaluator", "ResourceShortcut", "ScoreFunc",
-           "pick_one_node_for_preemption"]
+__all__ = [
+    "Candidate",
+    "CandidateChoice",
+    "DisruptionBudgets",
+    "Evaluator",
+    "PreemptionAccelerator",
+    "ResourceShortcut",
+    "ScoreFunc",
+    "pick_one_node_for_preemption",
+]

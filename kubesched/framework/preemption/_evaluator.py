@@ -22,6 +22,7 @@ import numpy.typing as npt
 from kubesched.api.pod import PREEMPT_NEVER, Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.resources import pod_requests
+from kubesched.backend import DeletionError
 from kubesched.framework._columns import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -39,6 +40,7 @@ from kubesched.framework._plugin import FilterReads, declared_filter_reads
 from kubesched.framework._resource import Resource
 from kubesched.framework._status import Code, Status, is_success
 from kubesched.framework._types import CodeColumns, Diagnosis, FitError, NodeToStatus, PostFilterResult
+from kubesched.framework.preemption._accelerator import ResourceShortcut
 from kubesched.framework.preemption._pdb import disruptions_allowed, filter_pods_with_pdb_violation
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
@@ -66,19 +68,6 @@ _REPRIEVE_KEY = "kubesched.preemption.reprieve"
 _ROW_NO_ROOM, _ROW_CANDIDATE = 1, 2
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _name_of = operator.attrgetter("name")
-
-
-@attrs.frozen
-class ResourceShortcut:
-    """What lets the dry run decide by resource arithmetic instead of Filter runs on node copies.
-
-    ``fit_name`` names NodeResourcesFit, whose checks the arithmetic repeats; the profile's plugin of that name must
-    declare ``filter_reads = FilterReads.RESOURCES`` (a subclass redefining its Filter drops the declaration). Every
-    other Filter plugin of the cycle must declare ``filter_reads = FilterReads.NODE`` (its verdict ignores the
-    node's pods, see :class:`~kubesched.framework.FilterReads`).
-    """
-
-    fit_name: str
 
 
 @attrs.frozen
@@ -895,6 +884,8 @@ class Evaluator:
         for victim in candidate.victims:
             try:
                 self.preempt_pod(candidate, pod, victim)
+            except DeletionError as refused:  # the cluster's answer alone, as kube-scheduler words it
+                return Status.as_error(str(refused), plugin=self.plugin_name)
             except Exception as exc:
                 return Status.as_error(exc, plugin=self.plugin_name)
         client = self.handle.client

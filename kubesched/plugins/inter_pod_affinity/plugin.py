@@ -127,25 +127,31 @@ class InterPodAffinity(Plugin):
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        """Count matching pods per topology pair; Skip when no required term can reject a node.
+        """Count matching pods per topology pair over ``nodes``' pods; Skip when no required term can reject a
+        node; UnschedulableAndUnresolvable when kube-scheduler cannot parse the pod's terms."""
+        parse_error = self._terms.get(pod).parse_error
+        if parse_error is not None:
+            return Status.unresolvable(f"parsing pod: {parse_error}")
+        pre_filter_state = build_pre_filter_state(pod, nodes, self._terms, NamespaceLabelCache(self.handle.client))
+        if pre_filter_state is None:
+            return Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, pre_filter_state)
+        return None
 
-        Over the snapshot's node list (the usual case) the counts come from the columns' incremental indexes;
-        over any other list, from a walk over its pods. A pod whose terms kube-scheduler cannot parse is
-        UnschedulableAndUnresolvable."""
+    @hookimpl
+    def pre_filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> Status | None:
+        """:meth:`pre_filter` over every node, the counts read from the columns' incremental indexes."""
         parse_error = self._terms.get(pod).parse_error
         if parse_error is not None:
             return Status.unresolvable(f"parsing pod: {parse_error}")
         client = self.handle.client
-        columns = self.handle.snapshot.columns
-        if self.handle.fast_path and nodes is columns.infos:
-            terms = self._terms.get(pod)
-            if (not terms.required_affinity and not terms.required_anti_affinity
-                    and columnar.no_existing_required_anti_affinity(columns, self._existing_terms)):
-                return Status.skip()  # no term of the pod nor of any pod on a node: the state would be empty
-            pre_filter_state = columnar.build_pre_filter_state(pod, columns, self._terms, self._existing_terms, client,
-                                                               NamespaceLabelCache(client))
-        else:
-            pre_filter_state = build_pre_filter_state(pod, nodes, self._terms, NamespaceLabelCache(client))
+        columns = node_batch.columns
+        terms = self._terms.get(pod)
+        if (not terms.required_affinity and not terms.required_anti_affinity
+                and columnar.no_existing_required_anti_affinity(columns, self._existing_terms)):
+            return Status.skip()  # no term of the pod nor of any pod on a node: the state would be empty
+        pre_filter_state = columnar.build_pre_filter_state(pod, columns, self._terms, self._existing_terms, client,
+                                                           NamespaceLabelCache(client))
         if pre_filter_state is None:
             return Status.skip()
         state.write(PRE_FILTER_STATE_KEY, pre_filter_state)
@@ -193,27 +199,47 @@ class InterPodAffinity(Plugin):
         client = self.handle.client
         snapshot = self.handle.snapshot
         args = self.args
-        parse_error = self._terms.get(pod).parse_error
-        if parse_error is not None and nodes and (
-                _has_preferred(pod) or not args.ignore_preferred_terms_of_existing_pods):
-            return Status.as_error(f"failed to parse pod: {parse_error}")
-        if self.handle.fast_path and snapshot.columns.infos is snapshot.node_info_list:
-            if not self._terms.get(pod).has_preferred and columnar.no_existing_scored_terms(snapshot.columns,
-                                                                                           self._existing_terms):
-                return Status.skip()  # no preferred term of the pod and no scored term of any pod on a node
-            scores = columnar.build_topology_scores(
-                pod, snapshot.columns, self._terms, self._existing_terms, client, NamespaceLabelCache(client),
-                args.hard_pod_affinity_weight, args.ignore_preferred_terms_of_existing_pods)
-        else:
-            terms = self._terms.get(pod)
-            scores = build_topology_scores(
-                pod, terms, snapshot.list() if terms.has_preferred else snapshot.have_pods_with_affinity,
-                self._terms, NamespaceLabelCache(client), args.hard_pod_affinity_weight,
-                args.ignore_preferred_terms_of_existing_pods)
+        error = self._parse_error(pod, len(nodes))
+        if error is not None:
+            return error
+        terms = self._terms.get(pod)
+        scores = build_topology_scores(
+            pod, terms, snapshot.list() if terms.has_preferred else snapshot.have_pods_with_affinity,
+            self._terms, NamespaceLabelCache(client), args.hard_pod_affinity_weight,
+            args.ignore_preferred_terms_of_existing_pods)
         if scores is None:
             return Status.skip()
         state.write(PRE_SCORE_STATE_KEY, scores)
         return None
+
+    @hookimpl
+    def pre_score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> Status | None:
+        """:meth:`pre_score` with the sums over every node read from the columns' indexes."""
+        client = self.handle.client
+        columns = node_batch.columns
+        args = self.args
+        error = self._parse_error(pod, len(node_batch))
+        if error is not None:
+            return error
+        if not self._terms.get(pod).has_preferred and columnar.no_existing_scored_terms(columns,
+                                                                                       self._existing_terms):
+            return Status.skip()  # no preferred term of the pod and no scored term of any pod on a node
+        scores = columnar.build_topology_scores(
+            pod, columns, self._terms, self._existing_terms, client, NamespaceLabelCache(client),
+            args.hard_pod_affinity_weight, args.ignore_preferred_terms_of_existing_pods)
+        if scores is None:
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, scores)
+        return None
+
+    def _parse_error(self, pod: Pod, feasible: int) -> Status | None:
+        """PreScore's Error for a pod whose terms kube-scheduler cannot parse, unless it skips before parsing them
+        (no feasible node, or only existing pods' preferred terms and those ignored)."""
+        parse_error = self._terms.get(pod).parse_error
+        if parse_error is None or not feasible or (
+                self.args.ignore_preferred_terms_of_existing_pods and not _has_preferred(pod)):
+            return None
+        return Status.as_error(f"failed to parse pod: {parse_error}")
 
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:

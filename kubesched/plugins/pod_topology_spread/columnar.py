@@ -48,25 +48,6 @@ def _taints(info: NodeInfo) -> tuple[Taint, ...] | None:
     return node.spec.taints if node is not None else None
 
 
-def is_every_node(nodes: Sequence[NodeInfo], columns: NodeColumns) -> bool:
-    """Whether ``nodes`` are exactly the columns' NodeInfos, in their order (PreFilter's usual node list)."""
-    infos = columns.infos
-    return nodes is infos or (len(nodes) == len(infos) and all(map(operator.is_, nodes, infos)))
-
-
-def positions_of(nodes: Sequence[NodeInfo], columns: NodeColumns) -> IntArray | None:
-    """The positions of ``nodes`` in the columns, or None when one of them is not a NodeInfo of the columns."""
-    if nodes is columns.infos:
-        return columns.all_positions()
-    try:
-        found = list(map(columns.position.__getitem__, map(_NAME_OF, nodes)))
-    except KeyError:
-        return None
-    if not all(map(operator.is_, nodes, map(columns.infos.__getitem__, found))):
-        return None
-    return np.array(found, dtype=np.int64)
-
-
 def selector_key(selector: LabelSelector) -> Hashable:
     """A hashable key equal for selectors that match the same labels."""
     return tuple(sorted(selector.match_labels.items())), selector.match_expressions

@@ -138,17 +138,20 @@ class PodTopologySpread(Plugin):
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        """Count matching pods per domain over every node; Skip when the pod has no DoNotSchedule constraint.
-
-        Over the snapshot's own nodes the counts come from the columns' incremental per-node indexes."""
+        """Count matching pods per domain over every node; Skip when the pod has no DoNotSchedule constraint."""
         constraints = self.constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
             return Status.skip()
-        columns = self.handle.snapshot.columns
-        if self.handle.fast_path and columnar.is_every_node(nodes, columns):
-            state.write(PRE_FILTER_KEY, columnar.build_pre_filter_state(pod, constraints, columns))
-        else:
-            state.write(PRE_FILTER_KEY, build_pre_filter_state(pod, constraints, nodes))
+        state.write(PRE_FILTER_KEY, build_pre_filter_state(pod, constraints, nodes))
+        return None
+
+    @hookimpl
+    def pre_filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> Status | None:
+        """:meth:`pre_filter` over every node, the counts read from the columns' incremental per-node indexes."""
+        constraints = self.constraints(pod, DO_NOT_SCHEDULE)
+        if not constraints:
+            return Status.skip()
+        state.write(PRE_FILTER_KEY, columnar.build_pre_filter_state(pod, constraints, node_batch.columns))
         return None
 
     @hookimpl
@@ -185,26 +188,31 @@ class PodTopologySpread(Plugin):
         """:meth:`filter`'s codes for every node of the batch at once, from the counts per label code."""
         return columnar.filter_codes(_pre_filter_state(state), node_batch)
 
+    def _score_constraints(self, pod: Pod) -> tuple[tuple[SpreadConstraint, ...], bool]:
+        """The pod's ScheduleAnyway constraints, and whether a node needs every topology key to count (only the
+        system defaults tolerate nodes without every key, so zone-less nodes still spread by hostname)."""
+        constraints = self.constraints(pod, SCHEDULE_ANYWAY) if self.handle.snapshot.num_nodes() else ()
+        return constraints, bool(pod.spec.topology_spread_constraints) or not self._system_defaulted
+
     @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Count matching pods per domain of the feasible nodes; Skip without ScheduleAnyway constraints."""
-        all_nodes = self.handle.snapshot.list()
-        if not all_nodes:
-            return Status.skip()
-        constraints = self.constraints(pod, SCHEDULE_ANYWAY)
+        constraints, require_all = self._score_constraints(pod)
         if not constraints:
             return Status.skip()
-        # Only the system defaults tolerate nodes without every key, so zone-less nodes still spread by hostname.
-        require_all = bool(pod.spec.topology_spread_constraints) or not self._system_defaulted
-        columns = self.handle.snapshot.columns
-        positions = (columnar.positions_of(nodes, columns)
-                     if self.handle.fast_path and all_nodes is columns.infos else None)
-        if positions is not None:
-            state.write(PRE_SCORE_KEY, columnar.build_pre_score_state(constraints, pod, nodes, positions, columns,
-                                                                      require_all))
-        else:
-            state.write(PRE_SCORE_KEY, build_pre_score_state(
-                constraints, pod.namespace, InclusionCheck(pod, constraints), nodes, all_nodes, require_all))
+        state.write(PRE_SCORE_KEY, build_pre_score_state(
+            constraints, pod.namespace, InclusionCheck(pod, constraints), nodes, self.handle.snapshot.list(),
+            require_all))
+        return None
+
+    @hookimpl
+    def pre_score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> Status | None:
+        """:meth:`pre_score` with the counts over every node read from the columns' indexes."""
+        constraints, require_all = self._score_constraints(pod)
+        if not constraints:
+            return Status.skip()
+        state.write(PRE_SCORE_KEY, columnar.build_pre_score_state(
+            constraints, pod, node_batch.infos, node_batch.positions, node_batch.columns, require_all))
         return None
 
     @hookimpl

@@ -139,7 +139,7 @@ def unseen_decisions(subject: PluginUnderTest, hooks: Sequence[str]) -> list[str
     _nodes, _running, pods = subject.examples()
     try:
         run = _driver(subject)
-        everywhere = len(run.framework.snapshot.list())
+        everywhere = len(run.framework.handle.snapshot.list())
         with _lines_run(list(codes.values())) as ran, run.observing(note):
             for pod in pods:
                 _state, outcome = run.cycle(pod)

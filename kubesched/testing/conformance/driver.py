@@ -97,7 +97,7 @@ class Driver:
         """PreFilter: (the result, None) when the pod goes on to Filter, (None, the status) when PreFilter
         rejected it or failed."""
         state = CycleState()
-        nodes = self.framework.snapshot.list()
+        nodes = self.framework.handle.snapshot.list()
         result, status, _narrowed = self._run(self.framework.run_pre_filter_plugins, state, pod, nodes)
         if status is not None and not status.is_success():
             return None, status
@@ -130,7 +130,7 @@ class Driver:
     def cycle(self, pod: Pod) -> tuple[CycleState, CycleOutcome]:
         """A whole scheduling cycle for ``pod``: PreFilter, Filter on every node it leaves, then PreScore,
         Score and NormalizeScore over the feasible nodes; the handle's rng restarts from the seed first."""
-        self.framework.rng.seed(SEED)
+        self.framework.handle.rng.seed(SEED)
         pre_filtered, status = self.pre_filter(pod)
         if pre_filtered is None:
             return CycleState(), CycleOutcome(verdict(status), {}, (), {})

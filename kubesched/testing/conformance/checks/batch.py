@@ -59,7 +59,7 @@ def _orders(nodes: Sequence[NodeInfo]) -> list[list[NodeInfo]]:
 
 
 def _batch(run: Driver, nodes: Sequence[NodeInfo]) -> NodeBatch:
-    return NodeBatch.of(nodes, run.framework.snapshot.columns)
+    return NodeBatch.of(nodes, run.framework.handle.snapshot.columns)
 
 
 def _array(hook: str, value: Any, size: int, what: str, pod: Pod) -> np.ndarray[Any, Any]:
@@ -98,27 +98,27 @@ def _compare_scores(run: Driver, state: CycleState, pod: Pod, feasible: list[Nod
     framework = run.framework
     if run.pre_score(state, pod, feasible) is not None or name in state.skip_score_plugins:
         return
-    score = framework.plugin_hook(name, "score")
-    normalize = framework.plugin_hook(name, "normalize_score")
+    score = framework.hook(name, "score")
+    normalize = framework.hook(name, "normalize_score")
     score_nodes = framework.batch_score_hooks.get(name)
     normalize_scores = framework.batch_normalize_hooks.get(name)
     assert score is not None
     for nodes in _orders(feasible):
-        framework.rng.seed(SEED)
+        framework.handle.rng.seed(SEED)
         raw = [run._run(score, state, pod, ni) for ni in nodes]
         if not all(type(value) is int for value in raw):
             return  # score-in-range reports it
         if score_nodes is not None:
-            framework.rng.seed(SEED)
+            framework.handle.rng.seed(SEED)
             answer = _array("score_nodes", run._run(score_nodes, state, pod, _batch(run, nodes)), len(nodes),
                             "scores", pod)
             _compare("score_nodes", "score", raw, answer.tolist(), nodes, pod)
         if normalize is None or normalize_scores is None:
             continue
         node_scores = [NodeScore(ni.name, value) for ni, value in zip(nodes, raw, strict=True)]
-        framework.rng.seed(SEED)
+        framework.handle.rng.seed(SEED)
         run._run(normalize, state, pod, node_scores)
-        framework.rng.seed(SEED)
+        framework.handle.rng.seed(SEED)
         answer = _array("normalize_scores", run._run(normalize_scores, state, pod, _batch(run, nodes),
                                                       np.array(raw, dtype=np.int64)), len(nodes), "scores", pod)
         _compare("normalize_scores", "normalize_score", [ns.score for ns in node_scores], answer.tolist(), nodes,

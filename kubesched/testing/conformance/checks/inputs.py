@@ -28,7 +28,7 @@ def no_input_mutation(subject: PluginUnderTest) -> list[str]:
         raise CheckSkipped("the plugin has no PreFilter, Filter, PreScore or Score hook")
     require(subject)
     run = driver(subject)
-    snapshot = run.framework.snapshot
+    snapshot = run.framework.handle.snapshot
     _nodes, _running, pods = subject.examples()
     before: dict[str, Any] = {}
 
@@ -96,7 +96,7 @@ def _exercise(run: Driver, pod: Pod, label: str) -> None:
     scheduler (no nodes: no cycle)."""
     try:
         run.pre_enqueue(pod)
-        if not run.framework.snapshot.list():
+        if not run.framework.handle.snapshot.list():
             return
         target = run.binding_target(pod)
         if target is None:

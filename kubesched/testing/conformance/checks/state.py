@@ -35,7 +35,7 @@ def pre_filter_state_clone(subject: PluginUnderTest) -> list[str]:
             pre_filtered, _status = run.pre_filter(pod)
         if pre_filtered is None or pre_filtered.skip:
             continue
-        inputs = reachable_ids(pod, run.framework.snapshot)
+        inputs = reachable_ids(pod, run.framework.handle.snapshot)
         for key in written:
             value = pre_filtered.state.get(key)
             if isinstance(value, Cloneable):
