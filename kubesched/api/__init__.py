@@ -68,6 +68,7 @@ from kubesched.api.resources import (
     is_scalar_resource_name,
     pod_requests,
 )
+from kubesched.api.selector_errors import label_selector_error, preferred_terms_error
 from kubesched.api.taints import find_untolerated_taint, tolerated
 from kubesched.api.validation import label_value, qualified_name
 from kubesched.api.workload import (
@@ -138,11 +139,13 @@ __all__ = [
     "is_native_resource",
     "is_qualified_name",
     "is_scalar_resource_name",
+    "label_selector_error",
     "label_value",
     "node_selector_matches",
     "parse_quantity",
     "pod_requests",
     "preferred_score",
+    "preferred_terms_error",
     "qualified_name",
     "requirement_matches",
     "term_matches",

@@ -1,7 +1,8 @@
 """Node selector matching: nodeSelector labels and node affinity terms, as component-helpers does.
 
 Terms are ORed, the requirements of a term ANDed. A term with no requirement matches nothing; an invalid
-requirement (unknown field key, non-integer Gt/Lt value) makes its term match nothing.
+requirement (unknown field key, a key or value kube-scheduler cannot parse, see :mod:`kubesched.api.selector_errors`)
+makes its term match nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import attrs
 
 from kubesched.api.node import Node
 from kubesched.api.pod import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm
+from kubesched.api.selector_errors import requirement_valid
 
 OBJECT_NAME_FIELD = "metadata.name"
 
@@ -29,7 +31,12 @@ def _as_int(text: str) -> int | None:
 
 
 def requirement_matches(req: NodeSelectorRequirement, labels: Mapping[str, str]) -> bool:
-    """One label requirement (In, NotIn, Exists, DoesNotExist, Gt, Lt)."""
+    """One label requirement (In, NotIn, Exists, DoesNotExist, Gt, Lt); one kube-scheduler cannot parse matches
+    nothing."""
+    return _plain_match(req, labels) and requirement_valid(req)
+
+
+def _plain_match(req: NodeSelectorRequirement, labels: Mapping[str, str]) -> bool:
     op = req.operator
     present = req.key in labels
     if op == "In":

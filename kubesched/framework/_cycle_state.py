@@ -33,7 +33,14 @@ class Cloneable(Protocol):
 
 
 class StateNotFoundError(KeyError):
-    """Raised by :meth:`CycleState.read` for a key that was never written (kube's ErrNotFound)."""
+    """Raised by :meth:`CycleState.read` for a key that was never written (kube's ErrNotFound).
+
+    A hook that cannot return a Status (a batch form, Score) raises it with kube-scheduler's wrapped message
+    (``reading "PreFilterX" from cycleState: not found``): the runtime reports that message alone, as the Error
+    status the per-node hook returns."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 @attrs.define(slots=True, eq=False)

@@ -14,6 +14,7 @@ import numpy.typing as npt
 from kubesched.api.meta import LabelSelector, LabelSelectorRequirement
 from kubesched.api.node_selector import OBJECT_NAME_FIELD, RequiredNodeAffinity
 from kubesched.api.pod import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm
+from kubesched.api.selector_errors import requirement_valid
 from kubesched.api.workload import CONTROLLER_KINDS
 from kubesched.backend import ClusterClient
 from kubesched.framework._columns import NodeBatch
@@ -144,7 +145,9 @@ def _label_lookup(values: list[str]) -> _LabelValues:
 
 def requirement_mask(node_batch: NodeBatch, requirement: NodeSelectorRequirement) -> BoolArray:
     """Per node of the batch, whether its labels satisfy the requirement (``requirement_matches``), evaluated
-    once per distinct value of the requirement's label key."""
+    once per distinct value of the requirement's label key; one kube-scheduler cannot parse matches no node."""
+    if not requirement_valid(requirement):
+        return np.zeros(len(node_batch), dtype=np.bool_)
     codes, values = node_batch.columns.label_values(requirement.key)
     op, wanted = requirement.operator, requirement.values
     # table[code] is the answer for a node whose label has that value; table[-1] for a node without the label.

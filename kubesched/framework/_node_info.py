@@ -23,20 +23,15 @@ def next_generation() -> int:
 
 HostPort = tuple[str, str, int]  # (host IP, protocol, port)
 _NO_PORTS: frozenset[tuple[str, int]] = frozenset()
-SIDECAR_RESTART_POLICY = "Always"
 
 
 def pod_host_ports(pod: Pod) -> tuple[HostPort, ...]:
-    """The host ports a pod holds while it runs: ports with hostPort > 0 of its sidecar init containers (restart
-    policy Always) and of its containers, with the host IP defaulted to 0.0.0.0 and the protocol to TCP."""
-    spec = pod.spec
-    containers = spec.containers
-    if spec.init_containers:
-        sidecars = tuple(c for c in spec.init_containers if c.restart_policy == SIDECAR_RESTART_POLICY)
-        containers = sidecars + containers
+    """The host ports kube-scheduler v1.32 counts for a pod: ports with hostPort > 0 of its containers, with the
+    host IP defaulted to 0.0.0.0 and the protocol to TCP. Its init containers' ports are not counted, not even a
+    sidecar's (restart policy Always), neither as wanted nor as used."""
     return tuple(
         (port.host_ip or DEFAULT_BIND_ALL_HOST_IP, port.protocol or "TCP", port.host_port)
-        for container in containers
+        for container in pod.spec.containers
         for port in container.ports
         if port.host_port > 0
     )

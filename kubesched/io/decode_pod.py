@@ -6,8 +6,6 @@ API defaulting that changes scheduling is applied here: container requests defau
 
 from __future__ import annotations
 
-import re
-
 from kubesched.api import validation
 from kubesched.api.meta import LabelSelector
 from kubesched.api.node import NO_EXECUTE, TAINT_EFFECTS
@@ -44,19 +42,14 @@ TOLERATION_OPERATORS = ("Equal", "Exists")
 PROTOCOLS = ("SCTP", "TCP", "UDP")
 WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
 INCLUSION_POLICIES = ("Honor", "Ignore")
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-# strconv.ParseInt's syntax: ASCII digits only (str.isdigit() also takes superscripts and other scripts' digits).
-_INT64_TEXT = re.compile(r"[+-]?[0-9]{1,19}", re.ASCII)
 
 
 def _node_selector_requirement(obj: Obj, path: str) -> NodeSelectorRequirement:
+    """A node selector requirement, checked as the API server checks it: it takes values kube-scheduler cannot
+    parse (a value that is no label value, a Gt/Lt value that is no integer), whose term then matches no node."""
     operator, values = operator_and_values(obj, path, NODE_SELECTOR_OPERATORS)
-    if operator in ("Gt", "Lt"):
-        if len(values) != 1:
-            f.report(f"{path}.values", "Required value: must be specified single value when `operator` "
-                                           "is 'Lt' or 'Gt'")
-        elif not _INT64_TEXT.fullmatch(values[0]) or not _INT64_MIN <= int(values[0]) <= _INT64_MAX:
-            f.report(f"{path}.values[0]", f"Invalid value: {f.quote(values[0])}: must be an integer")
+    if operator in ("Gt", "Lt") and len(values) != 1:
+        f.report(f"{path}.values", "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'")
     return NodeSelectorRequirement(f.string(obj.get("key"), f"{path}.key"), operator or "", values)
 
 
@@ -261,7 +254,7 @@ CONTAINER_READS = ("name", "image", "ports", "resources", "restartPolicy")
 #: The fields of a pod spec :func:`_pod_spec` reads (likewise checked).
 SPEC_READS = ("containers", "initContainers", "nodeName", "schedulerName", "priority", "priorityClassName",
               "preemptionPolicy", "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints",
-              "overhead", "schedulingGates", "terminationGracePeriodSeconds")
+              "overhead", "schedulingGates", "terminationGracePeriodSeconds", "hostNetwork")
 
 
 _CONTAINER_READ_SET = frozenset(CONTAINER_READS)
@@ -315,16 +308,33 @@ def _scheduling_gate(obj: Obj, path: str) -> str:
     return name
 
 
+def _host_network_ports(container: Container) -> Container:
+    """The API server's defaulting for a hostNetwork pod: a port without hostPort gets its containerPort."""
+    if all(port.host_port for port in container.ports):
+        return container
+    ports = tuple(port if port.host_port else replaced(port, host_port=port.container_port)
+                  for port in container.ports)
+    return replaced(container, ports=ports)
+
+
 def _pod_spec(obj: Obj, path: str) -> PodSpec:
     containers = f.items(obj.get("containers"), f"{path}.containers", _container)
     if not containers:
         f.report(f"{path}.containers", "Required value: a pod needs at least one container")
     init_containers = f.items(obj.get("initContainers"), f"{path}.initContainers", _container)
+    host_network = f.boolean(obj.get("hostNetwork"), f"{path}.hostNetwork")
+    # The API server defaults a hostNetwork pod's ports before validating them, so the defaulted ports are checked
+    # like the given ones. It leaves a workload's template as written, but the pods made from it are defaulted.
+    if host_network:
+        containers = tuple(_host_network_ports(c) for c in containers)
+        init_containers = tuple(_host_network_ports(c) for c in init_containers)
     rules.check_unique_names(containers, init_containers, path)
     # Init containers run one at a time, so each is checked alone.
     rules.check_unique_host_ports([(f"{path}.containers[{i}]", c) for i, c in enumerate(containers)])
     for i, init in enumerate(init_containers):
         rules.check_unique_host_ports([(f"{path}.initContainers[{i}]", init)])
+    if host_network:
+        rules.check_host_network_ports(containers, f"{path}.containers")
     spread_constraints = f.items(obj.get("topologySpreadConstraints"), f"{path}.topologySpreadConstraints",
                                  _spread_constraint)
     rules.check_spread_repeats(spread_constraints, f"{path}.topologySpreadConstraints")
@@ -407,11 +417,15 @@ def _spec_part(obj: Obj, skip: str = "") -> Obj:
 
 
 def pod(obj: Obj) -> Pod:
-    """Decode a Pod."""
+    """Decode a Pod. Its affinity terms' label keys are checked last, against its labels (the API server merges
+    them into the terms' selectors first), so their problems follow the rest of the spec's."""
     status = f.mapping(obj.get("status"), "status")
+    metadata = object_meta(obj, namespaced=True)
+    spec = _pod_spec_of_pod(f.mapping(obj.get("spec"), "spec"), "spec")
+    rules.check_affinity_label_keys(spec.affinity, metadata.labels, "spec.affinity")
     return Pod(
-        metadata=object_meta(obj, namespaced=True),
-        spec=_pod_spec_of_pod(f.mapping(obj.get("spec"), "spec"), "spec"),
+        metadata=metadata,
+        spec=spec,
         status=PodStatus(
             phase=f.string(status.get("phase"), "status.phase", "Pending"),
             nominated_node_name=_node_name(status.get("nominatedNodeName"), "status.nominatedNodeName"),

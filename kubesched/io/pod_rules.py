@@ -1,5 +1,6 @@
 """The API server's rules on a pod spec that reach across fields: label keys and values in selectors,
-matchLabelKeys and repeated spread constraints, requests against limits, unique container names and host ports.
+matchLabelKeys and mismatchLabelKeys, repeated spread constraints, requests against limits, unique container names
+and host ports, a hostNetwork pod's ports.
 
 Each check reports through the field readers, in the API server's words and order, and changes nothing.
 """
@@ -9,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kubesched.api import validation
-from kubesched.api.meta import LabelSelector
-from kubesched.api.pod import Container, TopologySpreadConstraint
+from kubesched.api.meta import LabelSelector, LabelSelectorRequirement
+from kubesched.api.pod import Affinity, Container, PodAffinity, PodAffinityTerm, TopologySpreadConstraint
 from kubesched.api.quantity import Quantity, QuantityError
 from kubesched.io import fields as f
 from kubesched.io.meta import Obj, check_name
@@ -56,6 +57,71 @@ def check_match_label_keys(keys: tuple[str, ...], selector: LabelSelector | None
         check_name(key, f"{path}[{i}]", validation.qualified_name)
         if key in selector_keys:
             f.report(f"{path}[{i}]", f"Invalid value: {f.quote(key)}: exists in both matchLabelKeys and labelSelector")
+
+
+def check_affinity_label_keys(affinity: Affinity | None, labels: Mapping[str, str] | None, path: str) -> None:
+    """The matchLabelKeys and mismatchLabelKeys of every pod (anti-)affinity term at ``path`` (spec.affinity), as
+    the API server's validateMatchLabelKeysAndMismatchLabelKeys checks them, in its order.
+
+    The API server checks a pod after merging those keys into the term's labelSelector (``key In (value)``, then
+    ``key NotIn (value)``, for the keys the pod's ``labels`` carry); a workload's template (``labels`` None) as it
+    is written. A pod whose selector already ends with the merged expressions (one read back from an API server)
+    is checked as it is."""
+    if affinity is None:
+        return
+    for name, group in (("podAffinity", affinity.pod_affinity), ("podAntiAffinity", affinity.pod_anti_affinity)):
+        if group is not None:
+            _check_group_label_keys(group, labels, f"{path}.{name}")
+
+
+def _check_group_label_keys(group: PodAffinity, labels: Mapping[str, str] | None, path: str) -> None:
+    for i, term in enumerate(group.required):
+        _check_term_label_keys(term, labels, f"{path}.requiredDuringSchedulingIgnoredDuringExecution[{i}]")
+    for i, weighted in enumerate(group.preferred):
+        _check_term_label_keys(weighted.pod_affinity_term, labels,
+                               f"{path}.preferredDuringSchedulingIgnoredDuringExecution[{i}].podAffinityTerm")
+
+
+def _check_term_label_keys(term: PodAffinityTerm, labels: Mapping[str, str] | None, path: str) -> None:
+    match, mismatch, selector = term.match_label_keys, term.mismatch_label_keys, term.label_selector
+    for field, keys in (("matchLabelKeys", match), ("mismatchLabelKeys", mismatch)):
+        if not keys:
+            continue
+        if selector is None:
+            f.report(f"{path}.{field}", "Forbidden: must not be specified when labelSelector is not set")
+            continue
+        for i, key in enumerate(keys):
+            check_name(key, f"{path}.{field}[{i}]", validation.qualified_name)
+    if selector is not None and match:
+        # A key read by the selector before one of matchLabelKeys' merged expressions repeats it. The API server
+        # reports it at the term's path indexed by the key's (last) position in matchLabelKeys.
+        position = {key: i for i, key in enumerate(match)}
+        seen = set(selector.match_labels)
+        for requirement in _merged_expressions(term, selector, labels):
+            key = requirement.key
+            if key in position and key in seen:
+                f.report(f"{path}[{position[key]}]",
+                         f"Invalid value: {f.quote(key)}: exists in both matchLabelKeys and labelSelector")
+            seen.add(key)
+    both = set(mismatch)
+    for i, key in enumerate(match):
+        if key in both:
+            f.report(f"{path}.matchLabelKeys[{i}]",
+                     f"Invalid value: {f.quote(key)}: exists in both matchLabelKeys and mismatchLabelKeys")
+
+
+def _merged_expressions(term: PodAffinityTerm, selector: LabelSelector,
+                        labels: Mapping[str, str] | None) -> tuple[LabelSelectorRequirement, ...]:
+    """The selector's matchExpressions once the API server has merged the term's label keys into them on create."""
+    written = selector.match_expressions
+    if labels is None:
+        return written
+    merged = tuple(LabelSelectorRequirement(key, operator, (labels[key],))
+                   for keys, operator in ((term.match_label_keys, "In"), (term.mismatch_label_keys, "NotIn"))
+                   for key in keys if key in labels)
+    if not merged or written[len(written) - len(merged):] == merged:
+        return written
+    return written + merged
 
 
 def check_spread_repeats(constraints: tuple[TopologySpreadConstraint, ...], path: str) -> None:
@@ -113,3 +179,13 @@ def check_unique_host_ports(containers: list[tuple[str, Container]]) -> None:
             if key in seen:
                 f.report(f"{path}.ports[{j}].hostPort", f"Duplicate value: {f.quote(key)}")
             seen.add(key)
+
+
+def check_host_network_ports(containers: tuple[Container, ...], path: str) -> None:
+    """A hostNetwork pod's containers (not its init containers, which the API server does not check) use each port
+    as the same host port, or none (a template's; a pod's was defaulted) (validateHostNetwork)."""
+    for i, container in enumerate(containers):
+        for j, port in enumerate(container.ports):
+            if port.host_port and port.host_port != port.container_port:
+                f.report(f"{path}[{i}].ports[{j}].hostPort", f"Invalid value: {port.host_port}: must match "
+                                                              "`containerPort` when `hostNetwork` is true")

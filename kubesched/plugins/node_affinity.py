@@ -26,6 +26,7 @@ from kubesched.api import (
     label_value,
     node_selector_matches,
     preferred_score,
+    preferred_terms_error,
     qualified_name,
 )
 from kubesched.framework import (
@@ -285,10 +286,14 @@ class NodeAffinity(Plugin):
 
     @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        """Skip when neither the pod nor the args have preferred terms."""
+        """Skip when neither the pod nor the args have preferred terms; an Error when kube-scheduler cannot parse
+        the pod's preferred terms (a value that is no label value, a Gt/Lt value that is no integer...)."""
         preferred = _pod_preferred(pod)
         if not preferred and not self._added_preferred:
             return Status.skip()
+        error = preferred_terms_error(preferred)
+        if error is not None:
+            return Status.as_error(error)
         state.write(_PRE_SCORE_KEY, preferred)
         return None
 
@@ -298,21 +303,29 @@ class NodeAffinity(Plugin):
         node = node_info.node
         if node is None:
             return 0
-        preferred = state.get(_PRE_SCORE_KEY)
-        if preferred is None:
-            preferred = _pod_preferred(pod)
+        preferred = self._preferred(state, pod)
         return preferred_score(self._added_preferred, node) + preferred_score(preferred, node)
 
     @hookimpl
     def score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any]:
         """Score of every node of the batch: the summed weights of the preferred terms each matches."""
-        preferred = state.get(_PRE_SCORE_KEY)
-        if preferred is None:
-            preferred = _pod_preferred(pod)
+        preferred = self._preferred(state, pod)
         scores = preferred_scores(node_batch, self._added_preferred)
         if preferred:
             scores += preferred_scores(node_batch, preferred)
         return scores
+
+    @staticmethod
+    def _preferred(state: CycleState, pod: Pod) -> tuple[PreferredSchedulingTerm, ...]:
+        """PreScore's terms; without them (PreScore disabled) the pod's own, as kube-scheduler falls back, which
+        raises when they cannot be parsed."""
+        preferred = state.get(_PRE_SCORE_KEY)
+        if preferred is None:
+            preferred = _pod_preferred(pod)
+            error = preferred_terms_error(preferred)
+            if error is not None:
+                raise ValueError(error)
+        return preferred
 
     @hookimpl
     def normalize_scores(self, state: CycleState, pod: Pod, node_batch: NodeBatch,

@@ -1,11 +1,12 @@
 """NodePorts: a pod fits a node only if none of its host ports is already taken there.
 
-PreFilter collects the pod's wanted host ports (sidecar init containers' and containers' ports with a hostPort);
-Filter checks them against ``NodeInfo.used_ports``, a set per node as in kube-scheduler v1.32 (removing one of
-two pods holding a port frees it). There are no PreFilter extensions: the answer depends only on the NodeInfo,
-which the framework updates itself when it adds or removes pods on a clone (nominated pods, preemption dry runs).
-The batch form checks the wanted ports once per distinct set of used ports among the nodes (kept by the columns
-as categories; nodes without used ports always pass).
+PreFilter collects the pod's wanted host ports (its containers' ports with a hostPort: kube-scheduler v1.32 counts
+no init container's, not even a sidecar's); Filter checks them against ``NodeInfo.used_ports``, a set per node as in
+v1.32 (removing one of two pods holding a port frees it), also of containers' ports only. There are no PreFilter
+extensions: the answer depends only on the NodeInfo, which the framework updates itself when it adds or removes
+pods on a clone (nominated pods, preemption dry runs). Without PreFilter's state (PreFilter disabled in the
+profile) Filter is an Error, as in v1.32. The batch form checks the wanted ports once per distinct set of used
+ports among the nodes (kept by the columns as categories; nodes without used ports always pass).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from kubesched.framework import (
     Plugin,
     QueueingHint,
     StateKey,
+    StateNotFoundError,
     Status,
     hookimpl,
     pod_host_ports,
@@ -41,6 +43,8 @@ ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 _REJECT = Status.unschedulable(ERR_REASON).with_plugin(NAME)
 # The wanted ports are immutable, so a cloned CycleState may share them.
 _PRE_FILTER_KEY = StateKey[tuple[HostPort, ...]]("PreFilterNodePorts")
+#: Filter's Error without PreFilter's state (PreFilter disabled in the profile), in kube-scheduler v1.32's words.
+NO_PRE_FILTER_STATE = f'reading "{_PRE_FILTER_KEY.name}" from cycleState: not found'
 #: The columns' categories of the nodes' used ports, frozen (None for a node using none).
 _USED_PORTS_INDEX = (NAME, "used")
 UsedPorts = frozenset[tuple[str, frozenset[tuple[str, int]]]]
@@ -92,11 +96,12 @@ class NodePorts(Plugin):
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        """Unschedulable when any wanted host port conflicts with one used on the node."""
+        """Unschedulable when any wanted host port conflicts with one used on the node; an Error without PreFilter's
+        state."""
         wanted = state.get(_PRE_FILTER_KEY)
         if wanted is None:
-            wanted = pod_host_ports(pod)
-        if not wanted or fits_ports(wanted, node_info.used_ports):
+            return Status.as_error(NO_PRE_FILTER_STATE)
+        if fits_ports(wanted, node_info.used_ports):
             return None
         return _REJECT
 
@@ -105,9 +110,7 @@ class NodePorts(Plugin):
         """Filter's code for every node of the batch, decided once per distinct set of used ports."""
         wanted = state.get(_PRE_FILTER_KEY)
         if wanted is None:
-            wanted = pod_host_ports(pod)
-        if not wanted:
-            return None
+            raise StateNotFoundError(NO_PRE_FILTER_STATE)
         codes, used_sets = node_batch.columns.categories(_USED_PORTS_INDEX, _used_ports)
         if not used_sets:
             return None

@@ -26,6 +26,7 @@ from kubesched.framework import (
     Plugin,
     QueueingHint,
     StateKey,
+    StateNotFoundError,
     Status,
     default_normalize_score,
     default_normalize_scores,
@@ -34,6 +35,8 @@ from kubesched.framework import (
 
 NAME = "TaintToleration"
 _PREFER_TOLERATIONS = StateKey[tuple[Toleration, ...]]("PreScoreTaintToleration")
+#: Score's error without PreScore's state (PreScore disabled in the profile), in kube-scheduler v1.32's words.
+_NO_PRE_SCORE_STATE = f'failed to read "{_PREFER_TOLERATIONS.name}" from cycleState: not found'
 #: The columns' categories of the nodes' taint lists (None for a node without taints).
 _TAINTS_INDEX = (NAME, "taints")
 
@@ -120,23 +123,19 @@ class TaintToleration(Plugin):
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         """The number of PreferNoSchedule taints the pod does not tolerate (fewer is better)."""
+        tolerations = _pre_score_state(state)
         node = node_info.node
         if node is None or not node.spec.taints:
             return 0
-        tolerations = state.get(_PREFER_TOLERATIONS)
-        if tolerations is None:
-            tolerations = _prefer_tolerations(pod)
         return _prefer_untolerated(node.spec.taints, tolerations)
 
     @hookimpl
     def score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any]:
         """Score of every node of the batch, counted once per distinct taint list."""
+        tolerations = _pre_score_state(state)
         codes, taint_lists = node_batch.columns.categories(_TAINTS_INDEX, _node_taints)
         if not taint_lists:
             return np.zeros(len(node_batch), dtype=np.int64)
-        tolerations = state.get(_PREFER_TOLERATIONS)
-        if tolerations is None:
-            tolerations = _prefer_tolerations(pod)
         table = np.zeros(len(taint_lists) + 1, dtype=np.int64)
         table[:-1] = [_prefer_untolerated(taints, tolerations) for taints in taint_lists]
         scores: npt.NDArray[np.int64] = table[node_batch.column(codes)]
@@ -153,3 +152,11 @@ class TaintToleration(Plugin):
         """Reverse-normalise: the node with the most untolerated taints scores 0, none scores 100."""
         default_normalize_score(scores, reverse=True)
         return None
+
+
+def _pre_score_state(state: CycleState) -> tuple[Toleration, ...]:
+    """PreScore's tolerations; StateNotFoundError (kube's Score error) without them."""
+    tolerations = state.get(_PREFER_TOLERATIONS)
+    if tolerations is None:
+        raise StateNotFoundError(_NO_PRE_SCORE_STATE)
+    return tolerations

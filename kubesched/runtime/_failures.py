@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from kubesched.api.pod import Pod
+from kubesched.framework._cycle_state import StateNotFoundError
 from kubesched.framework._hookspecs import EXTENSION_POINTS
 from kubesched.framework._node_info import NodeInfo
 
@@ -28,12 +29,15 @@ _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def describe_exception(exc: BaseException) -> str:
-    """``Type: text`` for an exception, even one whose ``str()`` raises (then the failure is named instead)."""
+    """``Type: text`` for an exception, even one whose ``str()`` raises (then the failure is named instead); a
+    StateNotFoundError's text alone (kube-scheduler's message for a missing CycleState value)."""
     name = type(exc).__name__
     try:
         text = str(exc)
     except PLUGIN_FAILURES as inner:
         return f"{name} (str() raised {type(inner).__name__})"
+    if text and isinstance(exc, StateNotFoundError):
+        return text
     return f"{name}: {text}" if text else name
 
 

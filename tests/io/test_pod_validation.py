@@ -39,6 +39,13 @@ SPREAD = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedu
           "labelSelector": {"matchLabels": {"app": "web"}}}
 
 
+def node_term(*requirements: dict[str, Any]) -> Spec:
+    """A pod spec whose required node affinity has one term with these matchExpressions."""
+    term = {"matchExpressions": list(requirements)}
+    return {"containers": [container()], "affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}}
+
+
 def spread(*entries: dict[str, Any]) -> Spec:
     """A pod spec with these topology spread constraints."""
     return {"containers": [container()], "topologySpreadConstraints": list(entries)}
@@ -273,6 +280,13 @@ REJECTED = [
                  [f"{S}.minDomains: Invalid value: -1: must be greater than zero",
                   f"{S}.minDomains: Invalid value: -1: can only use minDomains if whenUnsatisfiable=DoNotSchedule, "
                   "not ScheduleAnyway"], id="min-domains-both-problems"),
+    pytest.param({"hostNetwork": True, "containers": [container(ports=[{"containerPort": 80, "hostPort": 81}])]},
+                 ["spec.containers[0].ports[0].hostPort: Invalid value: 81: must match `containerPort` when "
+                  "`hostNetwork` is true"], id="host-network-port-differs"),
+    pytest.param({"hostNetwork": True, "containers": [container(ports=[{"containerPort": 80},
+                                                                       {"containerPort": 80, "hostPort": 80}])]},
+                 ['spec.containers[0].ports[1].hostPort: Duplicate value: "TCP//80"'],
+                 id="host-network-defaulted-port-repeated"),
     pytest.param(spread(constraint(), constraint(maxSkew=2), constraint(maxSkew=3)),
                  ['spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate value: '
                   '"{zone, DoNotSchedule}"',
@@ -307,6 +321,13 @@ def test_api_server_rejects_pod(spec: Spec, expected: list[str], tmp_path: Path)
     pytest.param(spread(constraint(), constraint(whenUnsatisfiable="ScheduleAnyway")),
                  id="same-key-other-action"),
     pytest.param(spread(constraint(matchLabelKeys=["x", "x"])), id="match-label-key-repeated"),
+    pytest.param({"hostNetwork": True, "initContainers": [container("i", ports=[{"containerPort": 90,
+                                                                                  "hostPort": 91}])],
+                  "containers": [container()]}, id="host-network-init-container-ports-unchecked"),
+    pytest.param(node_term({"key": "foo", "operator": "NotIn", "values": ["invalid value: ___@#$%^"]}),
+                 id="node-affinity-value-not-a-label-value"),
+    pytest.param(node_term({"key": "cores", "operator": "Gt", "values": ["abc"]}),
+                 id="node-affinity-gt-value-not-an-integer"),
 ])
 def test_api_server_accepts_pod(spec: Spec, tmp_path: Path) -> None:
     """A pod the API server accepts loads."""
@@ -319,13 +340,6 @@ def test_running_pod_is_held_to_the_same_rules(tmp_path: Path) -> None:
     node = {"kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"example.com/foo": "4"}}}
     assert messages(spec, tmp_path, node, status={"phase": "Running"}) == [
         f"{R}.limits: Required value: Limit must be set for non overcommitable resources"]
-
-
-def node_term(*requirements: dict[str, Any]) -> Spec:
-    """A pod spec whose required node affinity has one term with these matchExpressions."""
-    term = {"matchExpressions": list(requirements)}
-    return {"containers": [container()], "affinity": {"nodeAffinity": {
-        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}}
 
 
 def pod_term(*requirements: dict[str, Any]) -> Spec:
@@ -359,3 +373,25 @@ def test_selector_requirements_follow_their_operator(spec: Spec, expected: list[
     """Node and label selector requirements share the operator rules: an operator is required, In/NotIn need
     values and Exists/DoesNotExist take none."""
     assert messages(spec, tmp_path) == expected
+
+
+def test_host_network_ports_default_to_host_ports(tmp_path: Path) -> None:
+    """As the API server defaults them, a hostNetwork pod's ports without hostPort (init containers' too) get
+    their containerPort as hostPort, so NodePorts counts them."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(json.dumps({"kind": "Pod", "metadata": {"name": "p"}, "spec": {
+        "hostNetwork": True, "initContainers": [container("i", ports=[{"containerPort": 7070}])],
+        "containers": [container(ports=[{"containerPort": 80}, {"containerPort": 81, "hostPort": 81},
+                                        {"containerPort": 82, "protocol": "UDP"}])]}}), encoding="utf-8")
+    spec = load([path]).pods[0].spec
+    assert [(p.container_port, p.host_port, p.protocol) for p in spec.containers[0].ports] == [
+        (80, 80, "TCP"), (81, 81, "TCP"), (82, 82, "UDP")]
+    assert [(p.container_port, p.host_port) for p in spec.init_containers[0].ports] == [(7070, 7070)]
+
+
+def test_ports_of_other_pods_keep_no_host_port(tmp_path: Path) -> None:
+    """Without hostNetwork a port without hostPort stays without one."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(json.dumps({"kind": "Pod", "metadata": {"name": "p"}, "spec": {
+        "hostNetwork": False, "containers": [container(ports=[{"containerPort": 80}])]}}), encoding="utf-8")
+    assert load([path]).pods[0].spec.containers[0].ports[0].host_port == 0

@@ -40,6 +40,13 @@ POD_REASON = (UNRESOLVABLE, ("node(s) didn't match Pod's node affinity/selector"
 ENFORCED_REASON = (UNRESOLVABLE, ("node(s) didn't match scheduler-enforced node affinity",))
 
 
+#: A value the API server accepts in a pod's node affinity but that is no label value (from kube's tests).
+INVALID_VALUE = "invalid value: ___@#$%^"
+LABEL_VALUE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
+               "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+               "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+
+
 # -- builders ---------------------------------------------------------------------------------------
 
 def expr(key: str, operator: str, *values: str) -> NodeSelectorRequirement:
@@ -137,6 +144,18 @@ FILTER_CASES = [
                  id="match-fields-other-name"),
     pytest.param(requiring(term(expr("disk", "In", "ssd")), pod=make_pod("p").node_selector(zone="a").obj()),
                  labelled(zone="a", disk="hdd"), POD_REASON, id="selector-and-affinity-both-required"),
+    # kube-scheduler cannot parse these requirements (the API server accepts the first two): the term matches no node.
+    pytest.param(requiring(term(expr("foo", "NotIn", INVALID_VALUE))), labelled(foo="bar"), POD_REASON,
+                 id="value-not-a-label-value"),
+    pytest.param(requiring(term(expr("cores", "Gt", "abc"))), labelled(cores="8"), POD_REASON,
+                 id="gt-value-not-an-integer"),
+    pytest.param(requiring(term(expr("a b", "DoesNotExist"))), labelled(), POD_REASON, id="key-not-a-label-key"),
+    pytest.param(requiring(term(expr("zone", "In"))), labelled(zone="a"), POD_REASON, id="in-without-values"),
+    pytest.param(requiring(term(expr("zone", "Exists", "a"))), labelled(zone="a"), POD_REASON,
+                 id="exists-with-values"),
+    pytest.param(requiring(term(expr("zone", "Near", "a"))), labelled(zone="a"), POD_REASON, id="unknown-operator"),
+    pytest.param(requiring(term(expr("foo", "NotIn", INVALID_VALUE)), term(expr("foo", "In", "bar"))),
+                 labelled(foo="bar"), SUCCESS, id="unparsable-term-leaves-other-terms"),
 ]
 
 
@@ -299,3 +318,50 @@ def test_pre_score_skips_without_preferred_terms(args: dict[str, Any], pod: Pod,
     """PreScore returns Skip when neither the pod nor added-affinity has preferred terms."""
     status = plugin(args).pre_score(CycleState(), pod, scoring_nodes())
     assert (Code.SUCCESS if status is None else status.code) is code
+
+
+# Messages read from kube-scheduler v1.32's FailedScheduling events ("running PreScore plugin "NodeAffinity": ...").
+PRE_SCORE_ERROR_CASES = [
+    pytest.param(preferring((3, term(expr("foo", "NotIn", INVALID_VALUE)))),
+                 f'[0].matchExpressions[0].values[0][foo]: Invalid value: "{INVALID_VALUE}": {LABEL_VALUE}',
+                 id="value-not-a-label-value"),
+    pytest.param(preferring((3, term(expr("foo", "Gt", "abc")))),
+                 "[0].matchExpressions[0].values[0]: Invalid value: \"abc\": for 'Gt', 'Lt' operators, the value "
+                 "must be an integer", id="gt-value-not-an-integer"),
+    pytest.param(preferring((3, term(expr("foo", "In", "a b", "c"), expr("foo", "Lt", "1x"))),
+                            (3, term(expr("foo", "In", "ok"))),
+                            (3, term(expr("foo", "NotIn", "$"), fields=(names_in("n1"),)))),
+                 f'[[0].matchExpressions[0].values[0][foo]: Invalid value: "a b": {LABEL_VALUE}, '
+                 "[0].matchExpressions[1].values[0]: Invalid value: \"1x\": for 'Gt', 'Lt' operators, the value "
+                 f'must be an integer, [2].matchExpressions[0].values[0][foo]: Invalid value: "$": {LABEL_VALUE}]',
+                 id="every-problem-of-every-term"),
+    pytest.param(preferring((3, term(expr("a b", "Exists")))),
+                 '[0].matchExpressions[0].key: Invalid value: "a b": name part must consist of alphanumeric '
+                 "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', "
+                 " or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?"
+                 "[A-Za-z0-9]')", id="key-not-a-label-key"),
+    pytest.param(preferring((3, term(expr("zone", "Near", "a")))),
+                 '[0].matchExpressions[0].operator: Unsupported value: "Near"', id="unknown-operator"),
+    pytest.param(preferring((3, term(fields=(NodeSelectorRequirement("metadata.name", "In", ("n1", "n2")),)))),
+                 '[0].matchFields[0].values: Invalid value: []string{"n1", "n2"}: must have one element',
+                 id="field-with-two-values"),
+]
+
+
+@pytest.mark.parametrize(("pod", "message"), PRE_SCORE_ERROR_CASES)
+def test_pre_score_is_an_error_when_preferred_terms_cannot_be_parsed(pod: Pod, message: str) -> None:
+    """PreScore returns kube-scheduler's parse error for the pod's preferred terms, all problems in term order."""
+    assert verdict(plugin().pre_score(CycleState(), pod, scoring_nodes())) == (Code.ERROR, (message,))
+
+
+def test_unparsed_preferred_terms_of_weight_zero_are_no_error() -> None:
+    """kube-scheduler does not parse a preferred term of weight 0, so it cannot fail PreScore."""
+    pod = preferring((0, term(expr("foo", "NotIn", INVALID_VALUE))), (1, ZONE_A_TERM))
+    assert raw_scores(plugin(), pod, scoring_nodes()) == [1, 1, 0, 0]
+
+
+def test_score_without_pre_score_state_raises_on_unparsable_terms() -> None:
+    """Without PreScore's state (PreScore disabled) Score parses the pod's terms itself, and fails as kube's does."""
+    pod = preferring((3, term(expr("foo", "Gt", "abc"))))
+    with pytest.raises(ValueError, match="the value must be an integer"):
+        plugin().score(CycleState(), pod, scoring_nodes()[0])

@@ -163,7 +163,7 @@ def test_node_unschedulable_batch_filter_gives_the_table_verdicts(pod: Pod,
 
 
 @pytest.mark.parametrize(("pod", "node", "expected"),
-                         [*test_node_ports.FILTER_CASES, *test_node_ports.SIDECAR_CASES])
+                         [*test_node_ports.FILTER_CASES, *test_node_ports.INIT_CONTAINER_CASES])
 def test_node_ports_batch_filter_gives_the_table_verdicts(pod: Pod, node: NodeInfo,
                                                           expected: tuple[Code, tuple[str, ...]]) -> None:
     """NodePorts' filter_nodes gives each table case's code."""

@@ -92,32 +92,30 @@ def test_rejection_is_unschedulable_with_the_plugin_name() -> None:
                             "NodePorts")
 
 
-SIDECAR_CASES = [
+# kube-scheduler v1.32 binds a pod wanting hostPort 8080 beside a sidecar holding 8080, and a pod whose sidecar
+# wants 8080 beside a container holding it (read from the real binary).
+INIT_CONTAINER_CASES = [
     pytest.param(make_pod("p").init_container(sidecar=True, host_ports=(8080,)).obj(), node_using("TCP//8080"),
-                 CONFLICT, id="wanted-by-a-sidecar"),
+                 SUCCESS, id="wanted-by-a-sidecar"),
     pytest.param(make_pod("p").init_container(host_ports=(8080,)).obj(), node_using("TCP//8080"), SUCCESS,
-                 id="plain-init-container-ignored"),
+                 id="wanted-by-a-plain-init-container"),
     pytest.param(with_ports("p", "TCP//8080"),
                  node_info(make_node("n1").obj(), make_pod("e").init_container(sidecar=True, host_ports=(8080,)).obj()),
-                 CONFLICT, id="used-by-a-sidecar"),
+                 SUCCESS, id="used-by-a-sidecar"),
     pytest.param(with_ports("p", "TCP//8080"),
                  node_info(make_node("n1").obj(), make_pod("e").init_container(host_ports=(8080,)).obj()),
-                 SUCCESS, id="plain-init-container-frees-its-port"),
+                 SUCCESS, id="used-by-a-plain-init-container"),
+    pytest.param(make_pod("p").init_container(sidecar=True, host_ports=(8080,)).host_port(8080).obj(),
+                 node_using("TCP//8080"), CONFLICT, id="the-pods-container-still-counts"),
 ]
 
 
-@pytest.mark.parametrize(("pod", "node", "expected"), SIDECAR_CASES)
-def test_sidecar_ports_count_plain_init_container_ports_do_not(
-        pod: Pod, node: NodeInfo, expected: tuple[Code, tuple[str, ...]]) -> None:
-    """Sidecars (init containers with restartPolicy Always) hold their host ports for the pod's lifetime, on both
-    sides; ordinary init containers have exited by the time the containers run."""
+@pytest.mark.parametrize(("pod", "node", "expected"), INIT_CONTAINER_CASES)
+def test_init_container_ports_are_not_counted(pod: Pod, node: NodeInfo,
+                                              expected: tuple[Code, tuple[str, ...]]) -> None:
+    """kube-scheduler v1.32 counts the host ports of containers only, on both sides: no init container's, not even
+    a sidecar's (restartPolicy Always)."""
     assert verdict(run_filter(plugin(), pod, node)) == expected
-
-
-def test_filter_without_pre_filter_state_computes_the_ports() -> None:
-    """Filter falls back to the pod's own ports when PreFilter did not run."""
-    pod = with_ports("p", "TCP//8080")
-    assert verdict(plugin().filter(CycleState(), pod, node_using("TCP//8080"))) == CONFLICT
 
 
 # -- PreFilter --------------------------------------------------------------------------------------
@@ -127,6 +125,7 @@ SKIP_CASES = [
     pytest.param(make_pod("p").req(cpu="1").obj(), id="requests-only"),
     pytest.param(make_pod("p").container(host_ports=(0,)).obj(), id="host-port-zero"),
     pytest.param(make_pod("p").init_container(host_ports=(8080,)).obj(), id="only-a-plain-init-container-port"),
+    pytest.param(make_pod("p").init_container(sidecar=True, host_ports=(8080,)).obj(), id="only-a-sidecar-port"),
 ]
 
 
@@ -138,13 +137,9 @@ def test_pre_filter_skips_pod_without_host_ports(pod: Pod) -> None:
     assert outcome.code is Code.SKIP
 
 
-@pytest.mark.parametrize("pod", [
-    pytest.param(with_ports("p", "TCP//8080"), id="container"),
-    pytest.param(make_pod("p").init_container(sidecar=True, host_ports=(8080,)).obj(), id="sidecar"),
-])
-def test_pre_filter_succeeds_for_pod_with_host_ports(pod: Pod) -> None:
-    """A pod with a host port gets Success (not Skip), so Filter runs."""
-    assert plugin().pre_filter(CycleState(), pod, []) is None
+def test_pre_filter_succeeds_for_pod_with_host_ports() -> None:
+    """A pod with a container's host port gets Success (not Skip), so Filter runs."""
+    assert plugin().pre_filter(CycleState(), with_ports("p", "TCP//8080"), []) is None
 
 
 def test_only_pre_filter_and_filter_no_extensions() -> None:

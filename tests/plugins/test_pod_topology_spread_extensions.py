@@ -221,11 +221,3 @@ def test_cloned_state_changes_leave_the_original_unchanged() -> None:
     assert filter_all(plugin, branch, ZONE_AND_HOST, infos) != verdicts
     assert domain_counts(state) == counts
     assert filter_all(plugin, state, ZONE_AND_HOST, infos) == verdicts
-
-
-def test_extensions_without_pre_filter_state_raise() -> None:
-    """AddPod without PreFilter state is an error (the framework turns the exception into an Error status)."""
-    infos = cluster(FOUR_NODES)
-    plugin = make_plugin(infos)
-    with pytest.raises(KeyError, match="PreFilterPodTopologySpread"):
-        plugin.pre_filter_add_pod(CycleState(), ZONE_AND_HOST, PodInfo.of(BASE_PODS[0]), infos[0])

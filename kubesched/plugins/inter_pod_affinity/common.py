@@ -14,7 +14,13 @@ from typing import ClassVar
 
 import attrs
 
-from kubesched.api import LabelSelector, LabelSelectorRequirement, Pod, PodAffinityTerm, WeightedPodAffinityTerm
+from kubesched.api import (
+    LabelSelector,
+    LabelSelectorRequirement,
+    Pod,
+    PodAffinityTerm,
+    label_selector_error,
+)
 from kubesched.framework import ClusterClient, in_range
 
 NAME = "InterPodAffinity"
@@ -114,12 +120,17 @@ def matches_all(terms: tuple[AffinityTerm, ...], pod: Pod, namespace_labels: Nam
 
 @attrs.frozen(slots=True)
 class PodTerms:
-    """All the compiled pod (anti-)affinity terms of one pod."""
+    """All the compiled pod (anti-)affinity terms of one pod.
+
+    A group of terms (required affinity, required anti-affinity, preferred affinity, preferred anti-affinity)
+    with a label selector kube-scheduler cannot parse is left out whole, as kube's PodInfo leaves it, and
+    ``parse_error`` says why, in kube's words (PreFilter and PreScore then fail the pod)."""
 
     required_affinity: tuple[AffinityTerm, ...] = ()
     required_anti_affinity: tuple[AffinityTerm, ...] = ()
     preferred_affinity: tuple[AffinityTerm, ...] = ()
     preferred_anti_affinity: tuple[AffinityTerm, ...] = ()
+    parse_error: str | None = None
 
     @classmethod
     def of(cls, pod: Pod) -> PodTerms:
@@ -128,12 +139,28 @@ class PodTerms:
         if affinity is None:
             return NO_TERMS
         pod_affinity, anti_affinity = affinity.pod_affinity, affinity.pod_anti_affinity
-        return cls(
-            _required(pod_affinity.required if pod_affinity else (), pod),
-            _required(anti_affinity.required if anti_affinity else (), pod),
-            _preferred(pod_affinity.preferred if pod_affinity else (), pod),
-            _preferred(anti_affinity.preferred if anti_affinity else (), pod),
+        groups = (
+            ("requiredAffinityTerms", [(t, 0) for t in (pod_affinity.required if pod_affinity else ())]),
+            ("requiredAntiAffinityTerms", [(t, 0) for t in (anti_affinity.required if anti_affinity else ())]),
+            ("preferredAffinityTerms", [(w.pod_affinity_term, w.weight)
+                                        for w in (pod_affinity.preferred if pod_affinity else ())]),
+            ("preferredAntiAffinityTerms", [(w.pod_affinity_term, w.weight)
+                                            for w in (anti_affinity.preferred if anti_affinity else ())]),
         )
+        compiled: list[tuple[AffinityTerm, ...]] = []
+        errors: list[str] = []
+        for name, terms in groups:
+            error = next((e for t, _ in terms if (e := _term_error(t)) is not None), None)
+            if error is not None:
+                errors.append(f"{name}: {error}")
+                compiled.append(())
+            else:
+                compiled.append(tuple(AffinityTerm.of(t, pod, w) for t, w in terms))
+        parse_error = None
+        if errors:
+            distinct = list(dict.fromkeys(errors))
+            parse_error = distinct[0] if len(distinct) == 1 else "[" + ", ".join(distinct) + "]"
+        return cls(compiled[0], compiled[1], compiled[2], compiled[3], parse_error)
 
     @property
     def has_preferred(self) -> bool:
@@ -144,12 +171,9 @@ class PodTerms:
 NO_TERMS = PodTerms()
 
 
-def _required(terms: tuple[PodAffinityTerm, ...], owner: Pod) -> tuple[AffinityTerm, ...]:
-    return tuple(AffinityTerm.of(t, owner) for t in terms)
-
-
-def _preferred(terms: tuple[WeightedPodAffinityTerm, ...], owner: Pod) -> tuple[AffinityTerm, ...]:
-    return tuple(AffinityTerm.of(w.pod_affinity_term, owner, w.weight) for w in terms)
+def _term_error(term: PodAffinityTerm) -> str | None:
+    """Why kube-scheduler cannot parse a term's selectors (its labelSelector, then its namespaceSelector)."""
+    return label_selector_error(term.label_selector) or label_selector_error(term.namespace_selector)
 
 
 class TermCache:

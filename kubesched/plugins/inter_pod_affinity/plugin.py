@@ -21,6 +21,7 @@ from kubesched.framework import (
     Plugin,
     PodInfo,
     QueueingHint,
+    StateNotFoundError,
     Status,
     hookimpl,
 )
@@ -41,12 +42,15 @@ from kubesched.plugins.inter_pod_affinity.filtering import (
 )
 from kubesched.plugins.inter_pod_affinity.scoring import (
     PRE_SCORE_STATE_KEY,
+    TopologyScores,
     build_topology_scores,
     normalize,
     score_node,
 )
 
+# Without PreFilter's or PreScore's state (that point disabled in the profile), in kube-scheduler v1.32's words.
 _NO_PRE_FILTER_STATE = f'error reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: not found'
+_NO_PRE_SCORE_STATE = f'failed to read "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found'
 
 
 def _no_labels(namespace: str) -> Mapping[str, str]:
@@ -124,7 +128,10 @@ class InterPodAffinity(Plugin):
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Count matching pods per topology pair over ``nodes``' pods; Skip when no required term can reject a
-        node."""
+        node; UnschedulableAndUnresolvable when kube-scheduler cannot parse the pod's terms."""
+        parse_error = self._terms.get(pod).parse_error
+        if parse_error is not None:
+            return Status.unresolvable(f"parsing pod: {parse_error}")
         pre_filter_state = build_pre_filter_state(pod, nodes, self._terms, NamespaceLabelCache(self.handle.client))
         if pre_filter_state is None:
             return Status.skip()
@@ -134,6 +141,9 @@ class InterPodAffinity(Plugin):
     @hookimpl
     def pre_filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> Status | None:
         """:meth:`pre_filter` over every node, the counts read from the columns' incremental indexes."""
+        parse_error = self._terms.get(pod).parse_error
+        if parse_error is not None:
+            return Status.unresolvable(f"parsing pod: {parse_error}")
         client = self.handle.client
         columns = node_batch.columns
         terms = self._terms.get(pod)
@@ -179,15 +189,19 @@ class InterPodAffinity(Plugin):
         """Filter's codes for every node of the batch, from PreFilter's counts as arrays."""
         pre_filter_state = state.get(PRE_FILTER_STATE_KEY)
         if pre_filter_state is None:
-            raise LookupError(_NO_PRE_FILTER_STATE)
+            raise StateNotFoundError(_NO_PRE_FILTER_STATE)
         return columnar.filter_codes(pre_filter_state, node_batch, self._value_codes)
 
     @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        """Sum term weights per topology pair over the snapshot (not only ``nodes``); Skip when none scored."""
+        """Sum term weights per topology pair over the snapshot (not only ``nodes``); Skip when none scored; an
+        Error for a pod whose terms kube-scheduler cannot parse (unless it would skip without parsing them)."""
         client = self.handle.client
         snapshot = self.handle.snapshot
         args = self.args
+        error = self._parse_error(pod, len(nodes))
+        if error is not None:
+            return error
         terms = self._terms.get(pod)
         scores = build_topology_scores(
             pod, terms, snapshot.list() if terms.has_preferred else snapshot.have_pods_with_affinity,
@@ -204,6 +218,9 @@ class InterPodAffinity(Plugin):
         client = self.handle.client
         columns = node_batch.columns
         args = self.args
+        error = self._parse_error(pod, len(node_batch))
+        if error is not None:
+            return error
         if not self._terms.get(pod).has_preferred and columnar.no_existing_scored_terms(columns,
                                                                                        self._existing_terms):
             return Status.skip()  # no preferred term of the pod and no scored term of any pod on a node
@@ -215,21 +232,30 @@ class InterPodAffinity(Plugin):
         state.write(PRE_SCORE_STATE_KEY, scores)
         return None
 
+    def _parse_error(self, pod: Pod, feasible: int) -> Status | None:
+        """PreScore's Error for a pod whose terms kube-scheduler cannot parse, unless it skips before parsing them
+        (no feasible node, or only existing pods' preferred terms and those ignored)."""
+        parse_error = self._terms.get(pod).parse_error
+        if parse_error is None or not feasible or (
+                self.args.ignore_preferred_terms_of_existing_pods and not _has_preferred(pod)):
+            return None
+        return Status.as_error(f"failed to parse pod: {parse_error}")
+
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         """The summed scores of the node's topology pairs; may be negative."""
-        return score_node(state.read(PRE_SCORE_STATE_KEY), node_info)
+        return score_node(_pre_score_state(state), node_info)
 
     @hookimpl
     def score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any]:
         """Score of every node of the batch."""
-        return columnar.score_array(state.read(PRE_SCORE_STATE_KEY), node_batch, self._value_codes)
+        return columnar.score_array(_pre_score_state(state), node_batch, self._value_codes)
 
     @hookimpl
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         """Min-max onto 0..100 (truncated); all 0 when every node scored the same."""
         if state.get(PRE_SCORE_STATE_KEY) is None:
-            return Status.as_error(f'failed to read "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found')
+            return Status.as_error(_NO_PRE_SCORE_STATE)
         normalize(scores)
         return None
 
@@ -238,5 +264,20 @@ class InterPodAffinity(Plugin):
                          batch_scores: npt.NDArray[Any]) -> npt.NDArray[Any]:
         """NormalizeScore over the batch's scores at once."""
         if state.get(PRE_SCORE_STATE_KEY) is None:
-            raise LookupError(f'failed to read "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found')
+            raise StateNotFoundError(_NO_PRE_SCORE_STATE)
         return columnar.normalize_array(batch_scores)
+
+
+def _pre_score_state(state: CycleState) -> TopologyScores:
+    """PreScore's scores; StateNotFoundError (kube's Score error) without them."""
+    scores = state.get(PRE_SCORE_STATE_KEY)
+    if scores is None:
+        raise StateNotFoundError(_NO_PRE_SCORE_STATE)
+    return scores
+
+
+def _has_preferred(pod: Pod) -> bool:
+    """Whether the pod's spec has preferred pod (anti-)affinity terms, parsed or not."""
+    affinity = pod.spec.affinity
+    return affinity is not None and bool((affinity.pod_affinity and affinity.pod_affinity.preferred)
+                                         or (affinity.pod_anti_affinity and affinity.pod_anti_affinity.preferred))

@@ -27,6 +27,7 @@ from kubesched.framework import (
     QueueingHint,
     Resource,
     StateKey,
+    StateNotFoundError,
     Status,
     hookimpl,
     in_range,
@@ -57,6 +58,8 @@ REQUESTED_TO_CAPACITY_RATIO: Final = "RequestedToCapacityRatio"
 
 _PRE_FILTER_KEY = StateKey[Resource]("PreFilterNodeResourcesFit")
 _PRE_SCORE_KEY = StateKey[list[int]]("PreScoreNodeResourcesFit")
+#: Filter's Error without PreFilter's state (PreFilter disabled in the profile), in kube-scheduler v1.32's words.
+NO_PRE_FILTER_STATE = f'error reading "{_PRE_FILTER_KEY.name}" from cycleState: not found'
 #: Pod requests are clamped to this in batch comparisons (far beyond any node amount, far from int64 overflow).
 _CLAMP = 2**60
 IntArray = npt.NDArray[np.int64]
@@ -250,10 +253,10 @@ class NodeResourcesFit(Plugin):
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        """Unschedulable with one reason per insufficient resource."""
+        """Unschedulable with one reason per insufficient resource; an Error without PreFilter's state."""
         request = state.get(_PRE_FILTER_KEY)
         if request is None:
-            request = pod_resource(pod)
+            return Status.as_error(NO_PRE_FILTER_STATE)
         # Fast path for the common case: room for everything and no extended resources to check.
         allocatable, used = node_info.allocatable, node_info.requested
         if (not request.scalar_resources and len(node_info.pods) < allocatable.allowed_pod_number
@@ -271,7 +274,7 @@ class NodeResourcesFit(Plugin):
         """Filter's codes for every node at once: Unschedulable where some resource (or the pod count) is short."""
         request = state.get(_PRE_FILTER_KEY)
         if request is None:
-            request = pod_resource(pod)
+            raise StateNotFoundError(NO_PRE_FILTER_STATE)
         columns = node_batch.columns
         column = node_batch.column
         short = column(columns.pod_count) >= column(columns.allocatable[PODS])
@@ -295,7 +298,7 @@ class NodeResourcesFit(Plugin):
         node (the FitError message reads these)."""
         request = state.get(_PRE_FILTER_KEY)
         if request is None:
-            request = pod_resource(pod)
+            raise StateNotFoundError(NO_PRE_FILTER_STATE)
         columns = node_batch.columns
         column = node_batch.column
         counts: dict[str, int] = {}

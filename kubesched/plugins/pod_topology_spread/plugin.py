@@ -21,6 +21,7 @@ from kubesched.framework import (
     Plugin,
     PodInfo,
     QueueingHint,
+    StateNotFoundError,
     Status,
     default_selector,
     hookimpl,
@@ -41,16 +42,22 @@ from kubesched.plugins.pod_topology_spread.common import (
 )
 from kubesched.plugins.pod_topology_spread.filtering import (
     PRE_FILTER_KEY,
+    PreFilterState,
     build_pre_filter_state,
     filter_node,
     update_with_pod,
 )
 from kubesched.plugins.pod_topology_spread.scoring import (
     PRE_SCORE_KEY,
+    PreScoreState,
     build_pre_score_state,
     normalize,
     score_node,
 )
+
+# Without PreFilter's or PreScore's state (that point disabled in the profile), in kube-scheduler v1.32's words.
+_NO_PRE_FILTER_STATE = f'reading "{PRE_FILTER_KEY.name}" from cycleState: not found'
+_NO_PRE_SCORE_STATE = f'error reading "{PRE_SCORE_KEY.name}" from cycleState: not found'
 
 
 class PodTopologySpread(Plugin):
@@ -111,13 +118,23 @@ class PodTopologySpread(Plugin):
         return QueueingHint.QUEUE if any(c.selects(present.labels) for c in constraints) else QueueingHint.QUEUE_SKIP
 
     def hint_node_changed(self, pod: Pod, old_obj: Node | None, new_obj: Node | None) -> QueueingHint:
-        """Queue when the added, updated or deleted node carries every topology key of the pod's DoNotSchedule
-        constraints."""
-        node = new_obj if new_obj is not None else old_obj
-        if node is None:
+        """Queue when the added or deleted node carries every topology key of the pod's DoNotSchedule constraints;
+        for an update, when it gains or loses one of them, or keeps them all and changes a topology key's value or
+        its taints (kube-scheduler v1.32's isSchedulableAfterNodeChange)."""
+        if old_obj is None and new_obj is None:
             return QueueingHint.QUEUE
         constraints = self.constraints(pod, DO_NOT_SCHEDULE)
-        return QueueingHint.QUEUE if has_all_keys(node.labels, constraints) else QueueingHint.QUEUE_SKIP
+        old_matching = old_obj is not None and has_all_keys(old_obj.labels, constraints)
+        new_matching = new_obj is not None and has_all_keys(new_obj.labels, constraints)
+        if old_obj is not None and new_obj is not None:
+            if old_matching != new_matching:
+                return QueueingHint.QUEUE
+            old_labels, new_labels = old_obj.labels, new_obj.labels
+            if new_matching and (any(old_labels.get(c.topology_key) != new_labels.get(c.topology_key)
+                                     for c in constraints) or old_obj.spec.taints != new_obj.spec.taints):
+                return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE if old_matching or new_matching else QueueingHint.QUEUE_SKIP
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
@@ -141,25 +158,35 @@ class PodTopologySpread(Plugin):
     def pre_filter_add_pod(self, state: CycleState, pod: Pod, pod_info_to_add: PodInfo,
                            node_info: NodeInfo) -> Status | None:
         """Count ``pod_info_to_add`` on ``node_info`` as if it had been there at PreFilter."""
-        update_with_pod(state.read(PRE_FILTER_KEY), pod_info_to_add.pod, node_info.node, 1)
+        pre_filter_state = state.get(PRE_FILTER_KEY)
+        if pre_filter_state is None:
+            return Status.as_error(_NO_PRE_FILTER_STATE)
+        update_with_pod(pre_filter_state, pod_info_to_add.pod, node_info.node, 1)
         return None
 
     @hookimpl
     def pre_filter_remove_pod(self, state: CycleState, pod: Pod, pod_info_to_remove: PodInfo,
                               node_info: NodeInfo) -> Status | None:
         """Stop counting ``pod_info_to_remove`` on ``node_info``."""
-        update_with_pod(state.read(PRE_FILTER_KEY), pod_info_to_remove.pod, node_info.node, -1)
+        pre_filter_state = state.get(PRE_FILTER_KEY)
+        if pre_filter_state is None:
+            return Status.as_error(_NO_PRE_FILTER_STATE)
+        update_with_pod(pre_filter_state, pod_info_to_remove.pod, node_info.node, -1)
         return None
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        """Unresolvable without a topology key; Unschedulable when placing the pod here exceeds a maxSkew."""
-        return filter_node(state.read(PRE_FILTER_KEY), node_info)
+        """Unresolvable without a topology key; Unschedulable when placing the pod here exceeds a maxSkew; an Error
+        without PreFilter's state."""
+        pre_filter_state = state.get(PRE_FILTER_KEY)
+        if pre_filter_state is None:
+            return Status.as_error(_NO_PRE_FILTER_STATE)
+        return filter_node(pre_filter_state, node_info)
 
     @hookimpl
     def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any] | None:
         """:meth:`filter`'s codes for every node of the batch at once, from the counts per label code."""
-        return columnar.filter_codes(state.read(PRE_FILTER_KEY), node_batch)
+        return columnar.filter_codes(_pre_filter_state(state), node_batch)
 
     def _score_constraints(self, pod: Pod) -> tuple[tuple[SpreadConstraint, ...], bool]:
         """The pod's ScheduleAnyway constraints, and whether a node needs every topology key to count (only the
@@ -191,21 +218,40 @@ class PodTopologySpread(Plugin):
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         """The weighted count of matching pods in the node's domains (fewer is better)."""
-        return score_node(state.read(PRE_SCORE_KEY), node_info)
+        return score_node(_pre_score_state(state), node_info)
 
     @hookimpl
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         """Map the lowest raw score to 100 and the highest towards 0; nodes missing a key score 0."""
-        normalize(state.read(PRE_SCORE_KEY), scores)
+        pre_score_state = state.get(PRE_SCORE_KEY)
+        if pre_score_state is None:
+            return Status.as_error(_NO_PRE_SCORE_STATE)
+        normalize(pre_score_state, scores)
         return None
 
     @hookimpl
     def score_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any]:
         """:meth:`score` of every node of the batch at once."""
-        return columnar.score_batch(state.read(PRE_SCORE_KEY), node_batch)
+        return columnar.score_batch(_pre_score_state(state), node_batch)
 
     @hookimpl
     def normalize_scores(self, state: CycleState, pod: Pod, node_batch: NodeBatch,
                          batch_scores: npt.NDArray[Any]) -> npt.NDArray[Any]:
         """:meth:`normalize_score` over the batch's raw scores."""
-        return columnar.normalize_batch(state.read(PRE_SCORE_KEY), node_batch, batch_scores)
+        return columnar.normalize_batch(_pre_score_state(state), node_batch, batch_scores)
+
+
+def _pre_filter_state(state: CycleState) -> PreFilterState:
+    """PreFilter's counts; StateNotFoundError (kube's Filter error) without them."""
+    pre_filter_state = state.get(PRE_FILTER_KEY)
+    if pre_filter_state is None:
+        raise StateNotFoundError(_NO_PRE_FILTER_STATE)
+    return pre_filter_state
+
+
+def _pre_score_state(state: CycleState) -> PreScoreState:
+    """PreScore's counts; StateNotFoundError (kube's Score error) without them."""
+    pre_score_state = state.get(PRE_SCORE_KEY)
+    if pre_score_state is None:
+        raise StateNotFoundError(_NO_PRE_SCORE_STATE)
+    return pre_score_state
