@@ -75,7 +75,7 @@ def test_filter_is_skipped_when_no_label_is_required() -> None:
 def test_filter_and_score_leave_pod_and_node_untouched() -> None:
     """Filter and Score do not modify the pod or the NodeInfo."""
     args = attrs.evolve(ZONES, required_labels={POOL_LABEL: "batch"})
-    plugin = NodeLabelPlacement(placement_framework(args), args)
+    plugin = NodeLabelPlacement(placement_framework(args).handle, args)
     pod, node_info, state = make_pod("p").obj(), NodeInfo.of(node("n1")), CycleState()
     before = (pod, node_info.generation, dict(node_info.node.labels) if node_info.node else None)
     plugin.filter(state, pod, node_info)
@@ -111,7 +111,7 @@ def test_score_is_skipped_without_a_preferred_label() -> None:
 
 def test_score_without_pre_score_reads_the_pod_itself() -> None:
     """Score works in a profile that does not enable PreScore: the ranking is resolved per call."""
-    plugin = NodeLabelPlacement(placement_framework(ZONES), ZONES)
+    plugin = NodeLabelPlacement(placement_framework(ZONES).handle, ZONES)
     assert plugin.score(CycleState(), make_pod("p").obj(), info("n1", {ZONE_LABEL: "zone-a"})) == 3
 
 
