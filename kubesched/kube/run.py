@@ -66,7 +66,7 @@ class Runner:
         self.cluster = KubeCluster(api, self.recorder)
         self.scheduler = Scheduler(config.profiles, registry, client=self.cluster, clock=self.cluster,
                                    rng=random.Random(), settings=config.settings)
-        self.cluster.listener = self.scheduler
+        self.cluster.listener = self.scheduler.events
         self.reflectors = [Reflector(api, r, self.inbox, self.stopping) for r in RESOURCES]
         self.elector = LeaderElector(api, self.identity, options.lease, self.stopping) if options.leader_elect \
             else None
@@ -161,7 +161,7 @@ class Runner:
                 log.warning("pod %s bound to %s never showed up bound: forgetting it", cached.key, node)
                 self.scheduler.cache.forget_pod(cached)
                 if entry is not None and not entry[1].spec.node_name:
-                    self.scheduler.on_pod_add(entry[1])
+                    self.scheduler.events.on_pod_add(entry[1])
 
     # -- shutdown ------------------------------------------------------------------------------------
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:

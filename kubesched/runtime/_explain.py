@@ -88,7 +88,11 @@ class Attempt:
 
 
 class AttemptRecorder:
-    """Collects one attempt as the scheduler and the framework report it."""
+    """Collects one attempt as the scheduler and the framework report it (a
+    :class:`~kubesched.runtime._cycle_observer.CycleObserver` asking for the per-node path)."""
+
+    #: The attempt runs on the per-node path, so every plugin's verdict on every node tried is seen.
+    per_node = True
 
     def __init__(self, pod: Pod, attempt: Attempt, nominator: Nominator) -> None:
         self.pod = pod
@@ -117,7 +121,7 @@ class AttemptRecorder:
         if narrowed and result is not None:
             self._narrowed_to = frozenset(result.node_names or ())
 
-    def filter_hooks(self, filters: Sequence[tuple[str, Hook]]) -> list[tuple[str, Hook]]:
+    def filters(self, filters: Sequence[tuple[str, Hook]]) -> list[tuple[str, Hook]]:
         """``filters`` wrapped to report each call (they report only while Filter runs for the attempt)."""
         self._filtering = True
         return [(name, self._wrap(name, hook)) for name, hook in filters]

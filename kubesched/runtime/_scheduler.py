@@ -1,9 +1,11 @@
-"""The scheduling loop: kube-scheduler's scheduleOne, its failure handling, and its event handlers.
+"""The scheduling loop: kube-scheduler's scheduleOne and its failure handling.
 
 One pod at a time: pop, pick the profile by spec.schedulerName, snapshot, PreFilter, Filter (round-robin
 start, numFeasibleNodesToFind), PostFilter on failure, PreScore/Score/NormalizeScore, select the host
 (ties broken by the seeded RNG), assume, Reserve, Permit, then PreBind/Bind/PostBind. The binding cycle
-runs right away, or later if Permit made the pod wait.
+runs right away, or later if Permit made the pod wait. How nodes are searched and scored is the node search's
+(``_node_search.py``); what the cluster tells the scheduler goes through its event handlers
+(``_event_handlers.py``).
 """
 
 from __future__ import annotations
@@ -11,26 +13,19 @@ from __future__ import annotations
 import itertools
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import attrs
 import numpy as np
 
-from kubesched.api.node import Node
 from kubesched.api.pod import Pod
-from kubesched.backend import Clock, ClusterClient, ClusterListener
+from kubesched.backend import Clock, ClusterClient
 from kubesched.errors import ProfileError
-from kubesched.framework._columns import IntArray, NodeBatch
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._events import (
-    ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
-    NODE_ADD,
-    NODE_DELETE,
     ClusterEvent,
-    node_events,
-    pod_events,
 )
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._snapshot import Snapshot
@@ -52,18 +47,15 @@ from kubesched.metrics import (
     RESULT_UNSCHEDULABLE,
     SchedulerMetrics,
 )
-from kubesched.runtime._batch import (
-    BatchError,
-    BatchFilter,
-    nominated_overlay_exact,
-    score_batch,
-    select_host_index,
-)
+from kubesched.runtime._batch import select_host_index
 from kubesched.runtime._cache import Cache
+from kubesched.runtime._cycle_observer import QUIET, CycleObserver
+from kubesched.runtime._event_handlers import EventHandlers
 from kubesched.runtime._explain import AttemptRecorder, Explainer
 from kubesched.runtime._failures import PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._metrics import MeteredClient
+from kubesched.runtime._node_search import NodeSearch, NodeSearches, SearchError, num_feasible_nodes_to_find
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._queue import (
@@ -74,8 +66,6 @@ from kubesched.runtime._queue import (
 )
 from kubesched.runtime._registry import PluginRegistry
 
-MIN_FEASIBLE_NODES_TO_FIND = 100
-MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 POD_REASON_UNSCHEDULABLE = "Unschedulable"
 POD_REASON_SCHEDULER_ERROR = "SchedulerError"
@@ -156,15 +146,6 @@ class _Binding:
     metering: SchedulerMetrics | None = None
 
 
-def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
-    """How many feasible nodes to look for before scoring (adaptive when ``percentage`` is 0)."""
-    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
-        return num_all_nodes
-    if percentage == 0:
-        percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
-    return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
-
-
 def select_host(table: ScoreTable, rng: random.Random) -> str:
     """The highest-scoring node; ties are broken uniformly by reservoir sampling in node order: the ``count``-th
     tie replaces the choice when ``rng.random() * count < 1`` (one draw per tie after the first, a fixed number of
@@ -222,111 +203,28 @@ class Scheduler:
                                      max_backoff=self.settings.pod_max_backoff_seconds, metrics=self.metrics)
         self.metrics.watch_pending_pods(self.queue.pending_counts)
         self.next_start_node_index = 0
-        #: Unassigned pods whose schedulerName matches no profile: left alone, as kube-scheduler does.
-        self.ignored: dict[str, Pod] = {}
+        #: What the cluster tells the scheduler (subscribe it to the backend: it is the ClusterListener).
+        self.events = EventHandlers(self.cache, self.queue, self.frameworks, self._forget_failure)
+        self._searches = NodeSearches(self.snapshot, self.nominator, batch=self.settings.fast_path)
         #: Receives a record of every scheduling attempt (for explain output); None keeps nothing.
         self.cycle_observer: Callable[[CycleRecord], None] | None = None
         #: Told when attempts start and fail (the simulator's settling policy); None tells nobody.
         self.attempt_observer: AttemptObserver | None = None
         #: Records every attempt of the pods it explains (``--explain``); None explains nothing, at no cost.
         self.explainer: Explainer | None = None
-        # The explained attempt under way: it runs on the per-node path, with recording hooks.
-        self._recording: AttemptRecorder | None = None
         self._parked: dict[str, _Binding] = {}
         # Orders assumptions and failures: a pod that failed after a pod was assumed saw that pod's reservation.
         self._sequence = itertools.count()
         self._failed_at: dict[str, int] = {}
-        # The snapshot positions of this cycle's feasible nodes when the batch Filter path found them.
-        self._feasible_positions: IntArray | None = None
 
-    # -- event handlers (the informers) ------------------------------------------------------------
-    # Each change becomes kube-scheduler's cluster events; the queue moves only the pods that the hints of the
-    # plugins which rejected them say the event may help (see docs/queue.md).
-    def _listeners(self) -> list[ClusterListener]:
-        """The plugins' subscribed listeners, profile by profile."""
-        return [listener for framework in self.frameworks.values() for listener in framework.handle.listeners]
+    @property
+    def ignored(self) -> dict[str, Pod]:
+        """Unassigned pods whose schedulerName matches no profile: left alone, as kube-scheduler does."""
+        return self.events.ignored
 
-    def on_node_add(self, node: Node) -> None:
-        """A node joined: the NodeAdd event."""
-        self.cache.add_node(node)
-        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
-        for listener in self._listeners():
-            listener.on_node_add(node)
-
-    def on_node_update(self, node: Node) -> None:
-        """A node changed: one Node update event per kind of change (labels, taints, allocatable...)."""
-        info = self.cache.node_info(node.name)
-        old = info.node if info is not None else None
-        self.cache.update_node(node)
-        if old is None:
-            self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
-        else:
-            for event in node_events(node, old):
-                self.queue.move_all_to_active_or_backoff(event, old, node)
-        for listener in self._listeners():
-            listener.on_node_update(node)
-
-    def on_node_delete(self, name: str) -> None:
-        """A node left: the NodeDelete event (PodTopologySpread's domains may shrink), then the cache forgets it."""
-        info = self.cache.node_info(name)
-        if info is not None and info.node is not None:
-            self.queue.move_all_to_active_or_backoff(NODE_DELETE, info.node, None)
-        self.cache.remove_node(name)
-        for listener in self._listeners():
-            listener.on_node_delete(name)
-
-    def on_pod_add(self, pod: Pod) -> None:
-        """A pod appeared: assigned pods go to the cache (the AssignedPodAdd event), unassigned ones to the queue."""
-        self._pod_added(pod)
-        for listener in self._listeners():
-            listener.on_pod_add(pod)
-
-    def _pod_added(self, pod: Pod) -> None:
-        if pod.spec.node_name:
-            self.cache.add_pod(pod)
-            self._failed_at.pop(pod.uid, None)
-            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
-        elif pod.spec.scheduler_name in self.frameworks:
-            self.queue.add(pod)
-        else:
-            self.ignored[pod.uid] = pod
-
-    def on_pod_update(self, old: Pod, new: Pod) -> None:
-        """A pod changed (bound, nominated, relabelled, marked for deletion...). A write that changed nothing is no
-        event (the API server keeps the resourceVersion and sends no watch event)."""
-        if new.spec.node_name == old.spec.node_name and new == old:  # a binding always differs: no full compare
-            return
-        if new.spec.node_name:
-            if not old.spec.node_name:
-                self.queue.delete(old)
-                self._pod_added(new)
-            else:
-                self.cache.update_pod(new)
-                for event in pod_events(new, old):
-                    self.queue.move_all_to_active_or_backoff(event, old, new)
-        elif new.spec.scheduler_name in self.frameworks and not self.cache.is_assumed_pod(new):
-            # As kube-scheduler's updatePodInSchedulingQueue, an assumed pod (being bound) is left alone: the queue
-            # would take a pod it does not hold for a new one.
-            self.queue.update(old, new)
-        for listener in self._listeners():
-            listener.on_pod_update(old, new)
-
-    def on_pod_delete(self, pod: Pod) -> None:
-        """A pod is gone: an assigned pod is the AssignedPodDelete event; a pod Permit held is rejected."""
-        self.ignored.pop(pod.uid, None)
-        self._failed_at.pop(pod.uid, None)
-        if pod.spec.node_name:
-            self.cache.remove_pod(pod)
-            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
-        else:
-            self.queue.delete(pod)
-            waiting = self._parked.get(pod.uid)
-            if waiting is not None:
-                wp = waiting.framework.handle.get_waiting_pod(pod.uid)
-                if wp is not None:
-                    wp.reject("", "pod was deleted")
-        for listener in self._listeners():
-            listener.on_pod_delete(pod)
+    def _forget_failure(self, uid: str) -> None:
+        """A pod bound or gone: its last failure no longer orders anything."""
+        self._failed_at.pop(uid, None)
 
     def _plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
         """The plugins of any profile that registered ``event`` (the queue's pre-check before asking hints)."""
@@ -375,24 +273,26 @@ class Scheduler:
             return True
         state = CycleState()
         record = CycleRecord(pod, framework.profile_name, Diagnosis())
+        observer: CycleObserver = QUIET
+        recorder: AttemptRecorder | None = None
         if self.explainer is not None and self.explainer.wants(pod):
-            self._recording = self.explainer.start(pod, framework.profile_name, self.clock.now(), self.nominator)
-            framework.handle.preemption_observer = self._recording.preemption
+            observer = recorder = self.explainer.start(pod, framework.profile_name, self.clock.now(), self.nominator)
+            framework.handle.preemption_observer = recorder.preemption
         try:
-            binding = self._scheduling_cycle(framework, state, queued, record, started)
+            binding = self._scheduling_cycle(framework, state, queued, record, started, observer)
         except _CycleFailed as failure:
             record.status = failure.status
-            self._observe(record)
+            self._observe(record, recorder)
             self._handle_failure(queued, failure, started=started)
             return True
-        self._observe(record)
+        self._observe(record, recorder)
         if binding is not None:
             self._binding_cycle(binding, None)
         return True
 
-    def _observe(self, record: CycleRecord) -> None:
-        if self._recording is not None:
-            self._finish_recording(self._recording, record)
+    def _observe(self, record: CycleRecord, recorder: AttemptRecorder | None) -> None:
+        if recorder is not None:
+            self._finish_recording(recorder, record)
         if self.cycle_observer is not None:
             record.diagnosis.node_to_status.materialise()
             if record.scores is not None:
@@ -400,7 +300,6 @@ class Scheduler:
             self.cycle_observer(record)
 
     def _finish_recording(self, recording: AttemptRecorder, record: CycleRecord) -> None:
-        self._recording = None
         self.frameworks[record.profile].handle.preemption_observer = None
         table = record.scores
         totals = {} if table is None else {name: int(total) for name, total in zip(table.nodes, table.totals,
@@ -409,9 +308,9 @@ class Scheduler:
         self.explainer.add(recording.finish(self.snapshot.list(), record.suggested_host, totals, record.status))
 
     def _scheduling_cycle(self, framework: Framework, state: CycleState, queued: QueuedPodInfo,
-                          record: CycleRecord, started: float) -> _Binding | None:
+                          record: CycleRecord, started: float, observer: CycleObserver) -> _Binding | None:
         pod = queued.pod
-        host = self._schedule_pod(framework, state, pod, record)
+        host = self._schedule_pod(framework, state, pod, record, observer)
         assumed = queued.pod_info.for_pod(pod.with_node_name(host))
         self.cache.assume_pod(assumed)
         self.nominator.delete_nominated_pod_if_exists(pod)
@@ -440,14 +339,17 @@ class Scheduler:
         fit_error = FitError(pod, 1, diagnosis)
         return _CycleFailed(Status(status.code, (str(fit_error),), status.plugin), CLEAR_NOMINATED_NODE, fit_error)
 
-    def _schedule_pod(self, framework: Framework, state: CycleState, pod: Pod, record: CycleRecord) -> str:
+    def _schedule_pod(self, framework: Framework, state: CycleState, pod: Pod, record: CycleRecord,
+                      observer: CycleObserver) -> str:
         self.cache.update_snapshot(self.snapshot)
         if self.snapshot.num_nodes() == 0:
             raise _CycleFailed(Status.unresolvable(NO_NODES_AVAILABLE), CLEAR_NOMINATED_NODE)
-        self._feasible_positions = None
-        feasible = self._find_nodes_that_fit(framework, state, pod, record.diagnosis)
-        if self._recording is not None:
-            self._recording.filtering_done(self.snapshot.list())
+        search = self._searches.for_cycle(observer)
+        try:
+            feasible = self._find_nodes_that_fit(search, framework, state, pod, record.diagnosis, observer)
+        except SearchError as error:
+            raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
+        observer.filtering_done(self.snapshot.list())
         if self.cycle_observer is not None:  # the record outlives the cycle: build what it holds now
             record.feasible_nodes = [ni.name for ni in feasible]
             record.diagnosis.node_to_status.materialise()
@@ -458,29 +360,33 @@ class Scheduler:
                 self.metrics.preemption_attempt()
                 result, status = framework.run_post_filter_plugins(state, pod, record.diagnosis.node_to_status)
                 record.diagnosis.post_filter_msg = status.message()
-                if self._recording is not None:
-                    self._recording.post_filter(result, status)
+                observer.post_filter(result, status)
                 if result is not None:
                     nominating = result.nominating_info
             raise _CycleFailed(Status(Code.UNSCHEDULABLE, (str(fit_error),)), nominating, fit_error)
         if len(feasible) == 1:
             record.suggested_host = feasible[0].name
             return record.suggested_host
-        scores = self._prioritize(framework, state, pod, feasible)
+        if not framework.has_score_plugins():
+            scores = ScoreTable([ni.name for ni in feasible], totals=[1] * len(feasible))
+        else:
+            try:
+                scores = search.prioritize(framework, state, pod, feasible, observer)
+            except SearchError as error:
+                raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
         record.scores = scores
         record.suggested_host = select_host(scores, self.rng)
         return record.suggested_host
 
-    def _find_nodes_that_fit(self, framework: Framework, state: CycleState, pod: Pod,
-                             diagnosis: Diagnosis) -> list[NodeInfo]:
+    def _find_nodes_that_fit(self, search: NodeSearch, framework: Framework, state: CycleState, pod: Pod,
+                             diagnosis: Diagnosis, observer: CycleObserver) -> list[NodeInfo]:
+        """kube-scheduler's findNodesThatFitPod: PreFilter, the nominated node first, then the search from
+        nextStartNodeIndex, which moves on by the nodes processed."""
         all_nodes = self.snapshot.list()
-        batch = NodeBatch.of(all_nodes, self.snapshot.columns) if self._batch_path() else None
-        pre_result, status, narrowing = framework.run_pre_filter_plugins(state, pod, all_nodes, batch)
+        pre_result, status, narrowing = search.pre_filter(framework, state, pod, all_nodes)
         diagnosis.unschedulable_plugins = set(narrowing)
-        recording = self._recording
-        if recording is not None:
-            recording.pre_filter(pre_result, status, narrowing, state.skip_filter_plugins)
-            framework.record_filters(state, recording.filter_hooks)
+        observer.pre_filter(pre_result, status, narrowing, state.skip_filter_plugins)
+        framework.record_filters(state, observer.filters)
         if status is not None and status.code is not Code.SUCCESS:
             if not status.is_rejected():
                 raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
@@ -493,144 +399,27 @@ class Scheduler:
             node_info = self.snapshot.get(nominated)
             if node_info is not None:
                 try:
-                    feasible = self._find_nodes_that_pass_filters(framework, state, pod, diagnosis, [node_info])
-                except _CycleFailed:
+                    feasible, _lazy = self._searches.per_node.find_feasible(framework, state, pod, diagnosis,
+                                                                            [node_info], 0, 1)
+                except SearchError:
                     feasible = []  # kube-scheduler logs an error on the nominated node and checks all nodes
                 if feasible:
-                    if recording is not None:
-                        recording.nominated_node_fits()
+                    observer.nominated_node_fits()
                     return feasible
         nodes = all_nodes
         if pre_result is not None and not pre_result.all_nodes():
             nodes = _narrow(all_nodes, pre_result)
             diagnosis.node_to_status.absent_nodes_status = Status.unresolvable(
                 "node(s) didn't satisfy plugin(s) [" + " ".join(sorted(narrowing)) + "]")
-        lazy = 0
-        if self._batch_filter_usable(framework, state, nodes):
-            feasible, lazy = self._find_nodes_batch(framework, state, pod, diagnosis, nodes)
-        else:
-            feasible = self._find_nodes_that_pass_filters(framework, state, pod, diagnosis, nodes)
-        processed = len(feasible) + len(diagnosis.node_to_status.recorded_names()) + lazy
-        self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
-        return feasible
-
-    def _batch_path(self) -> bool:
-        """Whether this cycle takes the batch path: enabled, exact columns, and no explained attempt."""
-        return self.settings.fast_path and self.snapshot.columns.exact and self._recording is None
-
-    def _batch_filter_usable(self, framework: Framework, state: CycleState, nodes: list[NodeInfo]) -> bool:
-        """Whether the batch Filter path applies: enabled, exact columns, and some cycle filter has a batch form."""
-        if (not self.settings.fast_path or len(nodes) < 2 or not self.snapshot.columns.exact
-                or self._recording is not None):
-            return False
-        batch_hooks = framework.batch_filter_hooks
-        return bool(batch_hooks) and any(name in batch_hooks for name, _ in framework.cycle_filters(state))
-
-    def _find_nodes_batch(self, framework: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis,
-                          nodes: list[NodeInfo]) -> tuple[list[NodeInfo], int]:
-        """The batch form of :meth:`_find_nodes_that_pass_filters`; also returns how many rejections it deferred
-        that are not already recorded (so the caller counts processed nodes as kube-scheduler does)."""
-        columns = self.snapshot.columns
-        batch = NodeBatch.of(nodes, columns)
-        full = batch.positions is columns.all_positions()
         percentage = framework.profile.percentage_of_nodes_to_score
         if percentage is None:
             percentage = self.settings.percentage_of_nodes_to_score
         to_find = num_feasible_nodes_to_find(percentage, len(nodes)) if framework.has_score_plugins() else 1
-        index_of = columns.position if full else {ni.name: j for j, ni in enumerate(nodes)}
-        already = [index_of[name] for name in diagnosis.node_to_status.recorded_names() if name in index_of]
-        filters = framework.cycle_filters(state)
-        runner = BatchFilter(framework, state, pod, batch, filters)
-        special: dict[int, Callable[[NodeInfo], Status | None]] = {}
-        sums = self.nominator.nominated_sums(pod, columns) if self.nominator.has_nominations() else None
-        if sums is not None:
-            indexes = np.flatnonzero(batch.column(sums[1][0]))
-        elif self.nominator.has_nominations():
-            indexes = np.fromiter(self._relevant_nominated_nodes(pod, index_of), dtype=np.int64)
-        else:
-            indexes = np.zeros(0, dtype=np.int64)
-        try:
-            runner.run_batch_forms()
-            if len(indexes) and not (sums is not None and nominated_overlay_exact(framework, state, filters)
-                                     and runner.add_nominated_pods(indexes, sums[1], sums[0])):
-                # Only nodes with nominated pods that count for this pod need the per-node two-pass filter.
-                run = framework.run_filter_plugins_with_nominated_pods
-                special = dict.fromkeys(indexes.tolist(), lambda info: run(state, pod, info))
-            found, rejected = runner.find(self.next_start_node_index, to_find, diagnosis, special)
-        except BatchError as error:
-            raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
-        lazy = len(rejected) - sum(1 for j in already if bool((rejected == j).any()))
-        positions = self._feasible_positions = batch.positions[found]
-        return columns.infos_at(positions), lazy
-
-    def _relevant_nominated_nodes(self, pod: Pod, index_of: Mapping[str, int]) -> list[int]:
-        """The batch indexes of the nodes where the two-pass filter adds pods for ``pod``: other pods of at least its
-        priority are nominated there (the other nodes take the ordinary filter)."""
-        priority, uid = pod.priority, pod.uid
-        nominator = self.nominator
-        found: list[int] = []
-        for name in nominator.nominated_node_names():
-            j = index_of.get(name)
-            if j is not None and any(pi.pod.priority >= priority and pi.pod.uid != uid
-                                     for pi in nominator.nominated_pods_for_node(name)):
-                found.append(j)
-        return found
-
-    def _find_nodes_that_pass_filters(self, framework: Framework, state: CycleState, pod: Pod,
-                                      diagnosis: Diagnosis, nodes: list[NodeInfo]) -> list[NodeInfo]:
-        count = len(nodes)
-        if count == 0:
-            return []
-        percentage = framework.profile.percentage_of_nodes_to_score
-        if percentage is None:
-            percentage = self.settings.percentage_of_nodes_to_score
-        to_find = num_feasible_nodes_to_find(percentage, count) if framework.has_score_plugins() else 1
-        start = self.next_start_node_index
-        if not framework.has_filter_plugins():
-            return [nodes[(start + i) % count] for i in range(min(to_find, count))]
-        feasible: list[NodeInfo] = []
-        # Without nominations the two-pass filter is a single pass: skip its wrapper on the hot path.
-        run = (framework.run_filter_plugins_with_nominated_pods if self.nominator.has_nominations()
-               else framework.run_filter_plugins)
-        node_to_status = diagnosis.node_to_status
-        for i in range(count):
-            node_info = nodes[(start + i) % count]
-            status = run(state, pod, node_info)
-            if status is None:
-                feasible.append(node_info)
-                if len(feasible) >= to_find:
-                    break
-            elif status.code is Code.ERROR:
-                raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
-            else:
-                node_to_status.set(node_info.name, status)
-                diagnosis.add_plugin_status(status)
+        feasible, lazy = search.find_feasible(framework, state, pod, diagnosis, nodes, self.next_start_node_index,
+                                              to_find)
+        processed = len(feasible) + len(diagnosis.node_to_status.recorded_names()) + lazy
+        self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         return feasible
-
-    def _prioritize(self, framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> ScoreTable:
-        if not framework.has_score_plugins():
-            return ScoreTable([ni.name for ni in nodes], totals=[1] * len(nodes))
-        recording = self._recording
-        columns = self.snapshot.columns
-        batch: NodeBatch | None = None
-        if self._batch_path():
-            positions = self._feasible_positions
-            batch = (NodeBatch(nodes, positions, columns) if positions is not None and len(positions) == len(nodes)
-                     else NodeBatch.of(nodes, columns))
-        status = framework.run_pre_score_plugins(state, pod, nodes, batch)
-        if status is not None:
-            raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
-        if batch is not None and framework.batch_score_hooks:
-            try:
-                return score_batch(framework, state, pod, batch)
-            except BatchError as error:
-                raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
-        if recording is not None:
-            recording.score_skipped(state.skip_score_plugins)
-        scores, status = framework.run_score_plugins(state, pod, nodes, recording.scored if recording else None)
-        if status is not None:
-            raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
-        return scores
 
     # -- binding cycle -----------------------------------------------------------------------------
     def process_waiting_pods(self) -> None:

@@ -237,7 +237,7 @@ class Simulation:
         self.cluster.add_workloads(cluster_input.namespaces, cluster_input.services, cluster_input.controllers)
         self.scheduler = Scheduler(config.profiles, registry, client=self.cluster, clock=self.clock,
                                    rng=random.Random(seed), settings=config.settings)
-        self.cluster.subscribe(self.scheduler)
+        self.cluster.subscribe(self.scheduler.events)
         self.scheduler.explainer = explainer
         self.policy = SettlingPolicy()
         self.cluster.subscribe(self.policy)

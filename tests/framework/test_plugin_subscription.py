@@ -73,7 +73,7 @@ def scheduler_with_ledger() -> tuple[InMemoryCluster, Scheduler, Ledger]:
     registry = PluginRegistry.of(PrioritySort, DefaultBinder, Ledger)
     scheduler = Scheduler([profile_of({"filter": ["Ledger"]})], registry, client=cluster, clock=cluster.clock,
                           rng=random.Random(0))
-    cluster.subscribe(scheduler)
+    cluster.subscribe(scheduler.events)
     ledger = scheduler.frameworks["default-scheduler"].plugins["Ledger"]
     return cluster, scheduler, ledger
 
@@ -83,8 +83,8 @@ def test_a_subscribed_plugin_sees_every_node_change() -> None:
     cluster, scheduler, ledger = scheduler_with_ledger()
     cluster.add_node(make_node("n1").obj())
     cluster.add_node(make_node("n2").obj())
-    scheduler.on_node_update(make_node("n1").label(zone="a").obj())  # as the backend reports an update
-    scheduler.on_node_delete("n2")
+    scheduler.events.on_node_update(make_node("n1").label(zone="a").obj())  # as the backend reports an update
+    scheduler.events.on_node_delete("n2")
     assert ledger.calls == ["node-add n1", "node-add n2", "node-update n1", "node-delete n2"]
     assert ledger.nodes == {"n1"}
 

@@ -97,7 +97,7 @@ def test_unresolvable_nominated_node_lets_the_pod_preempt_elsewhere(
     simulation.clock.advance_to(5.0)
     tainted = make_node("n1").capacity(cpu="2").taint("maintenance").obj()
     simulation.cluster.nodes["n1"] = tainted
-    simulation.scheduler.on_node_update(tainted)
+    simulation.scheduler.events.on_node_update(tainted)
     simulation.clock.advance_to(6.0)
     simulation.scheduler.queue.flush_backoff_completed()
     drain(simulation)
@@ -182,7 +182,7 @@ def test_pod_gone_during_its_cycle_is_not_nominated() -> None:
     profile = profile_of({"pre-filter": ["NodeResourcesFit"], "filter": ["NodeResourcesFit"],
                           "post-filter": ["DeletesThenNominates"]})
     scheduler = Scheduler([profile], registry, client=cluster, clock=cluster.clock, rng=random.Random(0))
-    cluster.subscribe(scheduler)
+    cluster.subscribe(scheduler.events)
     cluster.add_node(make_node("n1").capacity(cpu="1").obj())
     cluster.add_pod(make_pod("p").req(cpu="2").grace_period(0).obj())
     assert scheduler.schedule_one()

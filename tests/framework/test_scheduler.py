@@ -18,13 +18,8 @@ from kubesched.framework._plugin import Plugin, hookimpl
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import Diagnosis, NodeToStatus, ScoreTable, fit_error_message
 from kubesched.runtime import PluginRegistry
-from kubesched.runtime._scheduler import (
-    CycleRecord,
-    Scheduler,
-    SchedulerSettings,
-    num_feasible_nodes_to_find,
-    select_host,
-)
+from kubesched.runtime._node_search import num_feasible_nodes_to_find
+from kubesched.runtime._scheduler import CycleRecord, Scheduler, SchedulerSettings, select_host
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.sim.settling import SettlingPolicy
 from kubesched.testing import make_node, make_pod
@@ -160,7 +155,7 @@ def scheduler_on(cluster: InMemoryCluster, *extra: type[Plugin], points: dict[st
     base.update(points or {})
     scheduler = Scheduler([profile_of(base)], registry, client=cluster, clock=cluster.clock,
                           rng=random.Random(0), settings=settings)
-    cluster.subscribe(scheduler)
+    cluster.subscribe(scheduler.events)
     return scheduler
 
 

@@ -171,7 +171,7 @@ def _scheduler(registry: PluginRegistry) -> tuple[Scheduler, InMemoryCluster, Vi
     cluster = InMemoryCluster(clock)
     scheduler = Scheduler(load_config("default", registry).profiles, registry, client=cluster, clock=clock,
                           rng=random.Random(0))
-    cluster.subscribe(scheduler)
+    cluster.subscribe(scheduler.events)
     return scheduler, cluster, clock
 
 
@@ -194,7 +194,7 @@ def test_a_node_update_moves_the_pods_its_hints_queue_under_its_event(
     scheduler.schedule_one()
     clock.advance_to(60.0)  # past its backoff
     before = _counts(scheduler.metrics)
-    scheduler.on_node_update(new)
+    scheduler.events.on_node_update(new)
     after = _counts(scheduler.metrics)
     assert {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)} == expected
 

@@ -147,7 +147,7 @@ def scheduler(cluster_nodes: Sequence[Node], *plugins: type[Plugin], filters: Se
         points["pre-filter"].append("NodeResourcesFit")
     sched = Scheduler([profile_of(points)], registry, client=cluster, clock=cluster.clock, rng=random.Random(7),
                       settings=SchedulerSettings(fast_path=fast_path))
-    cluster.subscribe(sched)
+    cluster.subscribe(sched.events)
     for node in cluster_nodes:
         cluster.add_node(node)
     return cluster, sched
@@ -479,7 +479,7 @@ def test_a_call_budget_times_the_batch_forms_under_their_extension_point() -> No
     sched = Scheduler([profile_of({"filter": ["Batch"], "score": ["EvenScore"]})], registry, client=cluster,
                       clock=cluster.clock, rng=random.Random(7),
                       settings=SchedulerSettings(plugin_call_budget_seconds=0.0))
-    cluster.subscribe(sched)
+    cluster.subscribe(sched.events)
     for node in nodes(3):
         cluster.add_node(node)
     assert schedule(cluster, sched, make_pod("p").obj())[0] in {"n0", "n1", "n2"}

@@ -140,7 +140,7 @@ def build(case: Case, *, fast: bool, extra: Sequence[str] = ()) -> tuple[Schedul
               "pre-score": ["NodeResourcesFit"], "score": ["NodeResourcesFit"]}
     scheduler = Scheduler([profile_of(points)], registry, client=cluster, clock=cluster.clock, rng=random.Random(0),
                           settings=SchedulerSettings(fast_path=fast))
-    cluster.subscribe(scheduler)
+    cluster.subscribe(scheduler.events)
     for name, cpu in case.nodes:
         cluster.add_node(make_node(name).capacity(cpu=cpu, pods=10).obj())
     for i, (node, cpu, priority) in enumerate(case.running):

@@ -295,7 +295,7 @@ def test_an_identical_pod_write_is_no_event() -> None:
     scheduler = Scheduler([profile_of({"filter": ["RejectAll"]})],
                           PluginRegistry.of(PrioritySort, DefaultBinder, RejectAll), client=cluster,
                           clock=cluster.clock, rng=random.Random(0))
-    cluster.subscribe(scheduler)
+    cluster.subscribe(scheduler.events)
     cluster.add_node(make_node("n1").obj())
     cluster.add_pod(make_pod("p").obj())
     assert scheduler.schedule_one()  # fails; its own status write (a real change) sends it to backoff

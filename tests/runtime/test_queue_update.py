@@ -99,7 +99,7 @@ def test_an_update_of_an_assumed_pod_leaves_the_queue_alone() -> None:
     scheduler = Scheduler([profile_of({"pre-bind": ["Patching"]})],
                           PluginRegistry.of(PrioritySort, DefaultBinder, Patching), client=cluster,
                           clock=cluster.clock, rng=random.Random(0))
-    cluster.subscribe(scheduler)
+    cluster.subscribe(scheduler.events)
     cluster.add_node(make_node("n1").obj())
     cluster.add_pod(POD)
     assert scheduler.schedule_one()

@@ -21,7 +21,7 @@ def node_update(node: Node) -> Change:
     """Replace the node as a backend reporting an update would."""
     def change(cluster: InMemoryCluster, scheduler: Scheduler) -> None:
         cluster.nodes[node.name] = node
-        scheduler.on_node_update(node)
+        scheduler.events.on_node_update(node)
     return change
 
 
@@ -30,7 +30,7 @@ def pod_update(new: Pod) -> Change:
     def change(cluster: InMemoryCluster, scheduler: Scheduler) -> None:
         old = cluster.pods[new.uid]
         cluster.pods[new.uid] = new
-        scheduler.on_pod_update(old, new)
+        scheduler.events.on_pod_update(old, new)
     return change
 
 
@@ -71,7 +71,7 @@ def test_an_event_moves_the_pods_its_rejecting_plugin_says_it_may_help(
     config = load_config("default", registry)
     scheduler = Scheduler(config.profiles, registry, client=cluster, clock=cluster.clock, rng=random.Random(0),
                           settings=config.settings)
-    cluster.subscribe(scheduler)
+    cluster.subscribe(scheduler.events)
     cluster.add_node(node)
     cluster.add_pod(pod)
     while scheduler.schedule_one():
