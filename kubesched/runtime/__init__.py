@@ -5,10 +5,12 @@ the application (``sim``, ``cli``, ``testing``) uses the names this package expo
 """
 
 from kubesched.runtime._cache import Cache
+from kubesched.runtime._cycle_observer import QUIET, CycleObserver
 from kubesched.runtime._explain import Attempt, Explainer
 from kubesched.runtime._failures import Hook, PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._handle import RuntimeHandle
+from kubesched.runtime._node_search import NodeSearch, NodeSearches, SearchError
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._profile import PluginEntry, Profile
 from kubesched.runtime._queue import SchedulingQueue, Strategy, backoff_duration, requeue_strategy
@@ -22,13 +24,17 @@ from kubesched.runtime._registry import (
 from kubesched.runtime._scheduler import AttemptObserver, CycleRecord, Scheduler, SchedulerSettings
 
 __all__ = [
+    "QUIET",
     "Attempt",
     "AttemptObserver",
     "Cache",
+    "CycleObserver",
     "CycleRecord",
     "Explainer",
     "Framework",
     "Hook",
+    "NodeSearch",
+    "NodeSearches",
     "Nominator",
     "PluginEntry",
     "PluginFailure",
@@ -39,6 +45,7 @@ __all__ = [
     "Scheduler",
     "SchedulerSettings",
     "SchedulingQueue",
+    "SearchError",
     "SlowCalls",
     "Strategy",
     "backoff_duration",

@@ -21,6 +21,7 @@ from kubesched.testing.builders import (
     make_selector,
     port,
 )
+from kubesched.testing.cluster import RecordingClient
 from kubesched.testing.conformance import (
     ConformanceReport,
     ConformanceWarning,
@@ -28,19 +29,14 @@ from kubesched.testing.conformance import (
     PluginUnderTest,
     run_conformance,
 )
-from kubesched.testing.harness import (
-    Decision,
-    Decisions,
-    RecordingClient,
-    plugin_framework,
-    plugin_instance,
-    run_plugin,
-    run_profile,
-)
+from kubesched.testing.frameworks import PATHS, PluginFramework, plugin_framework, plugin_instance
+from kubesched.testing.harness import Decision, Decisions, run_plugin, run_profile
 from kubesched.testing.hints import hint
 from kubesched.testing.queue import QUEUES, contents, new_queue, place, queue_framework, where
+from kubesched.testing.statuses import StatusMatcher, like
 
 __all__ = [
+    "PATHS",
     "QUEUES",
     "ConformanceReport",
     "ConformanceWarning",
@@ -52,13 +48,16 @@ __all__ = [
     "NodeSelectorTermBuilder",
     "PdbBuilder",
     "PluginConformance",
+    "PluginFramework",
     "PluginUnderTest",
     "PodAffinityTermBuilder",
     "PodBuilder",
     "PriorityClassBuilder",
     "RecordingClient",
+    "StatusMatcher",
     "contents",
     "hint",
+    "like",
     "make_affinity_term",
     "make_namespace",
     "make_node",

@@ -183,14 +183,15 @@ class Evaluator:
         self._reprieves: dict[str, tuple[tuple[int, ...], tuple[tuple[Pod, ...], int] | None]] = {}
 
     # -- hooks ---------------------------------------------------------------------------------------
-    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status) -> tuple[bool, str]:
+    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None) -> tuple[bool, str]:
         """(False, why) for preemptionPolicy Never, or while an earlier victim still terminates on the nominated
-        node (unless that node is now UnschedulableAndUnresolvable); else (True, "")."""
+        node (unless that node is now UnschedulableAndUnresolvable); else (True, ""). A None status is Success, as
+        kube-scheduler's nil status."""
         if pod.spec.preemption_policy == PREEMPT_NEVER:
             return False, NOT_ELIGIBLE_NEVER
         nominated = pod.status.nominated_node_name
         if nominated:
-            if nominated_node_status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+            if nominated_node_status is not None and nominated_node_status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return True, ""
             node_info = self.handle.snapshot.get(nominated)
             if node_info is not None:
