@@ -7,6 +7,7 @@ their batch forms where they have them, exactly as the scheduler's two paths do.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeVar
@@ -22,7 +23,16 @@ from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._plugin import extension_points
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import Diagnosis
-from kubesched.runtime import QUIET, Framework, NodeSearches, PluginEntry, PluginRegistry, Profile, SearchError
+from kubesched.runtime import (
+    QUIET,
+    Framework,
+    NodeSearches,
+    PluginEntry,
+    PluginRegistry,
+    Profile,
+    SearchError,
+    load_plugin_class,
+)
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.testing.cluster import RecordingClient, built, cluster_and_snapshot
 
@@ -31,8 +41,20 @@ DEFAULT_SCHEDULER = "default-scheduler"
 Path = Literal["per-node", "batch"]
 PATHS: tuple[Path, ...] = ("per-node", "batch")
 P = TypeVar("P")
-#: A plugin as the kit takes it: its class, or (class, args) with args an Args instance or a kebab-case mapping.
-PluginArg = type[Any] | tuple[type[Any], Any]
+#: A plugin as the kit takes it: its class or the name of a built-in or installed plugin, or (class or name, args)
+#: with args an Args instance or a kebab-case mapping.
+PluginArg = type[Any] | str | tuple[type[Any] | str, Any]
+
+
+def plugin_class(plugin: type[Any] | str) -> type[Any]:
+    """``plugin`` as a class: itself, or the built-in or installed plugin of that name (a PluginError when there
+    is none)."""
+    return _installed(plugin) if isinstance(plugin, str) else plugin
+
+
+@functools.cache
+def _installed(name: str) -> type[Any]:
+    return load_plugin_class(name)[0]
 
 
 def plugin_args(plugin_class: type[Any], args: Any) -> Any:
@@ -49,16 +71,16 @@ def plugin_args(plugin_class: type[Any], args: Any) -> Any:
 def _pairs(plugins: Sequence[Any]) -> list[tuple[type[Any], Any]]:
     """The kit's plugin arguments as (class, args) pairs. ``(Cls, args)`` as two positional arguments (the
     one-plugin form) is the pair ``(Cls, args)``."""
-    if len(plugins) == 2 and isinstance(plugins[0], type) and not isinstance(plugins[1], type | tuple):
+    if len(plugins) == 2 and isinstance(plugins[0], type) and not isinstance(plugins[1], type | tuple | str):
         return [(plugins[0], plugins[1])]
     pairs = []
     for item in plugins:
-        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], type):
-            pairs.append((item[0], item[1]))
-        elif isinstance(item, type):
-            pairs.append((item, None))
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], type | str):
+            pairs.append((plugin_class(item[0]), item[1]))
+        elif isinstance(item, type | str):
+            pairs.append((plugin_class(item), None))
         else:
-            raise TypeError(f"a plugin is a plugin class or a (class, args) pair, got {item!r}")
+            raise TypeError(f"a plugin is a plugin class or name, or a (class or name, args) pair, got {item!r}")
     if not pairs:
         raise TypeError("give at least one plugin class")
     return pairs
@@ -181,8 +203,11 @@ def plugin_framework(*plugins: PluginArg | Any, path: Path = "per-node", nodes: 
                            clock=cluster.clock, snapshot=snapshot)
 
 
-def plugin_instance(plugin_class: type[P], args: Any = None, **cluster: Any) -> P:
-    """The plugin as :func:`plugin_framework` builds it (same keyword arguments), to call its hooks directly."""
-    framework = plugin_framework((plugin_class, args), **cluster)
-    return next(p for p in framework.plugins.values() if type(p) is plugin_class)
+def plugin_instance(plugin: type[P] | str, args: Any = None, **cluster: Any) -> P:
+    """The plugin (a class, or the name of a built-in or installed plugin) as :func:`plugin_framework` builds it
+    (same keyword arguments), to call its hooks directly."""
+    cls = plugin_class(plugin)
+    framework = plugin_framework((cls, args), **cluster)
+    instance: P = next(p for p in framework.plugins.values() if type(p) is cls)
+    return instance
 

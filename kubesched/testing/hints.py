@@ -15,8 +15,8 @@ from kubesched.framework._events import ClusterEvent, QueueingHint
 from kubesched.framework._node_info import PodInfo
 from kubesched.framework._types import QueuedPodInfo
 from kubesched.runtime import Framework, RuntimeHandle, Strategy, requeue_strategy
+from kubesched.testing.frameworks import plugin_class
 from kubesched.testing.harness import built, plugin_framework
-from kubesched.testing.queue import plugin_class
 
 
 def hint(plugin: Any, pod: Pod | Any, event: ClusterEvent, old: Any = None, new: Any = None, *,

@@ -7,7 +7,6 @@ one: it adds the pod, pops it and ends its attempt as those plugins' rejection, 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,23 +14,13 @@ from kubesched.api.pod import Pod
 from kubesched.framework._events import WILDCARD_EVENT
 from kubesched.framework._plugin import extension_points
 from kubesched.framework._types import QueuedPodInfo
-from kubesched.runtime import Framework, PluginEntry, PluginRegistry, Profile, SchedulingQueue, load_plugin_class
+from kubesched.runtime import Framework, PluginEntry, PluginRegistry, Profile, SchedulingQueue
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
-from kubesched.testing.harness import DEFAULT_SCHEDULER, built, plugin_args
+from kubesched.testing.cluster import built
+from kubesched.testing.frameworks import DEFAULT_SCHEDULER, plugin_args, plugin_class
 
 #: The sub-queues :func:`place` fills and :func:`where` names ("gated": unschedulable, held by PreEnqueue).
 QUEUES = ("active", "backoff", "unschedulable", "gated", "in flight")
-
-
-def plugin_class(plugin: type[Any] | str) -> type[Any]:
-    """``plugin`` as a class: itself, or the built-in or installed plugin of that name (a PluginError when there
-    is none)."""
-    return _installed(plugin) if isinstance(plugin, str) else plugin
-
-
-@functools.cache
-def _installed(name: str) -> type[Any]:
-    return load_plugin_class(name)[0]
 
 
 def queue_framework(*plugins: type[Any] | str, args: Mapping[str, Any] | None = None) -> Framework:

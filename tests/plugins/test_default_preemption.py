@@ -156,7 +156,8 @@ class TestPostFilter:
     def test_subclass_can_bring_its_own_evaluator(self) -> None:
         """A plugin subclass swaps in an Evaluator subclass, e.g. one that never preempts a labelled pod."""
         class Sparing(Evaluator):
-            def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None) -> tuple[bool, str]:
+            def pod_eligible_to_preempt_others(self, pod: Pod,
+                                               nominated_node_status: Status | None) -> tuple[bool, str]:
                 return (False, "batch pods do not preempt") if pod.labels.get("tier") == "batch" else (True, "")
 
         class SparingPreemption(DefaultPreemption):
