@@ -61,8 +61,10 @@ from kubesched.framework.preemption import (
     CandidateChoice,
     DisruptionBudgets,
     Evaluator,
+    PreemptionAccelerator,
     ResourceShortcut,
     ScoreFunc,
+    default_score_funcs,
     pick_one_node_for_preemption,
 )
 
@@ -109,6 +111,7 @@ __all__ = [
     "PodNominator",
     "PostFilterResult",
     "PreFilterResult",
+    "PreemptionAccelerator",
     "QueuedPodInfo",
     "QueueingHint",
     "QueueingHintFn",
@@ -122,6 +125,7 @@ __all__ = [
     "WaitingPod",
     "default_normalize_score",
     "default_normalize_scores",
+    "default_score_funcs",
     "default_selector",
     "field_mask",
     "go_duration",

@@ -12,6 +12,7 @@ from kubesched.runtime._framework import Framework
 from kubesched.runtime._handle import RuntimeHandle
 from kubesched.runtime._node_search import NodeSearch, NodeSearches, SearchError
 from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._preemption import ResourceAccelerator
 from kubesched.runtime._profile import PluginEntry, Profile
 from kubesched.runtime._queue import SchedulingQueue, Strategy, backoff_duration, requeue_strategy
 from kubesched.runtime._registry import (
@@ -41,6 +42,7 @@ __all__ = [
     "PluginRegistry",
     "PluginSpec",
     "Profile",
+    "ResourceAccelerator",
     "RuntimeHandle",
     "Scheduler",
     "SchedulerSettings",

@@ -18,7 +18,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import PostFilterResult, PreFilterResult
-from kubesched.framework.preemption._evaluator import CandidateChoice
+from kubesched.framework.preemption import CandidateChoice
 from kubesched.runtime._failures import Hook, describe_exception
 from kubesched.runtime._nominator import Nominator
 

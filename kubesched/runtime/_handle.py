@@ -96,7 +96,6 @@ class RuntimeHandle:
         self.preemption_observer: Callable[[CandidateChoice], None] | None = None
         #: The accelerator the runtime hands the preemption Evaluator (None: the reference dry run).
         self.accelerator: PreemptionAccelerator | None = None
-        self.fast_path = True  # TEMPORARY until the accelerator lands
 
     @property
     def framework(self) -> FrameworkRunners:
@@ -169,17 +168,6 @@ class RuntimeHandle:
                                             node_info: NodeInfo) -> Status | None:
         """Run every PreFilter plugin's RemovePod extension (those that skipped PreFilter excluded)."""
         return self._framework.run_pre_filter_extension_remove_pod(state, pod, pod_info_to_remove, node_info)
-
-    # TEMPORARY: what the Evaluator's shortcut reads until the accelerator lands.
-    def cycle_filters(self, state: CycleState) -> object:
-        return self._framework.cycle_filters(state)  # type: ignore[attr-defined]
-
-    def plugins_at(self, hook: str) -> object:
-        return self._framework.plugins_at(hook)  # type: ignore[attr-defined]
-
-    @property
-    def plugins(self) -> object:
-        return self._framework.plugins  # type: ignore[attr-defined]
 
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:
         """A pod Permit is holding."""

@@ -57,6 +57,7 @@ from kubesched.runtime._framework import Framework
 from kubesched.runtime._metrics import MeteredClient
 from kubesched.runtime._node_search import NodeSearch, NodeSearches, SearchError, num_feasible_nodes_to_find
 from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._preemption import ResourceAccelerator
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._queue import (
     DEFAULT_POD_INITIAL_BACKOFF,
@@ -190,8 +191,9 @@ class Scheduler:
                                         call_budget=self.settings.plugin_call_budget_seconds)
             for p in profiles
         }
-        for framework in self.frameworks.values():
-            framework.handle.fast_path = self.settings.fast_path
+        if self.settings.fast_path:  # the reference path (``--reference``) runs preemption's reference dry run
+            for framework in self.frameworks.values():
+                framework.handle.accelerator = ResourceAccelerator(framework, self.snapshot, self.nominator)
         first = next(iter(self.frameworks.values()))
         self.queue = SchedulingQueue(first.queue_sort_less, clock=clock, nominator=self.nominator,
                                      pre_enqueue=self._pre_enqueue,

@@ -30,6 +30,7 @@ from kubesched.runtime import (
     PluginEntry,
     PluginRegistry,
     Profile,
+    ResourceAccelerator,
     SearchError,
     load_plugin_class,
 )
@@ -127,8 +128,11 @@ class PluginFramework(Framework):
         super().__init__(profile, registry, **kwargs)
         #: ``"per-node"`` or ``"batch"``: which of the scheduler's paths :meth:`run_filter` and :meth:`run_score` take.
         self.path: Path = path
-        searches = NodeSearches(self.handle.snapshot, self.handle.nominator, batch=path == "batch")
+        handle = self.handle
+        searches = NodeSearches(handle.snapshot, handle.nominator, batch=path == "batch")
         self._search = searches.batch if searches.batch is not None else searches.per_node
+        if path == "batch":  # preemption's accelerator too, as the scheduler's fast path hands it over
+            handle.accelerator = ResourceAccelerator(self, handle.snapshot, handle.nominator)
 
     def run_filter(self, pod: Pod | Any, state: CycleState | None = None) -> dict[str, Status | None]:
         """PreFilter, then Filter on every node of the snapshot, as the scheduler runs them on this path: per node,

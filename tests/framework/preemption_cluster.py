@@ -14,16 +14,18 @@ from kubesched.api.meta import LabelSelector, ObjectMeta
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import IntOrPercent, PodDisruptionBudget, PodDisruptionBudgetStatus
+from kubesched.framework import Evaluator
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._status import Status
 from kubesched.framework._types import NodeToStatus
-from kubesched.framework.preemption._evaluator import Evaluator
+from kubesched.framework.preemption import DRY_RUN_RULES
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
 from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.plugins.priority_sort import PrioritySort
-from kubesched.runtime import Framework, Nominator, PluginEntry, PluginRegistry, Profile
+from kubesched.runtime import Framework, Nominator, PluginEntry, PluginRegistry, Profile, ResourceAccelerator
+from kubesched.runtime._preemption import DryRunShortcut
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing.harness import cluster_and_snapshot
 
@@ -84,6 +86,16 @@ class PreemptionCluster:
                 statuses.set(node_info.name, status)
         return statuses
 
+    def shortcut_request(self, state: CycleState, pod: Pod) -> DryRunShortcut | None:
+        """What the accelerator's dry run by arithmetic needs for this cycle, or None when the dry run stays on the
+        reference path: the Evaluator does not consult the accelerator (its switch, overridden rules, none on the
+        handle), or the accelerator declines the cycle."""
+        accelerator = self.evaluator.accelerator(DRY_RUN_RULES)
+        if accelerator is None:
+            return None
+        assert isinstance(accelerator, ResourceAccelerator)
+        return accelerator.shortcut_request(self.evaluator, state, pod)
+
     def post_filter(self, pod: Pod, statuses: NodeToStatus | None = None) -> tuple[Any, Status | None]:
         """Run the plugin's PostFilter for ``pod`` as the scheduler would after Filter."""
         state = self.pre_filter(pod)
@@ -113,6 +125,8 @@ def preemption_cluster(nodes: Sequence[Node], pods: Sequence[Pod] = (), *, pdbs:
     registry = PluginRegistry.of(PrioritySort, DefaultBinder, NodeResourcesFit, DefaultPreemption, *extra)
     framework = Framework(profile, registry, client=cluster, nominator=nominator, rng=random.Random(seed),
                           clock=cluster.clock, snapshot=snapshot)
+    # The accelerator the scheduler's fast path hands over (tests of the reference path set it to None).
+    framework.handle.accelerator = ResourceAccelerator(framework, snapshot, nominator)
     return PreemptionCluster(cluster, framework, nominator)
 
 

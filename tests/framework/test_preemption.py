@@ -11,17 +11,11 @@ import pytest
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.framework import Candidate, DisruptionBudgets, Evaluator, ScoreFunc, pick_one_node_for_preemption
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import NodeToStatus
-from kubesched.framework.preemption._evaluator import (
-    PRIORITY_OFFSET,
-    Candidate,
-    DisruptionBudgets,
-    Evaluator,
-    ScoreFunc,
-    pick_one_node_for_preemption,
-)
+from kubesched.framework.preemption._candidates import PRIORITY_OFFSET
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import NOW, T0, names, pdb, preemption_cluster
 

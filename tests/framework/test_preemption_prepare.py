@@ -9,12 +9,12 @@ from datetime import timedelta
 import pytest
 
 from kubesched.api.pod import Pod, PodCondition
+from kubesched.framework import Candidate
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._plugin import Plugin, hookimpl
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import NodeToStatus, PostFilterResult
-from kubesched.framework.preemption._evaluator import Candidate
 from kubesched.sim.cluster import InMemoryCluster, RecordedPreemption, VirtualClock
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import NOW, T0, preemption_cluster

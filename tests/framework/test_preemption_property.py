@@ -30,7 +30,7 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.framework._status import Code
-from kubesched.framework.preemption._evaluator import unix_nanos
+from kubesched.framework.preemption._candidates import unix_nanos
 from kubesched.io.load import ClusterInput
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.profiles import load_config

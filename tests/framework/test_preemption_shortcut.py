@@ -14,18 +14,19 @@ from hypothesis import strategies as st
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.framework import Candidate, DisruptionBudgets, Evaluator, ScoreFunc
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._plugin import FilterReads, Plugin, hookimpl
 from kubesched.framework._status import Code, Status, is_success
 from kubesched.framework._types import NodeToStatus
-from kubesched.framework.preemption._evaluator import Candidate, DisruptionBudgets, Evaluator, ScoreFunc, _rotated
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.plugins.node_ports import NodePorts
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
 from kubesched.plugins.taint_toleration import TaintToleration
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
+from kubesched.runtime._preemption import _rotated
 from kubesched.sim.simulate import Simulation
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import T0, PreemptionCluster, pdb, preemption_cluster
@@ -107,14 +108,17 @@ def both_dry_runs(pc: PreemptionCluster, state: CycleState, pod: Pod, statuses: 
 @EXAMPLES
 @given(st.data())
 def test_shortcut_dry_run_gives_what_filter_on_node_copies_gives(data: st.DataObject) -> None:
-    """Same candidates (victims in order, PDB violations), same statuses in the same order, same error."""
+    """Same candidates (victims in order, PDB violations), same statuses in the same order, same error, whatever
+    the order of the Filter plugins (NODE-declared ones after NodeResourcesFit included)."""
     nodes, running = data.draw(nodes_and_pods())
     nominated = data.draw(nominated_pods(nodes))
     pdbs = [b.obj(i) for i, b in enumerate(data.draw(budgets(running)))]
     pod = data.draw(preemptors())
-    pc = preemption_cluster(nodes, [*running, *nominated], pdbs=pdbs, points=FILTERS, extra=EXTRA)
+    order = data.draw(st.permutations(FILTERS["filter"]))
+    pc = preemption_cluster(nodes, [*running, *nominated], pdbs=pdbs, points={**FILTERS, "filter": order},
+                            extra=EXTRA)
     state = pc.pre_filter(pod)
-    assert pc.evaluator.shortcut_request(state, pod) is not None
+    assert pc.shortcut_request(state, pod) is not None
     statuses = pc.filter_statuses(pod, state)
     assume(statuses.nodes_for_status_code(pc.framework.handle.snapshot.list(), Code.UNSCHEDULABLE))
     budget = DisruptionBudgets.of(pdbs, running)
@@ -207,8 +211,8 @@ class OwnVictims(Evaluator):
 def _tweak(pc: PreemptionCluster, how: str) -> None:
     if how == "off":
         pc.evaluator.fast_dry_run = False
-    elif how == "handle fast_path off":
-        pc.framework.handle.fast_path = False  # what Scheduler(settings=SchedulerSettings(fast_path=False)) sets
+    elif how == "no accelerator":
+        pc.framework.handle.accelerator = None  # what Scheduler(settings=SchedulerSettings(fast_path=False)) does
     elif how == "own victims":
         own = OwnVictims("DefaultPreemption", pc.framework.handle)
         own.resource_shortcut = pc.evaluator.resource_shortcut
@@ -222,12 +226,11 @@ DECLINED: list[tuple[str, dict[str, Any], Any, str]] = [
     ("pod with anti-affinity (InterPodAffinity runs)",
      {"filter": ["NodeResourcesFit", "InterPodAffinity"], "pre-filter": ["NodeResourcesFit", "InterPodAffinity"]},
      make_pod("p").req(cpu="1").pod_affinity("kubernetes.io/hostname", anti=True, app="a").priority(10).obj(), ""),
-    ("a pod-independent filter after NodeResourcesFit", {"filter": ["NodeResourcesFit", "TaintToleration"]},
-     make_pod("p").req(cpu="1").priority(10).obj(), ""),
     ("an extended resource request", {}, make_pod("p").req(cpu="1", **{"example.com/gpu": "1"}).priority(10).obj(),
      ""),
     ("the Evaluator's switch off", {}, make_pod("p").req(cpu="1").priority(10).obj(), "off"),
-    ("the handle's fast_path off", {}, make_pod("p").req(cpu="1").priority(10).obj(), "handle fast_path off"),
+    ("no accelerator on the handle (the reference path)", {}, make_pod("p").req(cpu="1").priority(10).obj(),
+     "no accelerator"),
     ("an Evaluator with its own victim selection", {}, make_pod("p").req(cpu="1").priority(10).obj(), "own victims"),
 ]
 
@@ -235,12 +238,12 @@ DECLINED: list[tuple[str, dict[str, Any], Any, str]] = [
 @pytest.mark.parametrize(("case", "points", "pod", "how"), DECLINED, ids=[c[0] for c in DECLINED])
 def test_shortcut_is_declined_when_more_than_resources_can_change(case: str, points: dict[str, Any], pod: Pod,
                                                                     how: str) -> None:
-    """Host ports, inter-pod terms, filter order, extended resources, the switches, overridden hooks."""
+    """Host ports, inter-pod terms, extended resources, the switches, overridden hooks."""
     pc = preemption_cluster([make_node("n0").capacity(cpu="2", memory="1Gi", pods="10").obj()],
                             [make_pod("low").node("n0").req(cpu="2").obj()], points=points,
                             extra=(NodePorts, InterPodAffinity, TaintToleration))
     _tweak(pc, how)
-    assert pc.evaluator.shortcut_request(pc.pre_filter(pod), pod) is None
+    assert pc.shortcut_request(pc.pre_filter(pod), pod) is None
 
 
 def test_shortcut_is_taken_for_a_plain_pod_under_the_built_in_filters() -> None:
@@ -248,9 +251,10 @@ def test_shortcut_is_taken_for_a_plain_pod_under_the_built_in_filters() -> None:
     pc = preemption_cluster([make_node("n0").capacity(cpu="2", memory="1Gi", pods="10").obj()], points=FILTERS,
                             extra=EXTRA)
     pod = make_pod("p").req(cpu="1", memory="100Mi").priority(10).obj()
-    request = pc.evaluator.shortcut_request(pc.pre_filter(pod), pod)
-    assert request is not None
-    assert (request.milli_cpu, request.memory) == (1000, 100 * 2**20)
+    shortcut = pc.shortcut_request(pc.pre_filter(pod), pod)
+    assert shortcut is not None
+    assert (shortcut.request.milli_cpu, shortcut.request.memory) == (1000, 100 * 2**20)
+    assert shortcut.after == ()
 
 
 class ZoneCheck(Plugin):
@@ -272,15 +276,19 @@ class ZoneCheckReadingPods(ZoneCheck):
         return None if len(node_info.pods) < 5 else Status.unschedulable("busy")
 
 
+@pytest.mark.parametrize("order", [["ZoneCheck", "NodeResourcesFit"], ["NodeResourcesFit", "ZoneCheck"]],
+                         ids=["before NodeResourcesFit", "after NodeResourcesFit"])
 @pytest.mark.parametrize(("plugin", "taken"), [(ZoneCheck, True), (ZoneCheckReadingPods, False)],
                          ids=["declared", "redefined below the declaration"])
-def test_shortcut_follows_a_third_party_filter_reads_declaration(plugin: type[Plugin], taken: bool) -> None:
-    """A third-party plugin declaring FilterReads.NODE before NodeResourcesFit keeps the shortcut."""
-    points = {"pre-filter": ["NodeResourcesFit"], "filter": ["ZoneCheck", "NodeResourcesFit"]}
+def test_shortcut_follows_a_third_party_filter_reads_declaration(plugin: type[Plugin], taken: bool,
+                                                                 order: list[str]) -> None:
+    """A third-party plugin declaring FilterReads.NODE keeps the shortcut wherever it stands in the profile; one
+    whose declaration no longer holds turns it off."""
+    points = {"pre-filter": ["NodeResourcesFit"], "filter": order}
     pc = preemption_cluster([make_node("n0").capacity(cpu="2", memory="1Gi", pods="10").obj()], points=points,
                             extra=(plugin,))
     pod = make_pod("p").req(cpu="1").priority(10).obj()
-    assert (pc.evaluator.shortcut_request(pc.pre_filter(pod), pod) is not None) is taken
+    assert (pc.shortcut_request(pc.pre_filter(pod), pod) is not None) is taken
 
 
 def test_statuses_of_nodes_without_room_are_built_when_read() -> None:

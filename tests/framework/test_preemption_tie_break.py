@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from kubesched.framework.preemption._evaluator import PRIORITY_OFFSET, TIED_ON_EVERY_CRITERION, Candidate, Evaluator
+from kubesched.framework import Candidate, Evaluator
+from kubesched.framework.preemption._candidates import PRIORITY_OFFSET, TIED_ON_EVERY_CRITERION
 from kubesched.testing import make_node
 from tests.framework.preemption_cluster import preemption_cluster
 from tests.framework.test_preemption import HIGH, LOW, MID, candidate

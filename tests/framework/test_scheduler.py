@@ -570,8 +570,11 @@ def test_the_scheduler_keeps_no_settling_policy() -> None:
 
 
 @pytest.mark.parametrize("fast_path", [True, False])
-def test_plugins_see_the_fast_path_setting_on_their_handle(fast_path: bool) -> None:
-    """SchedulerSettings.fast_path reaches every profile's handle, so plugin shortcuts follow --reference."""
+def test_the_handle_offers_the_preemption_accelerator_on_the_fast_path_only(fast_path: bool) -> None:
+    """SchedulerSettings.fast_path decides whether every profile's handle offers the preemption accelerator, so the
+    Evaluator's dry run follows --reference; no other mode reaches the plugins."""
     cluster = InMemoryCluster(VirtualClock())
     scheduler = scheduler_on(cluster, settings=SchedulerSettings(fast_path=fast_path))
-    assert all(framework.handle.fast_path is fast_path for framework in scheduler.frameworks.values())
+    offered = [framework.handle.preemption_accelerator is not None for framework in scheduler.frameworks.values()]
+    assert offered == [fast_path] * len(scheduler.frameworks)
+    assert not any(hasattr(framework.handle, "fast_path") for framework in scheduler.frameworks.values())

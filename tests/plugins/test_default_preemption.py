@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from kubesched.api.pod import Pod
+from kubesched.framework import Evaluator
 from kubesched.framework._args import ArgsError, structure
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import NodeToStatus, PostFilterResult
-from kubesched.framework.preemption._evaluator import Evaluator
 from kubesched.plugins.default_preemption import DefaultPreemption, DefaultPreemptionArgs
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import pdb, preemption_cluster

@@ -18,7 +18,9 @@ from kubesched.framework._status import Status
 from kubesched.framework._types import NodeToStatus
 
 if TYPE_CHECKING:
-    from kubesched.framework.preemption._evaluator import Candidate, DisruptionBudgets, Evaluator
+    from kubesched.framework.preemption._candidates import Candidate
+    from kubesched.framework.preemption._evaluator import Evaluator
+    from kubesched.framework.preemption._pdb import DisruptionBudgets
 
 #: The Evaluator methods an accelerated dry run reproduces: a subclass overriding one gets the reference dry run.
 DRY_RUN_RULES = ("dry_run_preemption", "select_victims_on_node", "is_preemption_allowed", "is_eligible_pod")

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+import attrs
+
 from kubesched.api.meta import LabelSelector
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget
@@ -94,3 +96,21 @@ def _is_healthy(pod: Pod, disrupted_pods: Mapping[str, str]) -> bool:
     if pod.metadata.deletion_timestamp is not None or pod.name in disrupted_pods:
         return False
     return bool(pod.spec.node_name) and pod.status.phase not in _TERMINAL_PHASES
+
+
+@attrs.frozen
+class DisruptionBudgets:
+    """The PDBs and the disruptions each still allows, worked out once per preemption attempt."""
+
+    pdbs: tuple[PodDisruptionBudget, ...] = ()
+    allowed: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, pdbs: Iterable[PodDisruptionBudget], pods: Sequence[Pod]) -> DisruptionBudgets:
+        """Budgets from status.disruptionsAllowed, or computed from ``pods`` when the status lacks it."""
+        pdbs = tuple(pdbs)
+        return cls(pdbs, tuple(disruptions_allowed(pdb, pods) for pdb in pdbs))
+
+    def split(self, pods: Sequence[Pod]) -> tuple[list[Pod], list[Pod]]:
+        """(violating, non-violating) pods, each in the given order (filterPodsWithPDBViolation)."""
+        return filter_pods_with_pdb_violation(pods, self.pdbs, self.allowed)
