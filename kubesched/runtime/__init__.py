@@ -5,6 +5,7 @@ the application (``sim``, ``cli``, ``testing``) uses the names this package expo
 """
 
 from kubesched.runtime._cache import Cache
+from kubesched.runtime._columns import ColumnStore
 from kubesched.runtime._cycle_observer import QUIET, CycleObserver
 from kubesched.runtime._explain import Attempt, Explainer
 from kubesched.runtime._failures import Hook, PluginFailure, SlowCalls
@@ -23,12 +24,14 @@ from kubesched.runtime._registry import (
     validate_plugin_class,
 )
 from kubesched.runtime._scheduler import AttemptObserver, CycleRecord, Scheduler, SchedulerSettings
+from kubesched.runtime._snapshot import NodeSnapshot
 
 __all__ = [
     "QUIET",
     "Attempt",
     "AttemptObserver",
     "Cache",
+    "ColumnStore",
     "CycleObserver",
     "CycleRecord",
     "Explainer",
@@ -36,6 +39,7 @@ __all__ = [
     "Hook",
     "NodeSearch",
     "NodeSearches",
+    "NodeSnapshot",
     "Nominator",
     "PluginEntry",
     "PluginFailure",

@@ -22,16 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kubesched.api.pod import Pod
-from kubesched.framework._columns import (
-    CPU,
-    EPHEMERAL_STORAGE,
-    EXACT_LIMIT,
-    MEMORY,
-    IntArray,
-    NodeBatch,
-    NodeColumns,
-    PickedNodes,
-)
+from kubesched.framework._columns import IntArray, NodeBatch, NodeColumns
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._plugin import FilterReads, declared_filter_reads, filter_reason_counts_of
@@ -44,6 +35,7 @@ from kubesched.framework._types import (
     PositionalCodes,
     ScoreTable,
 )
+from kubesched.runtime._columns import CPU, EPHEMERAL_STORAGE, EXACT_LIMIT, MEMORY, ColumnStore, PickedNodes
 from kubesched.runtime._failures import PLUGIN_FAILURES, Hook, describe_exception
 from kubesched.runtime._invoke import FILTER, NORMALIZE, SCORE
 
@@ -86,7 +78,7 @@ _overlay_filters: weakref.WeakKeyDictionary[Framework, tuple[frozenset[str], tup
     weakref.WeakKeyDictionary()
 
 
-def _overlay_columns(columns: NodeColumns, extra: IntArray) -> NodeColumns | None:
+def _overlay_columns(columns: ColumnStore, extra: IntArray) -> ColumnStore | None:
     """``columns`` with nominated pods' sums added (``extra``'s rows, per node position: count, requested cpu,
     memory and ephemeral storage, non-zero cpu and memory) to the pod count, requested and non-zero requested
     columns, other columns and indexes shared; None when a sum is too large to be exact."""
@@ -166,7 +158,7 @@ class BatchFilter:
         self.per_node: list[int] = []
         # The overlaid columns and the nominated pods by node (a copy: the statuses may be read after the
         # nominations change); which batch indexes were rejected with their nominated pods counted.
-        self._overlay: NodeColumns | None = None
+        self._overlay: ColumnStore | None = None
         self._nominated: Mapping[str, Sequence[PodInfo]] = {}
         self._with_mask = np.zeros(size, dtype=bool)
         # Batch indexes whose node holds nominated pods that count (the overlay differs from the columns only there).
@@ -218,7 +210,8 @@ class BatchFilter:
         the one without. False (nothing changed) when the overlay is not exact; the caller then takes the per-node
         two-pass filter."""
         batch = self.batch
-        overlay = _overlay_columns(batch.columns, extra)
+        columns = batch.columns
+        overlay = _overlay_columns(columns, extra) if isinstance(columns, ColumnStore) else None
         if overlay is None:
             return False
         sub = NodeBatch(PickedNodes(batch.infos, indexes), batch.positions[indexes], overlay)

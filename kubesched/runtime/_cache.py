@@ -9,7 +9,7 @@ import attrs
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.framework._node_info import ImageStateSummary, NodeInfo, PodInfo
-from kubesched.framework._snapshot import Snapshot
+from kubesched.runtime._snapshot import NodeSnapshot
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
@@ -250,7 +250,7 @@ class Cache:
         return self._nodes.get(name)
 
     # -- snapshot ----------------------------------------------------------------------------------
-    def update_snapshot(self, snapshot: Snapshot) -> None:
+    def update_snapshot(self, snapshot: NodeSnapshot) -> None:
         """Bring ``snapshot`` up to date, copying only NodeInfos changed since its generation."""
         update_all = snapshot.tree_version != self._tree_version
         update_affinity = False

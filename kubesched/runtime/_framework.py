@@ -20,7 +20,6 @@ from kubesched.framework._cycle_state import CycleState, StateKey
 from kubesched.framework._events import ClusterEvent
 from kubesched.framework._hookspecs import REJECTION_CODES
 from kubesched.framework._node_info import NodeInfo, PodInfo
-from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import (
     NodeScore,
@@ -58,6 +57,7 @@ from kubesched.runtime._plugin_set import PluginSet
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._queue import Strategy
 from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime._snapshot import NodeSnapshot
 
 _SUCCESS = Code.SUCCESS
 _REJECTED = REJECTION_CODES  # the contract's rejection codes (kube-scheduler's Status.IsRejected)
@@ -76,7 +76,7 @@ class Framework:
 
     def __init__(self, profile: Profile, registry: PluginRegistry, *, client: ClusterClient,
                  nominator: Nominator | None = None, rng: random.Random | None = None,
-                 clock: Clock | None = None, snapshot: Snapshot | None = None,
+                 clock: Clock | None = None, snapshot: NodeSnapshot | None = None,
                  hook_wrapper: Callable[[str, str, Hook], Hook] | None = None,
                  call_budget: float | None = None) -> None:
         self.profile = profile

@@ -14,9 +14,9 @@ from kubesched.backend import Clock, ClusterClient, ClusterListener
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._handle import WaitingPod
 from kubesched.framework._node_info import NodeInfo, PodInfo
-from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Status
 from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._snapshot import NodeSnapshot
 
 if TYPE_CHECKING:
     from kubesched.framework.preemption import CandidateChoice, PreemptionAccelerator
@@ -79,14 +79,14 @@ class RuntimeHandle:
 
     def __init__(self, framework: FrameworkRunners, profile_name: str, client: ClusterClient,
                  nominator: Nominator | None, rng: random.Random | None, clock: Clock | None,
-                 snapshot: Snapshot | None) -> None:
+                 snapshot: NodeSnapshot | None) -> None:
         self._framework = framework
         self._profile_name = profile_name
         self._client = client
         self._nominator = nominator if nominator is not None else Nominator()
         self._rng = rng if rng is not None else random.Random(0)
         self._clock = clock if clock is not None else _ZeroClock()
-        self.snapshot_ref: Snapshot = snapshot if snapshot is not None else Snapshot()
+        self.snapshot_ref: NodeSnapshot = snapshot if snapshot is not None else NodeSnapshot()
         self._waiting: dict[str, WaitingPod] = {}
         self._pod_lister = ClientPodLister(client)
         self._namespace_lister = ClientNamespaceLister(client)
@@ -109,7 +109,7 @@ class RuntimeHandle:
         return self._profile_name
 
     @property
-    def snapshot(self) -> Snapshot:
+    def snapshot(self) -> NodeSnapshot:
         """The snapshot of the current cycle."""
         return self.snapshot_ref
 

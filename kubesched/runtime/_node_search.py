@@ -17,13 +17,13 @@ from kubesched.api.pod import Pod
 from kubesched.framework._columns import IntArray, NodeBatch
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo
-from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import Diagnosis, PreFilterResult, ScoreTable
 from kubesched.runtime._batch import BatchError, BatchFilter, nominated_overlay_exact, score_batch
 from kubesched.runtime._cycle_observer import CycleObserver
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._snapshot import NodeSnapshot
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -128,7 +128,7 @@ class BatchSearch:
 
     path = "batch"
 
-    def __init__(self, snapshot: Snapshot, nominator: Nominator, per_node: PerNodeSearch) -> None:
+    def __init__(self, snapshot: NodeSnapshot, nominator: Nominator, per_node: PerNodeSearch) -> None:
         self._snapshot = snapshot
         self._nominator = nominator
         self._per_node = per_node
@@ -220,7 +220,7 @@ class BatchSearch:
 class NodeSearches:
     """The two searches over one scheduler's snapshot, and the choice between them for a cycle."""
 
-    def __init__(self, snapshot: Snapshot, nominator: Nominator, *, batch: bool) -> None:
+    def __init__(self, snapshot: NodeSnapshot, nominator: Nominator, *, batch: bool) -> None:
         self._snapshot = snapshot
         self.per_node = PerNodeSearch(nominator)
         #: The batch search, or None when the scheduler runs the per-node path only (``--reference``).

@@ -22,21 +22,11 @@ import numpy.typing as npt
 
 from kubesched.api.pod import Pod
 from kubesched.api.resources import pod_requests
-from kubesched.framework._columns import (
-    CPU,
-    EPHEMERAL_STORAGE,
-    MEMORY,
-    PODS,
-    IntArray,
-    NodeColumns,
-    NodeRows,
-    PickedNodes,
-)
+from kubesched.framework._columns import IntArray, NodeRows
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._plugin import FilterReads, declared_filter_reads
 from kubesched.framework._resource import Resource
-from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import CodeColumns, NodeToStatus
 from kubesched.framework.preemption import (
@@ -48,9 +38,11 @@ from kubesched.framework.preemption import (
 )
 from kubesched.framework.preemption._candidates import nanos, unix_nanos
 from kubesched.framework.preemption._evaluator import aggregate
+from kubesched.runtime._columns import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, ColumnStore, PickedNodes
 from kubesched.runtime._failures import Hook
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._snapshot import NodeSnapshot
 
 # The PreFilter extensions a dry run calls; the arithmetic needs every one of them skipped or absent.
 _EXTENSION_HOOKS = ("pre_filter_add_pod", "pre_filter_remove_pod")
@@ -77,7 +69,7 @@ class DryRunShortcut:
 class ResourceAccelerator:
     """A :class:`~kubesched.framework.PreemptionAccelerator` over one framework's snapshot and nominator."""
 
-    def __init__(self, framework: Framework, snapshot: Snapshot, nominator: Nominator) -> None:
+    def __init__(self, framework: Framework, snapshot: NodeSnapshot, nominator: Nominator) -> None:
         self._framework = framework
         self._snapshot = snapshot
         self._nominator = nominator
@@ -340,7 +332,7 @@ class ResourceAccelerator:
         return result, out, aggregate(errors)
 
     @staticmethod
-    def _reprieve_rows(evaluator: Evaluator, columns: NodeColumns, pod: Pod, request: Resource,
+    def _reprieve_rows(evaluator: Evaluator, columns: ColumnStore, pod: Pod, request: Resource,
                        budgets: DisruptionBudgets) -> NodeRows | None:
         """The columns' rows of this pod's reprieve answers (see :meth:`_fill_row`), where an answer depends only on
         the node: no PDB and the reference ``more_important_pod``; None otherwise."""
@@ -374,7 +366,7 @@ class ResourceAccelerator:
             return
         rows.known[at] = True
 
-    def _relevant_nominations(self, pod: Pod, columns: NodeColumns
+    def _relevant_nominations(self, pod: Pod, columns: ColumnStore
                               ) -> tuple[Mapping[str, Sequence[PodInfo]], npt.NDArray[np.int64]]:
         """The pods nominated to each node that count for ``pod`` (other pods of at least its priority), and per
         node of ``columns`` their number, cpu, memory and ephemeral storage (rows 0-3)."""
@@ -411,7 +403,7 @@ class ResourceAccelerator:
         return found, extra
 
     @staticmethod
-    def _lower_priority_sums(columns: NodeColumns, priority: int) -> list[IntArray]:
+    def _lower_priority_sums(columns: ColumnStore, priority: int) -> list[IntArray]:
         """Per node of ``columns``: how many pods of lower priority than ``priority`` it holds and the cpu, memory
         and ephemeral storage they request (one index of ``columns``, kept up to date incrementally)."""
         none = (0, 0, 0, 0)

@@ -28,7 +28,6 @@ from kubesched.framework._events import (
     ClusterEvent,
 )
 from kubesched.framework._node_info import NodeInfo, PodInfo
-from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import (
     Diagnosis,
@@ -66,6 +65,7 @@ from kubesched.runtime._queue import (
     Strategy,
 )
 from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime._snapshot import NodeSnapshot
 
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 POD_REASON_UNSCHEDULABLE = "Unschedulable"
@@ -182,7 +182,7 @@ class Scheduler:
         self.clock = clock
         self.rng = rng
         self.cache = Cache()
-        self.snapshot = Snapshot()
+        self.snapshot = NodeSnapshot()
         self.nominator = Nominator()
         self.frameworks: dict[str, Framework] = {
             p.scheduler_name: Framework(p, registry, client=plugin_client, nominator=self.nominator, rng=rng,

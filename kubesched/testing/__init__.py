@@ -21,7 +21,7 @@ from kubesched.testing.builders import (
     make_selector,
     port,
 )
-from kubesched.testing.cluster import RecordingClient
+from kubesched.testing.cluster import RecordingClient, make_snapshot
 from kubesched.testing.conformance import (
     ConformanceReport,
     ConformanceWarning,
@@ -29,7 +29,7 @@ from kubesched.testing.conformance import (
     PluginUnderTest,
     run_conformance,
 )
-from kubesched.testing.frameworks import PATHS, PluginFramework, plugin_framework, plugin_instance
+from kubesched.testing.frameworks import PATHS, PluginFramework, StatusError, plugin_framework, plugin_instance
 from kubesched.testing.harness import Decision, Decisions, run_plugin, run_profile
 from kubesched.testing.hints import hint
 from kubesched.testing.queue import QUEUES, contents, new_queue, place, queue_framework, where
@@ -54,6 +54,7 @@ __all__ = [
     "PodBuilder",
     "PriorityClassBuilder",
     "RecordingClient",
+    "StatusError",
     "StatusMatcher",
     "contents",
     "hint",
@@ -66,6 +67,7 @@ __all__ = [
     "make_pod",
     "make_priority_class",
     "make_selector",
+    "make_snapshot",
     "new_queue",
     "place",
     "plugin_framework",

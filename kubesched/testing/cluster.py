@@ -12,13 +12,19 @@ from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.backend import BindingError
 from kubesched.framework._node_info import ImageStateSummary, NodeInfo, PodInfo
-from kubesched.framework._snapshot import Snapshot
+from kubesched.runtime import NodeSnapshot
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 
 
 def built(items: Sequence[Any]) -> tuple[Any, ...]:
     """Objects as given, with builders (anything with ``obj()``, like ``make_pod("p")``) built."""
     return tuple(item.obj() if hasattr(item, "obj") else item for item in items)
+
+
+def make_snapshot(node_infos: Sequence[NodeInfo] = ()) -> NodeSnapshot:
+    """A snapshot over ``node_infos``, in that order, with its columns, as the scheduler's cache builds one (give it
+    to a Framework, or read it as a plugin does)."""
+    return NodeSnapshot.of(list(node_infos))
 
 
 def check_unique(nodes: Sequence[Node | NodeInfo], pods: Sequence[Pod]) -> None:
@@ -41,7 +47,7 @@ def check_unique(nodes: Sequence[Node | NodeInfo], pods: Sequence[Pod]) -> None:
 
 def cluster_and_snapshot(nodes: Sequence[Node | NodeInfo], pods: Sequence[Pod] = (),
                          pdbs: Sequence[PodDisruptionBudget] = (), *,
-                         cluster: InMemoryCluster | None = None) -> tuple[InMemoryCluster, Snapshot]:
+                         cluster: InMemoryCluster | None = None) -> tuple[InMemoryCluster, NodeSnapshot]:
     """An in-memory cluster (``cluster`` when given) holding the objects, and a snapshot of every node it holds
     with the pods bound to it. A NodeInfo among ``nodes`` is used in the snapshot as given, and its node and
     pods are added to the cluster (the pods bound to it)."""
@@ -63,12 +69,12 @@ def cluster_and_snapshot(nodes: Sequence[Node | NodeInfo], pods: Sequence[Pod] =
     def built(node: Node) -> NodeInfo:
         return NodeInfo.of(node, [PodInfo.of(p) for p in cluster.list_pods_on_node(node.name)])
 
-    # In the order given (as Snapshot.of keeps it), then the nodes the cluster held before.
+    # In the order given (as NodeSnapshot.of keeps it), then the nodes the cluster held before.
     infos = [item if isinstance(item, NodeInfo) else built(item) for item in nodes]
     listed = {info.name for info in infos}
     infos += [built(node) for name, node in cluster.nodes.items() if name not in listed]
     _share_image_states(infos)
-    return cluster, Snapshot.of(infos)
+    return cluster, NodeSnapshot.of(infos)
 
 
 def _share_image_states(infos: Sequence[NodeInfo]) -> None:

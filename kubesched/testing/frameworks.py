@@ -22,7 +22,7 @@ from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._plugin import extension_points
 from kubesched.framework._status import Code, Status
-from kubesched.framework._types import Diagnosis
+from kubesched.framework._types import Diagnosis, PreFilterResult
 from kubesched.runtime import (
     QUIET,
     Framework,
@@ -118,6 +118,14 @@ def plugin_registry(*plugin_classes: type[Any]) -> PluginRegistry:
     return PluginRegistry.of(*extra, *plugin_classes)
 
 
+class StatusError(Exception):
+    """A plugin failed where the kit's call returns no status (``run_score``); ``status`` is its Error status."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(str(status))
+        self.status = status
+
+
 class PluginFramework(Framework):
     """A :class:`~kubesched.runtime.Framework` of the kit's plugins over a small cluster, which also runs Filter and
     Score for a pod over every node on its ``path``."""
@@ -133,6 +141,14 @@ class PluginFramework(Framework):
         self._search = searches.batch if searches.batch is not None else searches.per_node
         if path == "batch":  # preemption's accelerator too, as the scheduler's fast path hands it over
             handle.accelerator = ResourceAccelerator(self, handle.snapshot, handle.nominator)
+
+    def run_pre_filter(self, pod: Pod | Any, state: CycleState | None = None,
+                       ) -> tuple[PreFilterResult | None, Status | None]:
+        """PreFilter over every node of the snapshot on this path (``pre_filter_nodes`` where a plugin has it on the
+        batch path): the merged node narrowing and the status (None: success)."""
+        state = state if state is not None else CycleState()
+        result, status, _narrowing = self._search.pre_filter(self, state, built([pod])[0], self.handle.snapshot.list())
+        return result, status
 
     def run_filter(self, pod: Pod | Any, state: CycleState | None = None) -> dict[str, Status | None]:
         """PreFilter, then Filter on every node of the snapshot, as the scheduler runs them on this path: per node,
@@ -162,15 +178,15 @@ class PluginFramework(Framework):
     def run_score(self, pod: Pod | Any, nodes: Sequence[str] | None = None, state: CycleState | None = None,
                   ) -> dict[str, int]:
         """PreScore, Score, NormalizeScore and the weights over ``nodes`` (names; every node of the snapshot by
-        default) as the scheduler runs them on this path: each node's total. Raises :class:`AssertionError` with
-        the Error status when a plugin fails."""
+        default) as the scheduler runs them on this path: each node's total. Raises :class:`StatusError` with the
+        Error status when a plugin fails."""
         pod = built([pod])[0]
         state = state if state is not None else CycleState()
         infos = self._nodes(nodes)
         try:
             table = self._search.prioritize(self, state, pod, infos, QUIET)
         except SearchError as error:
-            raise AssertionError(f"scoring failed: {error.status}") from None
+            raise StatusError(error.status) from None
         return {name: int(total) for name, total in zip(table.nodes, table.totals, strict=True)}
 
     def _nodes(self, names: Sequence[str] | None) -> list[NodeInfo]:
@@ -184,9 +200,9 @@ class PluginFramework(Framework):
         return [info for info in infos if info is not None]
 
 
-def plugin_framework(*plugins: PluginArg | Any, path: Path = "per-node", nodes: Sequence[Node | NodeInfo] = (),
-                     pods: Sequence[Pod] = (), pdbs: Sequence[PodDisruptionBudget] = (),
-                     namespaces: Sequence[Namespace] = (), services: Sequence[Service] = (),
+def plugin_framework(*plugins: PluginArg | Any, path: Path = "per-node", nodes: Sequence[Node | NodeInfo | Any] = (),
+                     pods: Sequence[Pod | Any] = (), pdbs: Sequence[PodDisruptionBudget | Any] = (),
+                     namespaces: Sequence[Namespace | Any] = (), services: Sequence[Service] = (),
                      controllers: Sequence[WorkloadController] = (), cluster: InMemoryCluster | None = None,
                      client: ClusterClient | None = None, weights: Mapping[str, int] | None = None,
                      seed: int = 0) -> PluginFramework:
@@ -201,7 +217,7 @@ def plugin_framework(*plugins: PluginArg | Any, path: Path = "per-node", nodes: 
     if cluster is None and isinstance(client, RecordingClient):
         cluster = client.cluster
     cluster, snapshot = cluster_and_snapshot(built(nodes), built(pods), built(pdbs), cluster=cluster)
-    cluster.add_workloads(namespaces, services, controllers)
+    cluster.add_workloads(built(namespaces), services, controllers)
     return PluginFramework(plugin_profile(*pairs, weights=weights), plugin_registry(*(c for c, _ in pairs)),
                            path=path, client=client if client is not None else cluster, rng=random.Random(seed),
                            clock=cluster.clock, snapshot=snapshot)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kubesched.framework._cycle_state import CycleState, StateKey, StateNotFoundError
 from kubesched.framework._node_info import HostPortInfo, NodeInfo, PodInfo
-from kubesched.framework._snapshot import Snapshot
+from kubesched.runtime import NodeSnapshot
 from kubesched.runtime._cache import Cache, NodeTree, zone_key
 from kubesched.testing import make_node, make_pod
 
@@ -189,7 +189,7 @@ class TestCache:
         cache.add_node(make_node("n1").obj())
         cache.add_node(make_node("n2").obj())
         cache.add_pod(make_pod("p").node("n1").obj())
-        snapshot = Snapshot()
+        snapshot = NodeSnapshot()
         cache.update_snapshot(snapshot)
         cache.remove_node("n1")
         cache.update_snapshot(snapshot)
@@ -201,7 +201,7 @@ class TestCache:
         cache = Cache()
         for name in ("n1", "n2"):
             cache.add_node(make_node(name).capacity(cpu="4").obj())
-        snapshot = Snapshot()
+        snapshot = NodeSnapshot()
         cache.update_snapshot(snapshot)
         first, second = snapshot.list()
         untouched_generation = second.generation
@@ -218,7 +218,7 @@ class TestCache:
         cache = Cache()
         for name in ("n1", "n2"):
             cache.add_node(make_node(name).obj())
-        snapshot = Snapshot()
+        snapshot = NodeSnapshot()
         cache.update_snapshot(snapshot)
         listed = snapshot.list()
         assert snapshot.columns.infos_at(np.array([1, 0, 1], dtype=np.int64)) == [listed[1], listed[0], listed[1]]
@@ -232,7 +232,7 @@ class TestCache:
         """Changing the cache does not change a snapshot until it is updated again."""
         cache = Cache()
         cache.add_node(make_node("n1").capacity(cpu="4").obj())
-        snapshot = Snapshot()
+        snapshot = NodeSnapshot()
         cache.update_snapshot(snapshot)
         cache.add_pod(make_pod("p").req(cpu="1").node("n1").obj())
         assert snapshot.list()[0].requested.milli_cpu == 0
@@ -243,7 +243,7 @@ class TestCache:
         cache.add_node(make_node("n1").obj())
         pod = make_pod("p").pod_affinity("zone", anti=True, app="x").node("n1").obj()
         cache.add_pod(pod)
-        snapshot = Snapshot()
+        snapshot = NodeSnapshot()
         cache.update_snapshot(snapshot)
         assert [ni.name for ni in snapshot.have_pods_with_required_anti_affinity] == ["n1"]
         cache.remove_pod(pod)
@@ -255,7 +255,7 @@ class TestCache:
         cache = Cache()
         cache.add_node(make_node("n1").image(100, "nginx:1").obj())
         cache.add_node(make_node("n2").image(100, "nginx:1").obj())
-        snapshot = Snapshot()
+        snapshot = NodeSnapshot()
         cache.update_snapshot(snapshot)
         assert snapshot.list()[0].image_states["nginx:1"].num_nodes == 2
 
@@ -267,7 +267,7 @@ def test_snapshot_equals_a_fresh_one_after_any_sequence(ops: list[tuple[str, int
     cache = Cache()
     for n in range(3):
         cache.add_node(make_node(f"n{n}").capacity(cpu="64").obj())
-    snapshot = Snapshot()
+    snapshot = NodeSnapshot()
     cache.update_snapshot(snapshot)
     live: dict[int, int] = {}
     for op, pod_id, node in ops:
@@ -279,7 +279,7 @@ def test_snapshot_equals_a_fresh_one_after_any_sequence(ops: list[tuple[str, int
             cache.remove_pod(pod)
             del live[pod_id]
         cache.update_snapshot(snapshot)
-    fresh = Snapshot()
+    fresh = NodeSnapshot()
     cache.update_snapshot(fresh)
     assert len(fresh.list()) == 3
     assert [(ni.name, ni.requested.milli_cpu, len(ni.pods)) for ni in snapshot.list()] == \
@@ -290,7 +290,7 @@ def test_every_snapshot_gets_the_node_lists() -> None:
     """Several snapshots of one cache each get complete node lists, however late they are created."""
     cache = Cache()
     cache.add_node(make_node("n1").obj())
-    first, second = Snapshot(), Snapshot()
+    first, second = NodeSnapshot(), NodeSnapshot()
     cache.update_snapshot(first)
     cache.update_snapshot(second)
     assert [ni.name for ni in first.list()] == [ni.name for ni in second.list()] == ["n1"]
@@ -302,7 +302,7 @@ def test_re_adding_a_node_in_another_zone_moves_it() -> None:
     cache.add_node(make_node("n").zone("a").obj())
     cache.add_node(make_node("m").zone("b").obj())
     cache.add_node(make_node("n").zone("b").obj())
-    snapshot = Snapshot()
+    snapshot = NodeSnapshot()
     cache.update_snapshot(snapshot)
     assert [ni.name for ni in snapshot.list()] == ["m", "n"]
     cache.remove_node("n")

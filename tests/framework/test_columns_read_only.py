@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from kubesched.framework._node_info import NodeInfo, PodInfo
-from kubesched.framework._snapshot import Snapshot
+from kubesched.runtime import NodeSnapshot
 from kubesched.testing import make_node, make_pod
 
 
-def _snapshot() -> Snapshot:
+def _snapshot() -> NodeSnapshot:
     nodes = [NodeInfo.of(make_node(f"n{i}").zone("z1").capacity(cpu="4", memory="8Gi", pods=10).obj())
              for i in range(3)]
-    return Snapshot.of(nodes)
+    return NodeSnapshot.of(nodes)
 
 
 def test_an_in_place_change_to_a_column_fails_instead_of_corrupting_the_snapshot() -> None:
@@ -57,7 +57,7 @@ def test_a_node_that_no_longer_has_an_extended_resource_reads_none_of_it() -> No
     gpu = "example.com/gpu"
     nodes = [NodeInfo.of(make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods=10, **{gpu: "2"}).obj())
              for i in range(2)]
-    snapshot = Snapshot.of(nodes)
+    snapshot = NodeSnapshot.of(nodes)
     columns = snapshot.columns
     node = nodes[0]
     user = PodInfo.of(make_pod("user").req(cpu="1", **{gpu: "1"}).obj().with_node_name("n0"))

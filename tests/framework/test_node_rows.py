@@ -6,19 +6,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kubesched.framework._columns import PickedNodes
 from kubesched.framework._node_info import NodeInfo, PodInfo
-from kubesched.framework._snapshot import Snapshot
+from kubesched.runtime import NodeSnapshot
+from kubesched.runtime._columns import PickedNodes
 from kubesched.testing import make_node, make_pod
 
 
-def _snapshot() -> Snapshot:
+def _snapshot() -> NodeSnapshot:
     nodes = [NodeInfo.of(make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods=10).obj()) for i in range(3)]
     for i, node in enumerate(nodes):
         for k in range(i):
             node.add_pod(PodInfo.of(make_pod(f"p{i}-{k}").req(cpu=f"{100 * (k + 1)}m").priority(k).obj()
                                     .with_node_name(node.name)))
-    return Snapshot.of(nodes)
+    return NodeSnapshot.of(nodes)
 
 
 def _cpu_below_one(pod_info: PodInfo) -> tuple[int, int]:
@@ -137,7 +137,7 @@ def test_an_index_read_after_every_change_stays_right_across_many_changes() -> N
         assert columns.pod_totals("low", _cpu_below_one, 2).tolist() == expected
 
 
-def _toggle(columns_snapshot: Snapshot, extra: list[PodInfo], at: int) -> None:
+def _toggle(columns_snapshot: NodeSnapshot, extra: list[PodInfo], at: int) -> None:
     """Add node ``at``'s extra pod if it lacks it, else remove it, and tell the columns (one change)."""
     node = columns_snapshot.node_info_list[at]
     pod_info = extra[at]

@@ -18,8 +18,8 @@ from kubesched.framework._columns import NodeBatch
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._resource import Resource
-from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Code, Status
+from kubesched.runtime import NodeSnapshot
 from kubesched.testing.builders import PodBuilder, make_node, make_pod
 
 GPU = "nvidia.com/gpu"
@@ -118,7 +118,7 @@ def _amount(resource: Resource, name: str) -> int:
 
 def batches(infos: Sequence[NodeInfo]) -> list[NodeBatch]:
     """Batches over a snapshot of ``infos``: every node, and every other node in reverse order."""
-    snapshot = Snapshot.of(list(infos))
+    snapshot = NodeSnapshot.of(list(infos))
     columns = snapshot.columns
     return [NodeBatch.of(snapshot.node_info_list, columns), NodeBatch.of(snapshot.node_info_list[::-2], columns)]
 

@@ -25,7 +25,7 @@ def both(pod: Pod, nodes: tuple[Node, ...]) -> tuple[list[list[int]], list[list[
     plugin = plugin_instance(ImageLocality, nodes=nodes)
     snapshot = plugin.handle.snapshot
     per_node, batch = [], []
-    for infos in (snapshot.node_info_list, snapshot.node_info_list[::-2]):
+    for infos in (snapshot.list(), snapshot.list()[::-2]):
         node_batch = NodeBatch.of(infos, snapshot.columns)
         per_node.append([plugin.score(CycleState(), pod, info) for info in infos])
         batch.append(plugin.score_nodes(CycleState(), pod, node_batch).tolist())

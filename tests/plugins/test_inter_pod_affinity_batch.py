@@ -36,7 +36,7 @@ from kubesched.plugins.inter_pod_affinity.filtering import (
     update_with_pod,
 )
 from kubesched.plugins.inter_pod_affinity.scoring import build_topology_scores
-from kubesched.runtime import Cache
+from kubesched.runtime import Cache, NodeSnapshot
 from kubesched.testing import RecordingClient, plugin_instance
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.test_inter_pod_affinity import (
@@ -58,6 +58,13 @@ REGION = "region"
 #: team-a-1 / team-a-2 / team-b-1 have Namespace objects; default and loose only exist through their pods.
 POD_NAMESPACES = ("team-a-1", "team-a-2", "team-b-1", "default", "loose")
 KINDS = (EXISTING_ANTI_AFFINITY, AFFINITY, ANTI_AFFINITY)
+
+
+def runtime_snapshot(plugin: Any) -> NodeSnapshot:
+    """The runtime snapshot behind a kit-built plugin's handle (the cache refreshes it)."""
+    snapshot = plugin.handle.snapshot
+    assert isinstance(snapshot, NodeSnapshot)
+    return snapshot
 
 
 # -- random clusters ------------------------------------------------------------------------------------
@@ -208,7 +215,7 @@ def assert_filter_agrees(p: InterPodAffinity, pod: Pod, batch: Sequence[NodeInfo
 def assert_score_agrees(p: InterPodAffinity, pod: Pod, batch: Sequence[NodeInfo] | None = None) -> None:
     """The columnar PreScore's sums equal the walk's, and score_nodes / normalize_scores equal score /
     normalize_score."""
-    snapshot = p.handle.snapshot
+    snapshot = runtime_snapshot(p)
     state = CycleState()
     status = p.pre_score(state, pod, snapshot.list())
     terms = TermCache().get(pod)
@@ -308,7 +315,7 @@ def test_batch_forms_follow_the_cache_as_pods_come_and_go(node_list: tuple[Node,
     cache = Cache()
     for node in node_list:
         cache.add_node(node)
-    snapshot = p.handle.snapshot
+    snapshot = runtime_snapshot(p)
     cache.update_snapshot(snapshot)
     added: list[Pod] = []
     for number, (action, index, template) in enumerate(steps):

@@ -22,14 +22,14 @@ from kubesched.api.pod import (
     PreferredSchedulingTerm,
 )
 from kubesched.api.pod import NodeAffinity as PodNodeAffinity
+from kubesched.framework import Snapshot
 from kubesched.framework._columns import NodeBatch
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
-from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import NodeScore
 from kubesched.plugins.node_affinity import NodeAffinity
-from kubesched.runtime import Cache
+from kubesched.runtime import Cache, NodeSnapshot
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.test_node_affinity import ADDED_FILTER_CASES, FILTER_CASES, ZONE_A, added_required
@@ -39,6 +39,13 @@ LABEL_VALUES = {"zone": ("a", "b"), "num": ("-3", "5", "+5", "x", "9999999999999
 OTHER_VALUES = ("", "5", "gold", "a b")
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Bogus")
 NAMES = tuple(f"n{i}" for i in range(8))
+
+
+def runtime_snapshot(plugin: Any) -> NodeSnapshot:
+    """The runtime snapshot behind a kit-built plugin's handle (the cache refreshes it)."""
+    snapshot = plugin.handle.snapshot
+    assert isinstance(snapshot, NodeSnapshot)
+    return snapshot
 
 
 # -- random clusters and pods -----------------------------------------------------------------------------
@@ -170,7 +177,7 @@ def test_batch_filter_equals_per_node_filter_on_random_clusters(node_list: tuple
                                                                 args: dict[str, Any], order: list[int]) -> None:
     """Every node's filter_nodes code is the code its filter returns."""
     p = plugin_instance(NodeAffinity, args, nodes=node_list)
-    snapshot = p.handle.snapshot
+    snapshot = runtime_snapshot(p)
     for infos in subsets(snapshot, order):
         assert_filter_agrees(p, pod, infos, snapshot)
 
@@ -182,7 +189,7 @@ def test_batch_score_equals_per_node_score_on_random_clusters(node_list: tuple[N
                                                               args: dict[str, Any], order: list[int]) -> None:
     """Every node's raw and normalised batch score is its per-node score."""
     p = plugin_instance(NodeAffinity, args, nodes=node_list)
-    snapshot = p.handle.snapshot
+    snapshot = runtime_snapshot(p)
     for infos in subsets(snapshot, order):
         assert_score_agrees(p, pod, infos, snapshot)
 
@@ -204,7 +211,7 @@ def test_batch_forms_follow_the_cache_as_nodes_and_pods_change(node_list: tuple[
     current = list(node_list)
     for node in current:
         cache.add_node(node)
-    snapshot = p.handle.snapshot
+    snapshot = runtime_snapshot(p)
     cache.update_snapshot(snapshot)
     for number, (action, index, template) in enumerate(steps):
         i = index % len(current)

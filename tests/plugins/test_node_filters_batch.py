@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.framework import Snapshot
 from kubesched.framework._columns import NodeBatch
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
-from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Code, Status
 from kubesched.plugins.node_name import NodeName
 from kubesched.plugins.node_ports import NodePorts

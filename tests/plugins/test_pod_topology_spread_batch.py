@@ -20,7 +20,6 @@ from kubesched.api.pod import Pod, TopologySpreadConstraint
 from kubesched.framework._columns import NodeBatch
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
-from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import NodeScore
 from kubesched.io.load import ClusterInput
@@ -30,7 +29,7 @@ from kubesched.plugins.pod_topology_spread.filtering import PRE_FILTER_KEY, buil
 from kubesched.plugins.pod_topology_spread.scoring import PRE_SCORE_KEY, build_pre_score_state
 from kubesched.profiles import load_config
 from kubesched.profiles.config import SchedulerConfiguration
-from kubesched.runtime import Cache, PluginRegistry
+from kubesched.runtime import Cache, NodeSnapshot, PluginRegistry
 from kubesched.sim.simulate import Simulation
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.test_pod_topology_spread import (
@@ -363,6 +362,7 @@ def test_batch_forms_stay_exact_as_the_cache_adds_and_removes_pods(example: Exam
         cache.add_node(each)
     plugin = plugin_for(example, [])
     snapshot = plugin.handle.snapshot
+    assert isinstance(snapshot, NodeSnapshot)
     pod, data = example.pod, example.data
     live: list[Pod] = []
     pending = list(example.pods)
@@ -396,7 +396,7 @@ def test_filter_nodes_raises_for_a_node_without_its_node_object() -> None:
     state = CycleState()
     assert plugin.pre_filter(state, pod, list(infos)) is None
     ghost = NodeInfo()
-    batch = NodeBatch.of([ghost], Snapshot.of([ghost]).columns)
+    batch = NodeBatch.of([ghost], NodeSnapshot.of([ghost]).columns)
     with pytest.raises(LookupError, match="node not found"):
         plugin.filter_nodes(state, pod, batch)
 

@@ -14,11 +14,10 @@ from kubesched.api.node import ContainerImage, Node
 from kubesched.api.pod import Pod
 from kubesched.framework._columns import NodeBatch
 from kubesched.framework._node_info import PodInfo
-from kubesched.framework._snapshot import Snapshot
 from kubesched.plugins.image_locality import ImageLocality
 from kubesched.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kubesched.plugins.noderesources.fit import NodeResourcesFit
-from kubesched.runtime import Cache
+from kubesched.runtime import Cache, NodeSnapshot
 from kubesched.testing import plugin_framework, plugin_instance
 from tests.plugins.resources_batch import FOO, GPU, filter_codes, nodes, pods, score_values
 
@@ -36,7 +35,7 @@ def imaged_node(draw: st.DrawFn, name: str) -> Node:
     return attrs.evolve(node, status=attrs.evolve(node.status, images=images))
 
 
-def check(snapshot: Snapshot, pod: Pod) -> None:
+def check(snapshot: NodeSnapshot, pod: Pod) -> None:
     """Every batch form over the whole snapshot equals its per-node answers for ``pod``."""
     batch = NodeBatch.of(snapshot.node_info_list, snapshot.columns)
     fit = plugin_instance(NodeResourcesFit, FIT_ARGS)
@@ -61,7 +60,7 @@ def test_batch_forms_follow_cache_updates(data: st.DataObject) -> None:
     names = [f"n{i}" for i in range(data.draw(st.integers(1, 5)))]
     for name in names:
         cache.add_node(data.draw(imaged_node(name)))
-    snapshot = Snapshot()
+    snapshot = NodeSnapshot()
     placed: list[tuple[Pod, bool]] = []
     for step in range(data.draw(st.integers(1, 12))):
         action = data.draw(st.sampled_from(["bind", "assume", "remove", "forget", "replace-node"]))

@@ -4,6 +4,8 @@ cache's nodes and pods change."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,13 +13,13 @@ from hypothesis import strategies as st
 
 from kubesched.api.node import Node, Taint
 from kubesched.api.pod import Pod, Toleration
+from kubesched.framework import Snapshot
 from kubesched.framework._columns import NodeBatch
 from kubesched.framework._cycle_state import CycleState
-from kubesched.framework._snapshot import Snapshot
 from kubesched.framework._status import Code
 from kubesched.framework._types import NodeScore
 from kubesched.plugins.taint_toleration import TaintToleration
-from kubesched.runtime import Cache
+from kubesched.runtime import Cache, NodeSnapshot
 from kubesched.testing import plugin_instance
 from kubesched.testing.builders import make_node, make_pod
 from tests.plugins.test_taint_toleration import FILTER_CASES, TOLERATION_CASES, tainted
@@ -27,6 +29,13 @@ TAINTS = st.builds(Taint, st.sampled_from(("a", "b")), st.sampled_from(EFFECTS),
 TOLERATIONS = st.builds(Toleration, key=st.sampled_from(("a", "b", "")),
                         operator=st.sampled_from(("Equal", "Exists", "", "Gt")),
                         value=st.sampled_from(("1", "2", "")), effect=st.sampled_from(("", *EFFECTS)))
+
+
+def runtime_snapshot(plugin: Any) -> NodeSnapshot:
+    """The runtime snapshot behind a kit-built plugin's handle (the cache refreshes it)."""
+    snapshot = plugin.handle.snapshot
+    assert isinstance(snapshot, NodeSnapshot)
+    return snapshot
 
 
 @st.composite
@@ -98,7 +107,7 @@ def test_batch_forms_follow_the_cache_as_taints_and_pods_change(node_list: tuple
     current = list(node_list)
     for node in current:
         cache.add_node(node)
-    snapshot = p.handle.snapshot
+    snapshot = runtime_snapshot(p)
     cache.update_snapshot(snapshot)
     for number, (action, index, template) in enumerate(steps):
         i = index % len(current)

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from kubesched.api.pod import Pod
-from kubesched.framework._columns import NodeBatch, NodeColumns
+from kubesched.framework._columns import NodeBatch
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._plugin import FilterReads, Plugin, hookimpl
@@ -24,6 +24,7 @@ from kubesched.framework._types import Diagnosis, NodeToStatus, fit_error_messag
 from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
+from kubesched.runtime._columns import ColumnStore
 from kubesched.sim.simulate import Simulation, SimulationResult
 from kubesched.testing import make_node, make_pod
 from tests.runtime.test_batch_equivalence import Example, configs, examples, extended
@@ -110,7 +111,7 @@ def test_node_resources_fit_counts_each_short_resource_once_per_node(registry: P
         assert status is not None
         for reason in status.reasons:
             expected[reason] = expected.get(reason, 0) + 1
-    columns = NodeColumns()
+    columns = ColumnStore()
     columns.rebuild(infos)
     assert plugin.filter_reason_counts(state, pod, NodeBatch.of(infos, columns)) == expected == {
         "Too many pods": 1, "Insufficient memory": 2, "Insufficient cpu": 1}

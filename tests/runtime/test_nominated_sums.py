@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubesched.framework._columns import NodeColumns
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.runtime import _nominator as nominator_module
+from kubesched.runtime._columns import ColumnStore
 from kubesched.runtime._nominator import SUM_ROWS, Nominator
 from kubesched.testing import make_node, make_pod
 
@@ -21,14 +21,14 @@ NODES = ("n0", "n1", "n2", "gone")  # "gone" is nominated to but not in the snap
 PRIORITIES = (0, 10, 20)
 
 
-def columns_of(names: tuple[str, ...]) -> NodeColumns:
+def columns_of(names: tuple[str, ...]) -> ColumnStore:
     """Columns over empty nodes called ``names``."""
-    columns = NodeColumns()
+    columns = ColumnStore()
     columns.rebuild([NodeInfo.of(make_node(name).capacity(cpu="8").obj()) for name in names])
     return columns
 
 
-def expected(nominator: Nominator, pod_info: PodInfo, columns: NodeColumns) -> tuple[dict[str, list[str]],
+def expected(nominator: Nominator, pod_info: PodInfo, columns: ColumnStore) -> tuple[dict[str, list[str]],
                                                                                      list[list[int]]]:
     """From scratch: other pods of at least the pod's priority, by node, and their sums per node position."""
     pod = pod_info.pod

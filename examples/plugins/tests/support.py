@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from kubesched import ClusterInput, CycleState, Node, NodeInfo, Pod, PodInfo, Snapshot, Status, WaitingPod
+from kubesched import ClusterInput, CycleState, Node, NodeInfo, Pod, PodInfo, Status, WaitingPod
 from kubesched.profiles import SchedulerConfiguration, parse_config
 from kubesched.runtime import Framework, PluginEntry, PluginRegistry, Profile
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.sim.simulate import PodResult, SimulationResult, simulate
-from kubesched.testing import make_node, make_pod
+from kubesched.testing import make_node, make_pod, make_snapshot
 
 from kubesched_examples.coscheduling import NAME as COSCHEDULING
 from kubesched_examples.coscheduling import Coscheduling
@@ -86,7 +86,7 @@ class GangHarness:
         profile = Profile("default-scheduler", {"pre-filter": entry, "reserve": entry, "permit": entry},
                           {COSCHEDULING: args} if args is not None else {})
         self.framework = Framework(profile, PluginRegistry.of(Coscheduling), client=InMemoryCluster(self.clock),
-                                   clock=self.clock, snapshot=Snapshot.of(node_infos or []))
+                                   clock=self.clock, snapshot=make_snapshot(node_infos or []))
         self.states: dict[str, CycleState] = {}
 
     def pre_filter(self, pod: Pod) -> Status | None:

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kubesched import ArgsError, ClusterInput, Code, CycleState, Node, NodeInfo, NodeScore, Pod, Snapshot, Status
+from kubesched import ArgsError, ClusterInput, Code, CycleState, Node, NodeInfo, NodeScore, Pod, Status
 from kubesched.framework import NodeBatch
 from kubesched.profiles import parse_config
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.simulate import Simulation
-from kubesched.testing import make_node, make_pod
+from kubesched.testing import make_node, make_pod, make_snapshot
 from kubesched.testing.harness import plugin_instance
 
 from kubesched_examples.node_cost import (
@@ -103,7 +103,7 @@ def per_node_and_batch(values: list[str | None], budget: str | None,
     """(filter codes, raw scores, normalised scores) per node of ``order`` (indexes into the nodes), from the
     per-node hooks and from the batch forms."""
     infos = [NodeInfo.of(priced_node(f"n{i}", value)) for i, value in enumerate(values)]
-    snapshot = Snapshot.of(infos)
+    snapshot = make_snapshot(infos)
     plugin, pod, state = plugin_instance(NodeCost), budget_pod(budget), CycleState()
     plugin.pre_filter(state, pod, infos)
     nodes = [infos[i] for i in order]
@@ -176,7 +176,7 @@ def test_the_fast_path_places_pods_as_the_per_node_path(registry: PluginRegistry
 def test_an_unpriced_batch_normalizes_to_zero() -> None:
     """A batch with no priced node scores 0 everywhere, as normalize_score does."""
     batch_scores = np.array([UNPRICED, UNPRICED], dtype=np.int64)
-    snapshot = Snapshot.of([NodeInfo.of(priced_node("a", None)), NodeInfo.of(priced_node("b", None))])
+    snapshot = make_snapshot([NodeInfo.of(priced_node("a", None)), NodeInfo.of(priced_node("b", None))])
     batch = NodeBatch.of(snapshot.list(), snapshot.columns)
     out = plugin_instance(NodeCost).normalize_scores(CycleState(), budget_pod(None), batch, batch_scores)
     assert out.tolist() == [0, 0]

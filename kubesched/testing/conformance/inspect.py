@@ -26,8 +26,9 @@ SEQUENCES = (list, tuple, collections.deque, array.array, bytearray)
 #: Modules whose objects are services, never plugin data (loggers, locks, weak references, generators).
 _SERVICE_MODULES = frozenset({"logging", "threading", "_thread", "weakref", "random", "queue", "asyncio"})
 #: Objects that are services, not data: a plugin's handle or the framework it holds.
-OPAQUE_NAMES = frozenset({"Framework", "Handle", "InMemoryCluster", "Scheduler", "Random", "VirtualClock",
-                           "Nominator", "Snapshot", "module", "function", "method", "builtin_function_or_method"})
+OPAQUE_NAMES = frozenset({"Framework", "PluginFramework", "Handle", "RuntimeHandle", "InMemoryCluster", "Scheduler",
+                           "Random", "VirtualClock", "Nominator", "Snapshot", "NodeSnapshot", "module", "function",
+                           "method", "builtin_function_or_method"})
 MAX_DEPTH = 40
 #: What may answer for a value :func:`freeze` should not look inside: a stand-in, or None to look inside.
 StandIn = Callable[[Any], Any]

@@ -17,7 +17,7 @@ from kubesched.testing.conformance.subject import PluginUnderTest
 
 #: The services freeze() leaves opaque, except the snapshot, which no-input-mutation looks inside; its columns
 #: stay opaque: reading a label's codes or pod counts builds an index there (a cache the contract allows).
-_SNAPSHOT_VISIBLE = (OPAQUE_NAMES - {"Snapshot"}) | {"NodeColumns"}
+_SNAPSHOT_VISIBLE = (OPAQUE_NAMES - {"Snapshot", "NodeSnapshot"}) | {"NodeColumns", "ColumnStore"}
 _READERS = ("pre_filter", "filter", "pre_score", "score")
 
 
