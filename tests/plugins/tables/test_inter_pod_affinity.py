@@ -1,32 +1,30 @@
-"""kube-scheduler's InterPodAffinity tables (pkg/scheduler/framework/plugins/interpodaffinity: filtering_test.go,
-scoring_test.go, plugin_test.go), case by case over the public testing kit. Ids are kube's case names.
+"""kube-scheduler's InterPodAffinity tables for Filter and the queueing hints (pkg/scheduler/framework/plugins/
+interpodaffinity: filtering_test.go, plugin_test.go), case by case over the public testing kit; Score is in
+test_inter_pod_affinity_scoring.py. Ids are kube's case names.
 
-kube's pods live in namespace "" by default; here they live in "default" (a term's ``namespaces: [""]`` reads
-``"default"``). kube's nodes carry only the labels its tests give them; the kit's nodes also carry
-``kubernetes.io/hostname``, which no term here uses.
+kube's pods live in namespace "" by default; here they live in "default". kube's nodes carry only the labels its
+tests give them; the kit's nodes also carry ``kubernetes.io/hostname``, which no term here uses.
 
-Not translated (the public kit cannot express them):
+Not translated as kube wrote them (the public kit cannot read a plugin's private state):
 - TestPreFilterStateAddRemovePod compares PreFilter's private counts (``affinityCounts``, ``antiAffinityCounts``)
-  after AddPod and RemovePod; the kit cannot read them, so the table compares what the counts decide instead: Filter
-  on every node after AddPod equals Filter with the added pod bound, and after RemovePod equals Filter before it
-  (kube's own equality checks, through Filter).
+  after AddPod and RemovePod. Its three cases are here through the counts' effect instead: after AddPod, Filter on
+  every node answers as it does with the added pod bound, and after RemovePod as it did before (kube's own equality
+  checks between states, made through Filter); the counts themselves are not compared.
 - TestGetTPMapMatchingIncomingAffinityAntiAffinity (8 cases) and TestPreFilterStateClone (1) test private helpers
   (getIncomingAffinityAntiAffinityCounts, preFilterState.Clone) whose results nothing public returns.
-- plugin_test.go is stored only in a release newer than v1.32: TestPodAffinitySignature (pod signatures, v1.34+)
-  does not exist in v1.32, and two hint cases expect what later releases changed: "updated pod is the target pod"
-  (Queue; v1.32's hint skips every unscheduled pod, the target included) and "delete a pod with anti-affinity that
-  matches pending pod" (Queue; v1.32's hint looks only at the pending pod's own anti-affinity terms on a delete).
-  Both are tested at the bottom of this file with v1.32's answer, under their own names.
+- plugin_test.go is stored only as a release newer than v1.32. TestPodAffinitySignature (4 cases; pod signatures
+  came with v1.34) has no v1.32 counterpart. Two hint cases expect what later releases changed: "updated pod is the
+  target pod" (Queue; v1.32's hint skips every unscheduled pod, the target included) and "delete a pod with
+  anti-affinity that matches pending pod" (Queue; v1.32's hint looks only at the pending pod's own anti-affinity
+  terms when a pod is deleted). Both are in the hint table with v1.32's answer, their ids prefixed "v1.32: ".
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
-from kubesched.api import Node, Pod
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -41,7 +39,6 @@ from kubesched.framework import (
 from kubesched.testing import (
     PATHS,
     NodeBuilder,
-    PodAffinityTermBuilder,
     PodBuilder,
     hint,
     like,
@@ -49,15 +46,26 @@ from kubesched.testing import (
     make_namespace,
     make_node,
     make_pod,
-    make_selector,
     plugin_framework,
+)
+from tests.plugins.tables.topology import (
+    DOES_NOT_EXIST,
+    EXISTS,
+    IN,
+    NOT_IN,
+    built_nodes,
+    built_pods,
+    node,
+    pod,
+    pod_event,
+    selector,
+    term,
 )
 
 IPA = "InterPodAffinity"
 NOT_AFFINITY = like(Status.unresolvable("node(s) didn't match pod affinity rules"))
 NOT_ANTI = like(Status.unschedulable("node(s) didn't match pod anti-affinity rules"))
 NOT_EXISTING = like(Status.unschedulable("node(s) didn't satisfy existing pods anti-affinity rules"))
-SKIP = "Skip"
 QUEUE, QUEUE_SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
 
 #: kube's ``namespaces`` objects: two teams of two namespaces each.
@@ -70,60 +78,9 @@ BAD_VALUE_MESSAGE = (
     "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
 
-
-def term(topology: str, *requirements: tuple[str, ...]) -> PodAffinityTermBuilder:
-    """An affinity term over ``topology`` whose selector ANDs ``(key, operator, *values)`` requirements."""
-    selector = make_selector()
-    for key, operator, *values in requirements:
-        selector.expression(key, operator, *values)
-    return make_affinity_term(topology).selector(selector)
-
-
-def pod(name: str, node: str = "", ns: str = "default", **labels: str) -> PodBuilder:
-    """A pod with these labels, bound to ``node`` when given."""
-    built = make_pod(name, ns).label(**labels)
-    return built.node(node) if node else built
-
-
-def built_pods(builders: list[PodBuilder]) -> list[Pod]:
-    """The pods of these builders."""
-    return [b.obj() for b in builders]
-
-
-def built_nodes(builders: list[NodeBuilder]) -> list[Node]:
-    """The nodes of these builders."""
-    return [b.obj() for b in builders]
-
-
-def node(name: str, **labels: str) -> NodeBuilder:
-    """A node with these labels (and the kit's hostname label)."""
-    return make_node(name).label(**labels)
-
-
-def IN(key: str, *values: str) -> tuple[str, ...]:  # noqa: N802 - reads as kube's LabelSelectorOpIn
-    """A ``key In values`` requirement."""
-    return (key, "In", *values)
-
-
-def NOT_IN(key: str, *values: str) -> tuple[str, ...]:  # noqa: N802
-    """A ``key NotIn values`` requirement."""
-    return (key, "NotIn", *values)
-
-
-def EXISTS(key: str) -> tuple[str, ...]:  # noqa: N802
-    """A ``key Exists`` requirement."""
-    return (key, "Exists")
-
-
-def DOES_NOT_EXIST(key: str) -> tuple[str, ...]:  # noqa: N802
-    """A ``key DoesNotExist`` requirement."""
-    return (key, "DoesNotExist")
-
-
 SCAN = IN("service", "securityscan", "value2")
 ANTIVIRUS = IN("service", "antivirusscan", "value2")
-TEAM1 = make_selector().expression("team", "In", "team1")
-
+TEAM1 = selector(IN("team", "team1"))
 # -- filtering_test.go: TestRequiredAffinitySingleNode -----------------------------------------------------------
 
 NODE1 = node("node1", region="r1", zone="z11")
@@ -241,7 +198,7 @@ SINGLE_NODE = [
                  [pod("e1", "node1", "subteam2.team1", service="securityscan")], False, NOT_ANTI,
                  id="anti-affinity with matching NamespaceSelector"),
     pytest.param(pod("p", ns="subteam1.team1", security="S1")
-                 .affinity_term(term("zone", SCAN).namespace_selector(make_selector()), anti=True),
+                 .affinity_term(term("zone", SCAN).namespace_selector(selector()), anti=True),
                  [pod("e1", "node1", "subteam2.team1", service="securityscan")], False, NOT_ANTI,
                  id="anti-affinity with matching all NamespaceSelector"),
     pytest.param(pod("p", ns="subteam1.team1", security="S1")
@@ -463,238 +420,7 @@ def test_pre_filter_state_add_remove_pod(path: Any, pending: PodBuilder, existin
     assert fw.run_pre_filter_extension_remove_pod(state, incoming, PodInfo.of(added_pod), target) is None
     assert [fw.run_filter_plugins(state, incoming, ni) for ni in infos] == before
 
-
-# -- scoring_test.go: TestPreferredAffinity ----------------------------------------------------------------------
-
-def prefer(built: PodBuilder, weight: int, topology: str, key: str, value: str, anti: bool = False) -> PodBuilder:
-    """Add a preferred term of this weight: pods with ``key=value`` in the same ``topology`` domain."""
-    return built.affinity_term(term(topology, IN(key, value)), anti=anti, weight=weight)
-
-
-def stay_with_s1_in_region(built: PodBuilder) -> PodBuilder:
-    """kube's stayWithS1InRegion."""
-    return prefer(built, 5, "region", "security", "S1")
-
-
-def stay_with_s2_in_region(built: PodBuilder) -> PodBuilder:
-    """kube's stayWithS2InRegion."""
-    return prefer(built, 6, "region", "security", "S2")
-
-
-def away_from_s1_in_az(built: PodBuilder) -> PodBuilder:
-    """kube's awayFromS1InAz."""
-    return prefer(built, 5, "az", "security", "S1", anti=True)
-
-
-def away_from_s2_in_az(built: PodBuilder) -> PodBuilder:
-    """kube's awayFromS2InAz."""
-    return prefer(built, 5, "az", "security", "S2", anti=True)
-
-
-def stay_s1_away_s2(built: PodBuilder) -> PodBuilder:
-    """kube's stayWithS1InRegionAwayFromS2InAz."""
-    return prefer(prefer(built, 8, "region", "security", "S1"), 5, "az", "security", "S2", anti=True)
-
-
-def affinity3(built: PodBuilder) -> PodBuilder:
-    """kube's affinity3: two preferred terms with several operators."""
-    return built.affinity_term(term("region", NOT_IN("security", "S1"), IN("security", "S2")), weight=8) \
-        .affinity_term(term("region", EXISTS("security"), DOES_NOT_EXIST("wrongkey")), weight=2)
-
-
-def hard_affinity(built: PodBuilder) -> PodBuilder:
-    """kube's hardAffinity: two required terms."""
-    return built.affinity_term(term("region", IN("security", "S1", "value2"))) \
-        .affinity_term(term("region", EXISTS("security"), DOES_NOT_EXIST("wrongkey")))
-
-
-def namespace_selected(built: PodBuilder, anti: bool) -> PodBuilder:
-    """kube's affinityNamespaceSelector (or antiAffinityNamespaceSelector)."""
-    selected = term("region", IN("security", "S1")).namespaces("subteam2.team2").namespace_selector(TEAM1)
-    return built.affinity_term(selected, anti=anti, weight=5)
-
-
-def ns_s1(name: str, on: str, ns: str) -> PodBuilder:
-    """A pod labelled security=S1 in namespace ``ns`` on node ``on``."""
-    return pod(name, on, ns, security="S1")
-
-
-def regions(*labels: dict[str, str]) -> list[NodeBuilder]:
-    """node1, node2... with these labels."""
-    return [node(f"node{i + 1}", **ls) for i, ls in enumerate(labels)]
-
-
-AZ1, AZ2 = {"az": "az1"}, {"az": "az2"}
-S1, S2 = {"security": "S1"}, {"security": "S2"}
-CHINA_INDIA_AZ1 = regions(CHINA, INDIA, AZ1)
-#: kube's check on PreScore's failure: code Error, message containing this.
-ERROR = "scoring failed: Error: .*" + re.escape('Invalid value: "{{.bad-value.}}"')
-
-PREFERRED = [
-    pytest.param(pod("p", **S1), [], CHINA_INDIA_AZ1, False, SKIP,
-                 id="all nodes are same priority as Affinity is nil"),
-    pytest.param(stay_with_s1_in_region(pod("p", **S1)),
-                 [pod("e1", "node1", **S1), pod("e2", "node2", **S2), pod("e3", "node3", **S1)], CHINA_INDIA_AZ1,
-                 False, [100, 0, 0],
-                 id="Affinity: pod that matches topology key & pods in nodes will get high score comparing to "
-                    "otherswhich doesn't match either pods in nodes or in topology key"),
-    pytest.param(stay_with_s1_in_region(pod("p")), [pod("e1", "node1", **S1)], regions(CHINA, CHINA_AZ1, INDIA),
-                 False, [100, 100, 0],
-                 id="All the nodes that have the same topology key & label value with one of them has an existing pod "
-                    "that match the affinity rules, have the same score"),
-    pytest.param(stay_with_s2_in_region(pod("p", **S1)),
-                 [pod(f"e{i}", f"node{n}", **S2) for i, n in enumerate((1, 1, 2, 3, 4, 5))],
-                 regions(CHINA, INDIA, CHINA, CHINA, INDIA), False, [100, 0, 100, 100, 0],
-                 id="Affinity: nodes in one region has more matching pods comparing to other region, so the region "
-                    "which has more matches will get high score"),
-    pytest.param(affinity3(pod("p", **S1)),
-                 [pod("e1", "node1", **S1), pod("e2", "node2", **S2), pod("e3", "node3", **S1)], CHINA_INDIA_AZ1,
-                 False, [20, 100, 0],
-                 id="Affinity: different Label operators and values for pod affinity scheduling preference, including "
-                    "some match failures "),
-    pytest.param(pod("p", **S2),
-                 [stay_with_s1_in_region(pod("e1", "node1", **S1)), stay_with_s2_in_region(pod("e2", "node2", **S2))],
-                 CHINA_INDIA_AZ1, False, [0, 100, 0],
-                 id="Affinity symmetry: considered only the preferredDuringSchedulingIgnoredDuringExecution in pod "
-                    "affinity symmetry"),
-    pytest.param(pod("p", ns="subteam1.team1", **S1),
-                 [namespace_selected(pod("e1", "node1", **S1), anti=False),
-                  stay_with_s2_in_region(pod("e2", "node2", **S2))],
-                 CHINA_INDIA_AZ1, False, [100, 0, 0], id="Affinity symmetry with namespace selector"),
-    pytest.param(pod("p", ns="subteam1.team1", **S1),
-                 [namespace_selected(pod("e1", "node1", **S1), anti=True),
-                  stay_with_s2_in_region(pod("e2", "node2", **S2))],
-                 CHINA_INDIA_AZ1, False, [0, 100, 100], id="AntiAffinity symmetry with namespace selector"),
-    pytest.param(pod("p", **S1), [hard_affinity(pod("e1", "node1", **S1)), hard_affinity(pod("e2", "node2", **S2))],
-                 CHINA_INDIA_AZ1, False, [100, 100, 0],
-                 id="Affinity symmetry: considered RequiredDuringSchedulingIgnoredDuringExecution in pod affinity "
-                    "symmetry"),
-    pytest.param(away_from_s1_in_az(pod("p", **S1)), [pod("e1", "node1", **S1), pod("e2", "node2", **S2)],
-                 regions(AZ1, CHINA), False, [0, 100],
-                 id="Anti Affinity: pod that does not match existing pods in node will get high score "),
-    pytest.param(away_from_s1_in_az(pod("p", **S1)), [pod("e1", "node1", **S1), pod("e2", "node2", **S1)],
-                 regions(AZ1, CHINA), False, [0, 100],
-                 id="Anti Affinity: pod that does not match topology key & match the pods in nodes will get higher "
-                    "score comparing to others "),
-    pytest.param(away_from_s1_in_az(pod("p", **S1)),
-                 [pod("e1", "node1", **S1), pod("e2", "node1", **S1), pod("e3", "node2", **S2)],
-                 regions(AZ1, INDIA), False, [0, 100],
-                 id="Anti Affinity: one node has more matching pods comparing to other node, so the node which has "
-                    "more unmatches will get high score"),
-    pytest.param(pod("p", **S2),
-                 [away_from_s2_in_az(pod("e1", "node1", **S1)), away_from_s1_in_az(pod("e2", "node2", **S2))],
-                 regions(AZ1, AZ2), False, [0, 100],
-                 id="Anti Affinity symmetry: the existing pods in node which has anti affinity match will get high "
-                    "score"),
-    pytest.param(stay_s1_away_s2(pod("p", **S1)), [pod("e1", "node1", **S1), pod("e2", "node2", **S1)],
-                 regions(CHINA, AZ1), False, [100, 0],
-                 id="Affinity and Anti Affinity: considered only preferredDuringSchedulingIgnoredDuringExecution in "
-                    "both pod affinity & anti affinity"),
-    pytest.param(stay_s1_away_s2(pod("p", **S1)),
-                 [pod(f"e{i}", f"node{n}", **S1) for i, n in enumerate((1, 1, 2, 3, 3, 4, 5))],
-                 regions(CHINA_AZ1, INDIA, CHINA, CHINA, INDIA), False, [100, 0, 100, 100, 0],
-                 id="Affinity and Anti Affinity: considering both affinity and anti-affinity, the pod to schedule and "
-                    "existing pods have the same labels"),
-    pytest.param(stay_s1_away_s2(pod("p", **S1)),
-                 [pod("e1", "node1", **S1), pod("e2", "node2", **S2), stay_s1_away_s2(pod("e3", "node3")),
-                  away_from_s1_in_az(pod("e4", "node4"))],
-                 regions(CHINA, AZ1, INDIA, AZ2), False, [100, 0, 100, 0],
-                 id="Affinity and Anti Affinity and symmetry: considered only preferredDuringSchedulingIgnoredDuring"
-                    "Execution in both pod affinity & anti affinity & symmetry"),
-    pytest.param(pod("p", **S1), [pod("e1", "node1", **S1), stay_s1_away_s2(pod("e2", "node2"))],
-                 regions(CHINA, CHINA), False, [0, 0],
-                 id="Avoid panic when partial nodes in a topology don't have pods with affinity"),
-    pytest.param(pod("p").affinity_term(term("region", IN("security", BAD_VALUE)), weight=8), [],
-                 regions(CHINA, CHINA), False, ERROR, id="invalid Affinity fails PreScore"),
-    pytest.param(pod("p").affinity_term(term("az", IN("security", BAD_VALUE)), anti=True, weight=5), [],
-                 regions(CHINA, CHINA), False, ERROR, id="invalid AntiAffinity fails PreScore"),
-    pytest.param(namespace_selected(pod("p", ns="subteam1.team1", **S1), anti=False),
-                 [ns_s1("e1", "node1", "subteam1.team1"), ns_s1("e2", "node1", "subteam1.team1"),
-                  ns_s1("e3", "node1", "subteam1.team2"), ns_s1("e4", "node2", "subteam2.team1")],
-                 regions(CHINA, INDIA), False, [100, 0], id="Affinity with pods matching NamespaceSelector"),
-    pytest.param(namespace_selected(pod("p", ns="subteam1.team1", **S1), anti=False),
-                 [ns_s1("e1", "node1", "subteam1.team1"), ns_s1("e2", "node1", "subteam1.team1"),
-                  ns_s1("e3", "node1", "subteam2.team2"), ns_s1("e4", "node2", "subteam2.team1")],
-                 regions(CHINA, INDIA), False, [100, 0],
-                 id="Affinity with pods matching both NamespaceSelector and Namespaces fields"),
-    pytest.param(namespace_selected(pod("p", ns="subteam1.team1", **S1), anti=True),
-                 [ns_s1("e1", "node1", "subteam1.team1"), ns_s1("e2", "node1", "subteam1.team1"),
-                  ns_s1("e3", "node1", "subteam1.team2"), ns_s1("e4", "node2", "subteam2.team1")],
-                 regions(CHINA, INDIA), False, [0, 100], id="Affinity with pods matching NamespaceSelector"),
-    pytest.param(namespace_selected(pod("p", ns="subteam1.team1", **S1), anti=True),
-                 [ns_s1("e1", "node1", "subteam1.team1"), ns_s1("e2", "node1", "subteam1.team1"),
-                  ns_s1("e3", "node1", "subteam2.team2"), ns_s1("e4", "node2", "subteam2.team1")],
-                 regions(CHINA, INDIA), False, [0, 100],
-                 id="Affinity with pods matching both NamespaceSelector and Namespaces fields"),
-    pytest.param(pod("p", **S2),
-                 [stay_s1_away_s2(pod("e1", "node1", **S1)), stay_with_s2_in_region(pod("e2", "node2", **S2))],
-                 regions(CHINA, INDIA), True, SKIP, id="Ignore preferred terms of existing pods"),
-    pytest.param(pod("p", **S2),
-                 [stay_s1_away_s2(pod("e1", "node1", **S1)), stay_with_s2_in_region(pod("e2", "node2", **S2))],
-                 regions(CHINA, INDIA), False, [0, 100], id="Do not ignore preferred terms of existing pods"),
-    pytest.param(pod("p", **S2), [], [], False, SKIP, id="No nodes to score"),
-]
-
-
-@pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize(("incoming", "pods", "nodes", "ignore", "want"), PREFERRED)
-def test_preferred_affinity(path: Any, incoming: PodBuilder, pods: list[PodBuilder], nodes: list[NodeBuilder],
-                            ignore: bool, want: Any) -> None:
-    """PreScore, Score and NormalizeScore give kube's scores, or PreScore skips, or fails with kube's Error."""
-    args = {"hard-pod-affinity-weight": 1, "ignore-preferred-terms-of-existing-pods": ignore}
-    fw = plugin_framework((IPA, args), path=path, nodes=built_nodes(nodes), pods=built_pods(pods),
-                          namespaces=NAMESPACES)
-    state = CycleState()
-    if isinstance(want, str) and want != SKIP:
-        with pytest.raises(AssertionError, match=want):
-            fw.run_score(incoming, state=state)
-        return
-    scores = list(fw.run_score(incoming, state=state).values())
-    assert (IPA in state.skip_score_plugins) is (want == SKIP)
-    assert scores == ([0] * len(nodes) if want == SKIP else want)
-
-
-def hard_pod_affinity(built: PodBuilder) -> PodBuilder:
-    """kube's hardPodAffinity: a required term for service=S1 pods of namespace "" (here "default") and
-    subteam2.team2, or of team1's namespaces."""
-    selected = term("region", IN("service", "S1")).namespaces("default", "subteam2.team2").namespace_selector(TEAM1)
-    return built.affinity_term(selected)
-
-
-HARD_WEIGHT = [
-    pytest.param("default", 1, [100, 100, 0], id="with default weight"),
-    pytest.param("default", 0, SKIP, id="with zero weight"),
-    pytest.param("subteam1.team2", 1, SKIP, id="with no matching namespace"),
-    pytest.param("subteam1.team1", 1, [100, 100, 0], id="with matching NamespaceSelector"),
-    pytest.param("subteam2.team2", 1, [100, 100, 0], id="with matching Namespaces"),
-]
-
-
-@pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize(("ns", "weight", "want"), HARD_WEIGHT)
-def test_preferred_affinity_with_hard_pod_affinity_symmetric_weight(path: Any, ns: str, weight: int,
-                                                                    want: Any) -> None:
-    """Existing pods' required terms that match the incoming pod score hardPodAffinityWeight (0: PreScore skips)."""
-    pods = [hard_pod_affinity(pod("e1", "node1")), hard_pod_affinity(pod("e2", "node2"))]
-    fw = plugin_framework((IPA, {"hard-pod-affinity-weight": weight}), path=path, nodes=built_nodes(CHINA_INDIA_AZ1),
-                          pods=built_pods(pods), namespaces=NAMESPACES)
-    state = CycleState()
-    scores = list(fw.run_score(pod("p", ns=ns, service="S1"), state=state).values())
-    assert (IPA in state.skip_score_plugins) is (want == SKIP)
-    assert scores == ([0, 0, 0] if want == SKIP else want)
-
-
 # -- plugin_test.go: Test_isSchedulableAfterPodChange, Test_isSchedulableAfterNodeChange -------------------------
-
-def pod_event(old: PodBuilder | None, new: PodBuilder | None) -> ClusterEvent:
-    """The event the scheduler sees for this pod change: an add, a delete or a label update, of a bound pod or of
-    a pod in the queue."""
-    changed = (new or old)
-    assert changed is not None
-    resource = EventResource.ASSIGNED_POD if changed.obj().spec.node_name else EventResource.UNSCHEDULED_POD
-    action = ActionType.ADD if old is None else ActionType.DELETE if new is None else ActionType.UPDATE_POD_LABEL
-    return ClusterEvent(resource, action)
-
 
 def target(**labels: str) -> PodBuilder:
     """The rejected pod ``p`` with these labels."""
