@@ -12,11 +12,14 @@ Not translated as kube wrote them (the public kit cannot read a plugin's private
   checks between states, made through Filter); the counts themselves are not compared.
 - TestGetTPMapMatchingIncomingAffinityAntiAffinity (8 cases) and TestPreFilterStateClone (1) test private helpers
   (getIncomingAffinityAntiAffinityCounts, preFilterState.Clone) whose results nothing public returns.
-- plugin_test.go is stored only as a release newer than v1.32. TestPodAffinitySignature (4 cases; pod signatures
-  came with v1.34) has no v1.32 counterpart. Two hint cases expect what later releases changed: "updated pod is the
+- plugin_test.go is stored only as a release newer than v1.32. TestPodAffinitySignature (3 cases; pod signatures
+  came after v1.32) has no v1.32 counterpart. Two hint cases expect what later releases changed: "updated pod is the
   target pod" (Queue; v1.32's hint skips every unscheduled pod, the target included) and "delete a pod with
   anti-affinity that matches pending pod" (Queue; v1.32's hint looks only at the pending pod's own anti-affinity
-  terms when a pod is deleted). Both are in the hint table with v1.32's answer, their ids prefixed "v1.32: ".
+  terms when a pod is deleted). Both are in the hint table with v1.32's answer, their ids prefixed "v1.32: ". The
+  real kube-scheduler v1.32 agrees: a pending pod blocked by an existing pod's anti-affinity stayed pending for 80 s
+  after that pod was deleted, and after its own label no longer matched that anti-affinity, where deleting a pod its
+  own anti-affinity matched scheduled it at once.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ Not translated:
 plugin_test.go is stored as v1.31's. v1.32 made the node hint finer (kubernetes PR 127478): a node update that keeps
 every topology key and value and the taints no longer requeues. One v1.31 case expects otherwise, "node that match
 topologySpreadConstraints adds non-related label" (Queue); it is here with v1.32's QueueSkip, its id prefixed
-"v1.32: " (kube-scheduler v1.32 logged "Event is not making pod schedulable" for that update, see
-tests/plugins/test_queueing_hints.py).
+"v1.32: ". The real kube-scheduler v1.32 agrees: a pod every node rejected for skew was not retried when a node
+that has both topology keys lost an unrelated label, and was retried when that node's zone value changed.
 """
 
 from __future__ import annotations
