@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from kubesched.framework import CycleState
-from kubesched.testing import PATHS, NodeBuilder, PodBuilder, make_namespace, plugin_framework
+from kubesched.framework import Code, CycleState
+from kubesched.testing import PATHS, NodeBuilder, PodBuilder, StatusError, make_namespace, plugin_framework
 from tests.plugins.tables.topology import (
     DOES_NOT_EXIST,
     EXISTS,
@@ -100,7 +100,7 @@ AZ1, AZ2 = {"az": "az1"}, {"az": "az2"}
 S1, S2 = {"security": "S1"}, {"security": "S2"}
 CHINA_INDIA_AZ1 = regions(CHINA, INDIA, AZ1)
 #: kube's check on PreScore's failure: code Error, message containing this.
-ERROR = "scoring failed: Error: .*" + re.escape('Invalid value: "{{.bad-value.}}"')
+ERROR = "Error: .*" + re.escape('Invalid value: "{{.bad-value.}}"')
 
 PREFERRED = [
     pytest.param(pod("p", **S1), [], CHINA_INDIA_AZ1, False, SKIP,
@@ -218,8 +218,9 @@ def test_preferred_affinity(path: Any, incoming: PodBuilder, pods: list[PodBuild
                           namespaces=NAMESPACES)
     state = CycleState()
     if isinstance(want, str) and want != SKIP:
-        with pytest.raises(AssertionError, match=want):
+        with pytest.raises(StatusError, match=want) as failed:
             fw.run_score(incoming, state=state)
+        assert failed.value.status.code is Code.ERROR
         return
     scores = list(fw.run_score(incoming, state=state).values())
     assert (IPA in state.skip_score_plugins) is (want == SKIP)
