@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from kubesched.framework import Candidate, Evaluator
+from kubesched.framework import Candidate, CandidateChoice, Evaluator, ResourceShortcut
 from kubesched.framework.preemption._candidates import PRIORITY_OFFSET, TIED_ON_EVERY_CRITERION
-from kubesched.testing import make_node
+from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import preemption_cluster
 from tests.framework.test_preemption import HIGH, LOW, MID, candidate
 
@@ -64,3 +64,36 @@ def test_an_overridden_choice_is_not_explained_by_criteria_that_did_not_decide()
     candidates = [candidate("n1", LOW), candidate("n2", MID), candidate("n3", HIGH)]
     assert evaluator.tie_break_reasons(candidates, candidates[-1]) == {
         "n1": "not chosen by LastWins.select_candidate", "n2": "not chosen by LastWins.select_candidate"}
+
+
+class CountingReasons(Evaluator):
+    """An Evaluator counting how often the tie-break reasons are worked out."""
+
+    calls = 0
+
+    def tie_break_reasons(self, candidates: Sequence[Candidate], chosen: Candidate | None) -> dict[str, str]:
+        CountingReasons.calls += 1
+        return super().tie_break_reasons(candidates, chosen)
+
+
+@pytest.mark.parametrize("recorded", [False, True], ids=["nobody records", "explain records"])
+def test_the_reasons_are_worked_out_only_when_a_preemption_is_recorded(recorded: bool) -> None:
+    """The candidate choice reaches the handle's sink; its reasons cost nothing unless something reads them."""
+    nodes = [make_node(f"n{i}").capacity(cpu="2").obj() for i in (1, 2)]
+    running = [make_pod(f"low{i}").node(f"n{i}").req(cpu="2").priority(LOW).obj() for i in (1, 2)]
+    pod = make_pod("p").req(cpu="2").priority(HIGH).obj()
+    pc = preemption_cluster(nodes, [*running, pod])
+    pc.plugin.evaluator = evaluator = CountingReasons("DefaultPreemption", pc.framework.handle)
+    evaluator.resource_shortcut = ResourceShortcut("NodeResourcesFit")
+    seen: list[CandidateChoice] = []
+    if recorded:
+        pc.framework.handle.preemption_observer = seen.append
+    CountingReasons.calls = 0
+    _result, status = pc.post_filter(pod)
+    assert status is not None
+    assert status.is_success()
+    if recorded:
+        first, second = seen[0].candidates  # in dry-run order, from the seeded offset: the first one wins the tie
+        assert seen[0].chosen is first
+        assert seen[0].lost == {second.name: TIED_ON_EVERY_CRITERION}
+    assert CountingReasons.calls == int(recorded)

@@ -26,14 +26,38 @@ class Candidate:
     num_pdb_violations: int = 0
 
 
-@attrs.frozen
 class CandidateChoice:
-    """The candidates a preemption considered, the one it chose, and why each other one lost (for explain)."""
+    """The candidates a preemption considered, the one it chose, and why each other one lost (for explain). ``lost``
+    may be given as a function: it is then worked out when first read, so a preemption nobody records pays
+    nothing for it."""
 
-    candidates: tuple[Candidate, ...]
-    chosen: Candidate | None
-    #: Per losing candidate's node, the tie-break criterion it lost on.
-    lost: Mapping[str, str]
+    __slots__ = ("_lost", "_lost_of", "candidates", "chosen")
+
+    def __init__(self, candidates: Sequence[Candidate], chosen: Candidate | None,
+                 lost: Mapping[str, str] | Callable[[], Mapping[str, str]]) -> None:
+        self.candidates = tuple(candidates)
+        self.chosen = chosen
+        self._lost: Mapping[str, str] | None = None if callable(lost) else lost
+        self._lost_of = lost if callable(lost) else None
+
+    @property
+    def lost(self) -> Mapping[str, str]:
+        """Per losing candidate's node, the tie-break criterion it lost on."""
+        if self._lost is None:
+            assert self._lost_of is not None
+            self._lost = self._lost_of()
+        return self._lost
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CandidateChoice):
+            return NotImplemented
+        return (self.candidates, self.chosen, dict(self.lost)) == (other.candidates, other.chosen, dict(other.lost))
+
+    def __hash__(self) -> int:
+        return hash((self.candidates, self.chosen))
+
+    def __repr__(self) -> str:
+        return f"CandidateChoice(candidates={self.candidates!r}, chosen={self.chosen!r}, lost={dict(self.lost)!r})"
 
 
 #: Why a candidate lost at each of kube-scheduler's default criteria (see :meth:`Evaluator.default_score_funcs`).

@@ -188,8 +188,8 @@ class Evaluator:
             fit_error = FitError(pod, len(all_nodes), Diagnosis(statuses))
             return PostFilterResult.nominate(""), Status.unschedulable(str(fit_error))
         best = self.select_candidate(candidates)
-        self.handle.record_candidate_choice(CandidateChoice(tuple(candidates), best,
-                                                            self.tie_break_reasons(candidates, best)))
+        self.handle.record_candidate_choice(CandidateChoice(candidates, best,
+                                                            lambda: self.tie_break_reasons(candidates, best)))
         if best is None or not best.name:
             return None, Status.unschedulable(NO_CANDIDATE)
         status = self.prepare_candidate(best, pod)

@@ -24,8 +24,8 @@ def kit_import_problems(path: Path) -> list[str]:
 
 
 def test_table_files_import_only_the_public_kit() -> None:
-    """Each table file (and its helpers) imports kubesched, kubesched.api, kubesched.framework and kubesched.testing by their
-    ``__all__``, and plugins by name through the kit."""
+    """Each table file (and its helpers) imports kubesched, kubesched.api, kubesched.framework and kubesched.testing
+    by their ``__all__``, and plugins by name through the kit."""
     problems = [p for path in sorted(HERE.glob("*.py")) for p in kit_import_problems(path)]
     assert problems == []
 
