@@ -24,7 +24,9 @@ from kubesched.runtime._registry import (
     validate_plugin_class,
 )
 from kubesched.runtime._scheduler import AttemptObserver, CycleRecord, Scheduler, SchedulerSettings
+from kubesched.runtime._scores import ScoreTable, select_host
 from kubesched.runtime._snapshot import NodeSnapshot
+from kubesched.runtime._statuses import DeferredNodeToStatus, new_diagnosis
 
 __all__ = [
     "QUIET",
@@ -34,6 +36,7 @@ __all__ = [
     "ColumnStore",
     "CycleObserver",
     "CycleRecord",
+    "DeferredNodeToStatus",
     "Explainer",
     "Framework",
     "Hook",
@@ -51,12 +54,15 @@ __all__ = [
     "Scheduler",
     "SchedulerSettings",
     "SchedulingQueue",
+    "ScoreTable",
     "SearchError",
     "SlowCalls",
     "Strategy",
     "backoff_duration",
     "load_plugin_class",
+    "new_diagnosis",
     "new_plugin_manager",
     "requeue_strategy",
+    "select_host",
     "validate_plugin_class",
 ]

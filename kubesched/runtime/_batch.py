@@ -13,7 +13,6 @@ docs/performance.md.
 from __future__ import annotations
 
 import copy
-import random
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
@@ -32,12 +31,12 @@ from kubesched.framework._types import (
     MIN_NODE_SCORE,
     Diagnosis,
     NodeScore,
-    PositionalCodes,
-    ScoreTable,
 )
 from kubesched.runtime._columns import CPU, EPHEMERAL_STORAGE, EXACT_LIMIT, MEMORY, ColumnStore, PickedNodes
 from kubesched.runtime._failures import PLUGIN_FAILURES, Hook, describe_exception
 from kubesched.runtime._invoke import FILTER, NORMALIZE, SCORE
+from kubesched.runtime._scores import ScoreTable
+from kubesched.runtime._statuses import DeferredNodeToStatus, PositionalCodes
 
 if TYPE_CHECKING:
     from kubesched.runtime._framework import Framework
@@ -311,6 +310,8 @@ class BatchFilter:
         by_batch = first != _NONE
         if known:
             by_batch &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
+        statuses = diagnosis.node_to_status
+        assert isinstance(statuses, DeferredNodeToStatus), "the runtime's diagnoses record deferred statuses"
         rejecting = _distinct(first[by_batch])
         for k in rejecting:
             name = self.filters[k][0]
@@ -320,10 +321,10 @@ class BatchFilter:
                 diagnosis.pending_plugins.add(name)
             if (plugin_codes != _PENDING).any():
                 diagnosis.unschedulable_plugins.add(name)
-        diagnosis.node_to_status.defer(lambda: self._statuses(rejected, first, codes, known or {}),
-                                       lambda: self._codes(rejected, first, codes, known or {}),
-                                       lambda: self._reason_tally(rejected, first, codes, known or {}),
-                                       lambda: self._positional(rejected, first, codes, known or {}))
+        statuses.defer(lambda: self._statuses(rejected, first, codes, known or {}),
+                       lambda: self._codes(rejected, first, codes, known or {}),
+                       lambda: self._reason_tally(rejected, first, codes, known or {}),
+                       lambda: self._positional(rejected, first, codes, known or {}))
 
     def _names(self, rejected: IntArray) -> list[str]:
         """The names of the nodes at batch indexes ``rejected``."""
@@ -638,18 +639,3 @@ def _checked(framework: Framework, pod: Pod, name: str, column: npt.NDArray[Any]
     failed = framework.invalid_score(name, pod, column.tolist(), _Names(batch))
     assert failed is not None, "an object column always holds a value out of range"
     raise BatchError(failed)
-
-
-def select_host_index(totals: npt.NDArray[np.int64], rng: random.Random) -> int:
-    """The index select_host picks from ``totals``: the highest, ties broken by the same reservoir draws, consumed
-    in one call. ``rng.random()`` is two 32-bit words of the generator, ``(a >> 5) * 2**26 + (b >> 6)`` over 2**53;
-    ``getrandbits(64 * n)`` yields the same ``2 * n`` words in order, so the stream ends where n calls would."""
-    best = totals.max()
-    ties = np.flatnonzero(totals == best)
-    draws = len(ties) - 1
-    if draws == 0:
-        return int(ties[0])
-    words = np.frombuffer(rng.getrandbits(64 * draws).to_bytes(8 * draws, "little"), dtype="<u4")
-    uniform = ((words[0::2] >> 5) * 67108864.0 + (words[1::2] >> 6)) * (1.0 / 9007199254740992.0)
-    replaced = np.flatnonzero(uniform * np.arange(2, draws + 2) < 1.0)
-    return int(ties[replaced[-1] + 1]) if len(replaced) else int(ties[0])

@@ -28,7 +28,6 @@ from kubesched.framework._types import (
     PostFilterResult,
     PreFilterResult,
     QueuedPodInfo,
-    ScoreTable,
 )
 from kubesched.metrics import SchedulerMetrics
 from kubesched.runtime._binding import BindingRunners
@@ -57,6 +56,7 @@ from kubesched.runtime._plugin_set import PluginSet
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._queue import Strategy
 from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime._scores import ScoreTable
 from kubesched.runtime._snapshot import NodeSnapshot
 
 _SUCCESS = Code.SUCCESS

@@ -18,11 +18,12 @@ from kubesched.framework._columns import IntArray, NodeBatch
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._status import Code, Status
-from kubesched.framework._types import Diagnosis, PreFilterResult, ScoreTable
+from kubesched.framework._types import Diagnosis, PreFilterResult
 from kubesched.runtime._batch import BatchError, BatchFilter, nominated_overlay_exact, score_batch
 from kubesched.runtime._cycle_observer import CycleObserver
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._scores import ScoreTable
 from kubesched.runtime._snapshot import NodeSnapshot
 
 MIN_FEASIBLE_NODES_TO_FIND = 100

@@ -28,7 +28,7 @@ from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._plugin import FilterReads, declared_filter_reads
 from kubesched.framework._resource import Resource
 from kubesched.framework._status import Code, Status
-from kubesched.framework._types import CodeColumns, NodeToStatus
+from kubesched.framework._types import NodeToStatus
 from kubesched.framework.preemption import (
     PRIORITY_OFFSET,
     Candidate,
@@ -43,6 +43,7 @@ from kubesched.runtime._failures import Hook
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._snapshot import NodeSnapshot
+from kubesched.runtime._statuses import CodeColumns, DeferredNodeToStatus
 
 # The PreFilter extensions a dry run calls; the arithmetic needs every one of them skipped or absent.
 _EXTENSION_HOOKS = ("pre_filter_add_pod", "pre_filter_remove_pod")
@@ -92,6 +93,8 @@ class ResourceAccelerator:
         self._scored = None
         columns = self._snapshot.columns
         if not columns.exact or all_nodes is not columns.infos:
+            return None
+        if not isinstance(node_to_status, DeferredNodeToStatus):
             return None
         table = node_to_status.code_columns(columns.position, len(columns))
         if table is None:
@@ -311,7 +314,7 @@ class ResourceAccelerator:
                 known[i] = status
             if stop < count:
                 break
-        out = NodeToStatus()
+        out = DeferredNodeToStatus()
         if stop > len(candidates):
             saved = state.clone()
 

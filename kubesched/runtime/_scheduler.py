@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import attrs
-import numpy as np
 
 from kubesched.api.pod import Pod
 from kubesched.backend import Clock, ClusterClient
@@ -36,7 +35,6 @@ from kubesched.framework._types import (
     NominatingMode,
     PreFilterResult,
     QueuedPodInfo,
-    ScoreTable,
     fit_error_message,
 )
 from kubesched.metrics import (
@@ -46,7 +44,6 @@ from kubesched.metrics import (
     RESULT_UNSCHEDULABLE,
     SchedulerMetrics,
 )
-from kubesched.runtime._batch import select_host_index
 from kubesched.runtime._cache import Cache
 from kubesched.runtime._cycle_observer import QUIET, CycleObserver
 from kubesched.runtime._event_handlers import EventHandlers
@@ -65,7 +62,9 @@ from kubesched.runtime._queue import (
     Strategy,
 )
 from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime._scores import ScoreTable, select_host
 from kubesched.runtime._snapshot import NodeSnapshot
+from kubesched.runtime._statuses import new_diagnosis
 
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 POD_REASON_UNSCHEDULABLE = "Unschedulable"
@@ -145,25 +144,6 @@ class _Binding:
     started: float = 0.0
     #: Where its scheduling cycle timed plugin calls (a sampled cycle), so a resumed binding cycle does the same.
     metering: SchedulerMetrics | None = None
-
-
-def select_host(table: ScoreTable, rng: random.Random) -> str:
-    """The highest-scoring node; ties are broken uniformly by reservoir sampling in node order: the ``count``-th
-    tie replaces the choice when ``rng.random() * count < 1`` (one draw per tie after the first, a fixed number of
-    words of the generator, so the batch path replays the same draws in one go)."""
-    totals = table.totals
-    if isinstance(totals, np.ndarray):
-        return table.nodes[select_host_index(totals, rng)]
-    best = max(totals)
-    chosen = -1
-    count = 0
-    draw = rng.random
-    for i, total in enumerate(totals):
-        if total == best:
-            count += 1
-            if count == 1 or draw() * count < 1.0:
-                chosen = i
-    return table.nodes[chosen]
 
 
 class Scheduler:
@@ -274,7 +254,7 @@ class Scheduler:
             self.queue.done(pod.uid)
             return True
         state = CycleState()
-        record = CycleRecord(pod, framework.profile_name, Diagnosis())
+        record = CycleRecord(pod, framework.profile_name, new_diagnosis())
         observer: CycleObserver = QUIET
         recorder: AttemptRecorder | None = None
         if self.explainer is not None and self.explainer.wants(pod):

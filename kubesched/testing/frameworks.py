@@ -22,7 +22,7 @@ from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._plugin import extension_points
 from kubesched.framework._status import Code, Status
-from kubesched.framework._types import Diagnosis, PreFilterResult
+from kubesched.framework._types import PreFilterResult
 from kubesched.runtime import (
     QUIET,
     Framework,
@@ -33,6 +33,7 @@ from kubesched.runtime import (
     ResourceAccelerator,
     SearchError,
     load_plugin_class,
+    new_diagnosis,
 )
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.testing.cluster import RecordingClient, built, cluster_and_snapshot
@@ -160,7 +161,7 @@ class PluginFramework(Framework):
         result, status, narrowing = self._search.pre_filter(self, state, pod, nodes)
         if status is not None and status.code is not Code.SUCCESS:
             return dict.fromkeys((ni.name for ni in nodes), status)
-        diagnosis = Diagnosis()
+        diagnosis = new_diagnosis()
         tried = nodes
         if result is not None and not result.all_nodes():
             names = result.node_names or frozenset()

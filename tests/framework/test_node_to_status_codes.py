@@ -10,7 +10,8 @@ import pytest
 
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._status import Code, Status
-from kubesched.framework._types import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.framework._types import Diagnosis, fit_error_message
+from kubesched.runtime import DeferredNodeToStatus
 from kubesched.testing import make_node
 
 SHORT = Status(Code.UNSCHEDULABLE, ("Insufficient cpu",), "NodeResourcesFit")
@@ -22,9 +23,9 @@ def never_built() -> Iterable[tuple[str, Status]]:
     raise AssertionError("the deferred statuses were built")
 
 
-def deferred(**codes: Code) -> NodeToStatus:
+def deferred(**codes: Code) -> DeferredNodeToStatus:
     """A NodeToStatus whose only entries are deferred, with codes known (plugin "P") and messages never built."""
-    statuses = NodeToStatus()
+    statuses = DeferredNodeToStatus()
     statuses.defer(never_built, lambda: [(name, (code, "P")) for name, code in codes.items()])
     return statuses
 
@@ -58,14 +59,14 @@ def test_nodes_for_status_code_reads_codes() -> None:
 
 def test_a_fill_without_codes_is_built_for_codes() -> None:
     """A deferred fill that knows no codes is built when codes are read."""
-    statuses = NodeToStatus()
+    statuses = DeferredNodeToStatus()
     statuses.defer(lambda: [("n1", SHORT)])
     assert statuses.codes() == {"n1": (Code.UNSCHEDULABLE, "NodeResourcesFit")}
 
 
 def test_later_entries_override_earlier_ones_in_codes() -> None:
     """An explicit entry set before a deferred one for the same node is overridden, as when the fill is built."""
-    statuses = NodeToStatus({"n1": TAINTED})
+    statuses = DeferredNodeToStatus({"n1": TAINTED})
     statuses.defer(lambda: [("n1", SHORT)], lambda: [("n1", (SHORT.code, SHORT.plugin))])
     assert statuses.codes() == {"n1": (Code.UNSCHEDULABLE, "NodeResourcesFit")}
     assert statuses.statuses == {"n1": SHORT}
@@ -73,7 +74,7 @@ def test_later_entries_override_earlier_ones_in_codes() -> None:
 
 def test_set_after_codes_is_seen() -> None:
     """Codes read before an entry is set are not kept past it."""
-    statuses = NodeToStatus({"n1": SHORT})
+    statuses = DeferredNodeToStatus({"n1": SHORT})
     assert statuses.codes() == {"n1": (Code.UNSCHEDULABLE, "NodeResourcesFit")}
     statuses.set("n2", TAINTED)
     assert statuses.codes()["n2"] == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "TaintToleration")
@@ -84,15 +85,15 @@ def test_reason_counts_count_each_node(one_object: bool) -> None:
     """A status object shared by several nodes counts once per node, as distinct equal objects do."""
     entries = {f"n{i}": SHORT if one_object else Status(Code.UNSCHEDULABLE, ("Insufficient cpu",)) for i in range(3)}
     entries["t"] = TAINTED
-    statuses = NodeToStatus(entries)
+    statuses = DeferredNodeToStatus(entries)
     assert statuses.reason_counts() == {"Insufficient cpu": 3, "node(s) had untolerated taint {a: b}": 1}
     assert fit_error_message(5, Diagnosis(statuses)) == (
         "0/5 nodes are available: 1 node(s) had untolerated taint {a: b}, 3 Insufficient cpu.")
 
 
-def positional_fill(positions: list[int], codes: list[Code], plugin: str) -> NodeToStatus:
+def positional_fill(positions: list[int], codes: list[Code], plugin: str) -> DeferredNodeToStatus:
     """A NodeToStatus whose only entries are deferred, given by column position, messages never built."""
-    statuses = NodeToStatus()
+    statuses = DeferredNodeToStatus()
     statuses.defer(never_built, None, None, lambda: (np.array(positions, dtype=np.int64),
                                                      np.array([int(c) for c in codes], dtype=np.int8),
                                                      np.zeros(len(positions), dtype=np.int16), [plugin]))
@@ -118,6 +119,6 @@ def test_code_columns_need_every_fill_by_position() -> None:
 
 def test_get_of_no_node_name_reads_no_codes() -> None:
     """A pod without a nominated node asks for "": the absent-nodes status, without reading deferred codes."""
-    statuses = NodeToStatus()
+    statuses = DeferredNodeToStatus()
     statuses.defer(never_built, lambda: never_built())  # type: ignore[arg-type,return-value]
     assert statuses.get("") is statuses.absent_nodes_status

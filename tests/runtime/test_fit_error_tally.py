@@ -20,10 +20,10 @@ from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._plugin import FilterReads, Plugin, hookimpl
 from kubesched.framework._status import Code, Status
-from kubesched.framework._types import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.framework._types import Diagnosis, fit_error_message
 from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.profiles import load_config
-from kubesched.runtime import PluginRegistry
+from kubesched.runtime import DeferredNodeToStatus, PluginRegistry
 from kubesched.runtime._columns import ColumnStore
 from kubesched.sim.simulate import Simulation, SimulationResult
 from kubesched.testing import make_node, make_pod
@@ -70,7 +70,7 @@ def test_messages_with_third_party_filters_equal_the_per_node_paths(extended: Pl
 
 def test_reason_counts_of_a_tallied_fill_build_no_status() -> None:
     """A deferred fill that knows its reason counts gives the histogram and the entry count without building."""
-    statuses = NodeToStatus()
+    statuses = DeferredNodeToStatus()
     statuses.defer(_never_built, None, lambda: (3, {"Insufficient cpu": 3, "Insufficient memory": 1}))
     assert len(statuses) == 3
     assert fit_error_message(3, Diagnosis(statuses)) == (
@@ -79,7 +79,7 @@ def test_reason_counts_of_a_tallied_fill_build_no_status() -> None:
 
 def test_a_tallied_fill_beside_explicit_entries_is_built() -> None:
     """An explicit entry may name a node of the fill (the later one wins), so the statuses are built then."""
-    statuses = NodeToStatus({"n0": SHORT})
+    statuses = DeferredNodeToStatus({"n0": SHORT})
     statuses.defer(lambda: [("n0", SHORT)], None, lambda: (1, {"wrong": 1}))
     assert statuses.reason_counts() == {"Insufficient cpu": 1, "Insufficient memory": 1}
     assert len(statuses) == 1
@@ -87,7 +87,7 @@ def test_a_tallied_fill_beside_explicit_entries_is_built() -> None:
 
 def test_the_histogram_is_the_same_when_read_twice() -> None:
     """Absent nodes are added to a copy: reading the message again does not count them twice."""
-    statuses = NodeToStatus({"n0": SHORT}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("gone",)))
+    statuses = DeferredNodeToStatus({"n0": SHORT}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("gone",)))
     diagnosis = Diagnosis(statuses)
     first = fit_error_message(3, diagnosis)
     assert fit_error_message(3, diagnosis) == first == (

@@ -6,10 +6,9 @@ same cluster: its "Plugin scored node for pod" and "Calculated node's final scor
 
 from __future__ import annotations
 
-from kubesched.framework._types import ScoreTable
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
-from kubesched.runtime import CycleRecord, PluginRegistry
+from kubesched.runtime import CycleRecord, PluginRegistry, ScoreTable
 from kubesched.sim.simulate import Simulation
 from kubesched.testing.builders import make_node, make_pod
 
