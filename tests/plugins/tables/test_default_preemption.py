@@ -148,7 +148,7 @@ POST_FILTER = [
     pytest.param(p(priority=HIGH), [on("node1", "p1")], nodes("node1", capacity=ONE_POD), [], NodeToStatus(), [], "",
                  like(Status.unschedulable(
                      "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")),
-                 set(), id="preemption should respect absent NodeToStatusReader entry meaning "
+                 set(), id="preemption should respect absent NodeToStatusMap entry meaning "
                            "UnschedulableAndUnresolvable"),
     pytest.param(p(priority=MID), [on("node1", "p1", HIGH), on("node2", "p2", LOW)],
                  nodes("node1", "node2", capacity=ONE_POD), [], BOTH_NO, [], "node2", SUCCESS, {"p2"},
