@@ -4,14 +4,19 @@ TestPodEligibleToPreemptOthers, TestPreempt), case by case over the public testi
 of candidate are in test_default_preemption_dry_run.py. Ids are kube's case names.
 
 The v1.32 file is not in the reference store; these follow the closest stored one (v1.34 development), whose rows
-for these tests are v1.32's. Its ``expectedVictims`` come from a later release of TestPostFilter, which lists them.
+for these tests are v1.32's. The victims each TestPostFilter row expects are the chosen node's, as later releases'
+TestPostFilter lists them (``expectedVictims``).
 kube runs each PostFilter table with async API calls on and off, and TestPreempt also with async preemption on and
 off; kubesched preempts synchronously with synchronous API calls, v1.32's defaults (SchedulerAsyncPreemption is
 alpha there), so each row runs once per scheduler path.
 
 PostFilter is called as kube's tests call it: PreFilter populates the cycle state, then PostFilter gets the Filter
 statuses the row gives. Victims are what the kit's in-memory cluster holds afterwards: terminating pods with the
-DisruptionTarget condition.
+DisruptionTarget condition. The real kube-scheduler v1.32 agrees on two rows built as objects in its API server:
+for "no candidate nodes found with mixed reasons, no lower priority pod and no enough CPU resource" its
+FailedScheduling event ends in "preemption: 0/3 nodes are available: 1 Insufficient cpu, 2 No preemption victims
+found for incoming pod.", and for "pod can be made schedulable on minHighestPriority node" it nominated node2 and
+preempted p3 alone.
 
 kube registers its TestPlugin (PreFilter with AddPod/RemovePod failing on nodes labelled ``error=true``) in every
 TestPostFilter row; here only the two rows with such a node have it (it answers nothing elsewhere), so that the
