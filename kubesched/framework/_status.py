@@ -79,9 +79,10 @@ class Status:
 
     @classmethod
     def as_error(cls, error: BaseException | str, *, plugin: str = "") -> Status:
-        """An Error status wrapping an exception or a message."""
+        """An Error status wrapping an exception (its message, as kube-scheduler's AsStatus uses ``err.Error()``; the
+        exception's type name when it has no message) or a message."""
         if isinstance(error, BaseException):
-            return cls(Code.ERROR, (_describe(error),), plugin, error)
+            return cls(Code.ERROR, (_message(error),), plugin, error)
         return cls(Code.ERROR, (error,), plugin)
 
     def is_success(self) -> bool:
@@ -119,14 +120,14 @@ _SUCCESS_STATUS = Status(Code.SUCCESS)
 _SKIP_STATUS = Status(Code.SKIP)
 
 
-def _describe(error: BaseException) -> str:
-    """``Type: text``; an exception whose ``str()`` itself fails is named with that failure instead."""
+def _message(error: BaseException) -> str:
+    """The exception's message; its type name when it has none, or when ``str()`` itself fails (named then)."""
     name = type(error).__name__
     try:
         text = str(error)
     except (Exception, SystemExit) as inner:
         return f"{name} (str() raised {type(inner).__name__})"
-    return f"{name}: {text}" if text else name
+    return text or name
 
 
 def is_success(status: Status | None) -> bool:

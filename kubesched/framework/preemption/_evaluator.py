@@ -21,7 +21,6 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from kubesched.api.pod import PREEMPT_NEVER, Pod, PodCondition
-from kubesched.backend import DeletionError
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._handle import Handle
 from kubesched.framework._node_info import NodeInfo, PodInfo
@@ -346,9 +345,7 @@ class Evaluator:
         for victim in candidate.victims:
             try:
                 self.preempt_pod(candidate, pod, victim)
-            except DeletionError as refused:  # the cluster's answer alone, as kube-scheduler words it
-                return Status.as_error(str(refused), plugin=self.plugin_name)
-            except Exception as exc:
+            except Exception as exc:  # a refused write (DeletionError) words the cluster's answer, as kube does
                 return Status.as_error(exc, plugin=self.plugin_name)
         client = self.handle.client
         for nominated in self.lower_priority_nominated_pods(pod, candidate.name):
