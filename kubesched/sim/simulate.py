@@ -1,9 +1,11 @@
 """Run a cluster through the scheduler on a virtual clock until nothing more can happen.
 
 Pods with spec.nodeName are running at time 0; every other pod is queued at time 0 in creation order
-(input order for pods without a creationTimestamp, after the timestamped ones). The run ends when no
-pod can be attempted with a chance of a different outcome: the queue holds only pods that already
-failed since the cluster last changed, and no timer (backoff, grace period, Permit timeout) is pending.
+(input order for pods without a creationTimestamp, after the timestamped ones). Time is the agenda's
+(kubesched/sim/agenda.py): the scheduler tries every pod it can at one time, then the agenda moves the clock
+to its next entry. The run ends when no pod can be attempted with a chance of a different outcome: the queue
+holds only pods that already failed since the cluster last changed, and no entry (backoff, grace period,
+Permit timeout, controller delay) is pending.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from kubesched.io.load import ClusterInput
 from kubesched.metrics import SchedulerMetrics, metrics_json
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import Attempt, Explainer, PluginFailure, PluginRegistry, Scheduler, SlowCalls
-from kubesched.sim.cluster import EPOCH, Event, InMemoryCluster, VirtualClock
+from kubesched.sim.agenda import EPOCH, Agenda, Entry, Phase, VirtualClock
+from kubesched.sim.cluster import Event, InMemoryCluster
 from kubesched.sim.controllers import ControllerManager, ControllerSettings
 from kubesched.sim.controllers.disruption import DisruptionController
 from kubesched.sim.settling import SettlingPolicy
@@ -232,7 +235,9 @@ class Simulation:
         self.disruption: DisruptionController | None = None
         self._controller_settings = controllers
         self.clock = VirtualClock(_base_time(cluster_input))
-        self.cluster = InMemoryCluster(self.clock)
+        #: Every wake-up of the run, in order: the one owner of simulated time.
+        self.agenda = Agenda(self.clock)
+        self.cluster = InMemoryCluster(self.clock, self.agenda)
         self.cluster.pdbs = list(cluster_input.pdbs)
         self.cluster.add_workloads(cluster_input.namespaces, cluster_input.services, cluster_input.controllers)
         self.scheduler = Scheduler(config.profiles, registry, client=self.cluster, clock=self.clock,
@@ -248,6 +253,13 @@ class Simulation:
             self.cluster.subscribe(_BindingCounter(progress))
         self.warnings = list(cluster_input.warnings)
         self.warnings.extend(unenforced_features(self.pods, config))
+        # The scheduler's wake-up on the agenda, the entry that ends the settle under way, and the attempt bound.
+        self._wake = self.agenda.alarm()
+        self._stop: Entry | None = None
+        self._stopped = False
+        self._max_attempts: int | None = None
+        self._limit = 0
+        self._attempts = 0
         skipped = len(cluster_input.pods) - len(self.pods)
         if skipped:
             self.warnings.append(f"skipped {skipped} terminated pod(s) (phase Succeeded or Failed): "
@@ -261,6 +273,12 @@ class Simulation:
             if not info.gating_plugin and worth_retrying(info):
                 due = info.timestamp + LEFTOVER_AGE
                 times.append((math.floor(due / LEFTOVER_PERIOD) + 1) * LEFTOVER_PERIOD)
+        return min(times, default=None)
+
+    def _next_wakeup(self) -> float | None:
+        """When the scheduler next needs the clock: its earliest Permit deadline, or the first retry (a backoff
+        ending, the flush of unschedulable pods) of a pod worth retrying."""
+        times = [t for t in (self.scheduler.next_wakeup(), self._next_retry()) if t is not None]
         return min(times, default=None)
 
     def run(self, max_attempts: int | None = None) -> SimulationResult:
@@ -308,35 +326,76 @@ class Simulation:
             self.cluster.add_pod(pod)
 
     def settle(self, max_attempts: int | None = None, *, until: float | None = None) -> None:
-        """Schedule, advancing the virtual clock, until nothing more can happen; with ``until``, until the clock
-        reaches that time (background timers, such as CronJob schedules, then count too), and stop there."""
-        limit = max_attempts if max_attempts is not None else 200 * (len(self.pods) + 10)
-        attempts = 0
-        scheduler, cluster, queue = self.scheduler, self.cluster, self.scheduler.queue
-        while True:
-            while scheduler.schedule_one():
-                scheduler.process_waiting_pods()
-                attempts += 1
-                if attempts > limit:
-                    if max_attempts is None and limit < 200 * (len(self.pods) + 10):
-                        limit = 200 * (len(self.pods) + 10)  # controllers created pods meanwhile
+        """Schedule, dispatching the agenda, until nothing more can happen; with ``until``, until the clock
+        reaches that time (background entries, such as CronJob schedules, then count too), and stop there.
+
+        At each time the scheduler first tries every pod it can (what a request finished, such as a pod deleted
+        with grace period 0, lands before each attempt); then the agenda moves the clock to its next entry and
+        dispatches everything due then, and the scheduler's housekeeping runs (Permit timeouts, backoffQ and the
+        unschedulable pods flushed), as kube-scheduler's periodic loops would have by then."""
+        agenda = self.agenda
+        if until is not None:
+            self.stop_at(until)
+        self.restart_attempt_bound(max_attempts)
+        try:
+            while not self._stopped:
+                self._schedule_all()
+                self._wake.set(self._next_wakeup())
+                if agenda.next_time(background=False) is None:
+                    if agenda.quiescence_reached():
                         continue
-                    raise SimulationError(f"the simulation did not settle after {limit} scheduling attempts; "
-                                          f"pods still being retried: {self._cycling()}")
-            # Background timers (a CronJob's schedule, a drain's retries) fire at their own times, but only while
-            # something else is due: alone they do not keep a run going, unless it runs until a time.
-            work = [t for t in (cluster.next_timer(background=until is not None), scheduler.next_wakeup(),
-                                self._next_retry()) if t is not None and (until is None or t <= until)]
-            if not work:
-                if until is not None:
-                    self.clock.advance_to(until)
-                break
-            background = cluster.next_timer()
-            self.clock.advance_to(min(work) if background is None else min(*work, background))
-            cluster.fire_due_timers()
+                    break
+                if agenda.step():
+                    self._housekeeping()
+        finally:
+            self._wake.set(None)
+            if self._stop is not None:
+                agenda.cancel(self._stop)
+                self._stop = None
+            self._stopped = False
+
+    def stop_at(self, when: float) -> None:
+        """End the settle under way (or the next one) when the clock reaches ``when``, once everything due by then
+        has happened; the clock is then at ``when`` (or where it was, if later)."""
+        if self._stop is not None:
+            self.agenda.cancel(self._stop)
+        self._stop = self.agenda.at(when, self._halt, phase=Phase.STEP)
+
+    def _halt(self) -> None:
+        self._stop = None
+        self._stopped = True
+
+    def restart_attempt_bound(self, max_attempts: int | None = None) -> None:
+        """Count the attempts afresh against ``max_attempts`` (by default 200 per pod, plus 2000, as the pods are
+        now): each settle does, and each scenario step (a run in stages)."""
+        self._max_attempts = max_attempts
+        self._limit = max_attempts if max_attempts is not None else 200 * (len(self.pods) + 10)
+        self._attempts = 0
+
+    def _schedule_all(self) -> None:
+        """Attempt pods until the active queue is empty, dispatching before each attempt what requests finished."""
+        scheduler, dispatch_requests = self.scheduler, self.agenda.dispatch_requests
+        while True:
+            dispatch_requests()
+            if not scheduler.schedule_one():
+                return
+            dispatch_requests()
             scheduler.process_waiting_pods()
-            queue.flush_backoff_completed()
-            queue.flush_unschedulable_leftover()
+            self._attempts += 1
+            if self._attempts > self._limit:
+                if self._max_attempts is None and self._limit < 200 * (len(self.pods) + 10):
+                    self._limit = 200 * (len(self.pods) + 10)  # controllers created pods meanwhile
+                    continue
+                raise SimulationError(f"the simulation did not settle after {self._limit} scheduling attempts; "
+                                      f"pods still being retried: {self._cycling()}")
+
+    def _housekeeping(self) -> None:
+        """What kube-scheduler does periodically, done each time the clock moves: Permit timeouts and decisions,
+        backoffQ's expired pods, and unschedulable pods waiting five minutes."""
+        scheduler = self.scheduler
+        scheduler.process_waiting_pods()
+        scheduler.queue.flush_backoff_completed()
+        scheduler.queue.flush_unschedulable_leftover()
 
     def _cycling(self, shown: int = 5) -> str:
         """The pods the latest attempts kept retrying (still unbound), with their attempts and last messages."""
