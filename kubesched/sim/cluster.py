@@ -213,7 +213,9 @@ class InMemoryCluster:
 
     def delete_pod(self, pod: Pod, *, condition: PodCondition | None = None) -> None:
         """Gracefully delete: mark it terminating now, remove it after its grace period. Its deletionTimestamp is
-        when the grace period ends, as the API server sets it.
+        when the grace period ends, as the API server sets it. With a grace period of 0 the API server deletes the
+        pod within the request (watchers see the deletionTimestamp, then the delete): it is gone before the next
+        scheduling cycle, not once the queue drains.
 
         ``condition`` is patched in first when the pod lacks it. Deleting a pod that is already terminating only
         does that patch: its deletionTimestamp and removal stay, as the API server keeps them.
@@ -231,7 +233,10 @@ class InMemoryCluster:
         grace = float(current.spec.termination_grace_period_seconds)
         meta = attrs.evolve(current.metadata, deletion_timestamp=self.clock.at(self.clock.now() + grace))
         self._update_pod(attrs.evolve(current, metadata=meta).with_status(conditions=conditions))
-        self.agenda.after(grace, lambda: self._remove_pod(current.uid))
+        if grace <= 0:
+            self.agenda.at_request_end(lambda: self._remove_pod(current.uid))
+        else:
+            self.agenda.after(grace, lambda: self._remove_pod(current.uid))
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
         """Patch status.nominatedNodeName."""
