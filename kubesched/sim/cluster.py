@@ -6,13 +6,10 @@ and tells its listener (the scheduler's event handlers) about every change, sync
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Collection, Iterable, Mapping
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import attrs
-from sortedcontainers import SortedList
 
 from kubesched.api.meta import ObjectMeta
 from kubesched.api.node import Node
@@ -26,61 +23,10 @@ from kubesched.api.workload import (
     namespace_labels,
 )
 from kubesched.backend import BindingError, ClusterListener
-
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-#: The latest instant a datetime can hold: the timestamps a run writes saturate here.
-MAX_TIMESTAMP = datetime.max.replace(tzinfo=UTC)
-
-
-def _as_utc(when: datetime) -> datetime:
-    """``when`` in UTC (naive counts as UTC); an instant past the last UTC datetime becomes MAX_TIMESTAMP."""
-    if when.tzinfo is None:
-        return when.replace(tzinfo=UTC)
-    try:
-        return when.astimezone(UTC)
-    except OverflowError:
-        return MAX_TIMESTAMP
-
-
-class VirtualClock:
-    """Simulated seconds since the start of the run; only the simulator moves it.
-
-    ``base`` is the wall-clock instant of simulated time 0 (held in UTC), used for timestamps the run writes
-    (pod start times, deletion times) so they compare sensibly with the input's own timestamps. Simulated
-    seconds are never capped; the timestamps saturate at :data:`MAX_TIMESTAMP`, so they never overflow and
-    never go backwards (past the cap they are all equal).
-    """
-
-    def __init__(self, base: datetime = EPOCH) -> None:
-        self._now = 0.0
-        self.base = _as_utc(base)
-        # The last instant computed by :meth:`at`: every binding at one simulated time asks for the same one.
-        self._last: tuple[float, datetime, datetime] | None = None
-
-    def now(self) -> float:
-        """The current simulated time."""
-        return self._now
-
-    def timestamp(self) -> datetime:
-        """The current simulated time as a wall-clock instant, at most :data:`MAX_TIMESTAMP`."""
-        return self.at(self._now)
-
-    def at(self, when: float) -> datetime:
-        """Simulated time ``when`` as a wall-clock instant, at most :data:`MAX_TIMESTAMP`."""
-        last = self._last
-        if last is not None and last[0] == when and last[1] is self.base:
-            return last[2]
-        try:
-            instant = self.base + timedelta(seconds=when)
-        except OverflowError:  # past year 9999, or more seconds than a timedelta holds
-            instant = MAX_TIMESTAMP
-        self._last = (when, self.base, instant)
-        return instant
-
-    def advance_to(self, when: float) -> None:
-        """Move time forward (never backward)."""
-        self._now = max(self._now, when)
-
+from kubesched.sim.agenda import EPOCH as EPOCH
+from kubesched.sim.agenda import MAX_TIMESTAMP as MAX_TIMESTAMP
+from kubesched.sim.agenda import Agenda, as_utc
+from kubesched.sim.agenda import VirtualClock as VirtualClock
 
 #: The events.k8s.io/v1 ``action`` of the events kube-scheduler writes, by reason.
 SCHEDULER_ACTIONS = {"Scheduled": "Binding", "FailedScheduling": "Scheduling", "Preempted": "Preempting"}
@@ -122,8 +68,11 @@ class RecordedPreemption:
 class InMemoryCluster:
     """Nodes, pods and PDBs in memory, implementing :class:`~kubesched.backend.ClusterClient`."""
 
-    def __init__(self, clock: VirtualClock) -> None:
+    def __init__(self, clock: VirtualClock, agenda: Agenda | None = None) -> None:
         self.clock = clock
+        #: Where the cluster's timers (grace periods, and those of the controllers and scenarios) wait: the
+        #: simulation's agenda, or one of the cluster's own.
+        self.agenda = agenda if agenda is not None else Agenda(clock)
         self.nodes: dict[str, Node] = {}
         self.pods: dict[str, Pod] = {}
         self.pdbs: list[PodDisruptionBudget] = []
@@ -140,11 +89,6 @@ class InMemoryCluster:
         self._by_namespace: dict[str, dict[str, Pod]] = {}
         self._implied: dict[str, Namespace] = {}
         self._listeners: list[ClusterListener] = []
-        self._timers = SortedList()
-        # The timers that keep a run going: all but the background ones (a CronJob's next schedule).
-        self._foreground = SortedList()
-        self._timer_actions: dict[int, Callable[[], None]] = {}
-        self._timer_seq = itertools.count()
         #: How each removed pod ended when it was not deleted by the scheduler or a user: pod uid -> phase
         #: (Succeeded, or Lost with its node).
         self.ended: dict[str, str] = {}
@@ -199,7 +143,7 @@ class InMemoryCluster:
             listener.on_pod_add(pod)
         deadline = pod.metadata.deletion_timestamp
         if deadline is not None:
-            remaining = (_as_utc(deadline) - self.clock.timestamp()).total_seconds()
+            remaining = (as_utc(deadline) - self.clock.timestamp()).total_seconds()
             if remaining > 0:
                 self.after(remaining, lambda: self._remove_pod(pod.uid))
             else:
@@ -238,29 +182,18 @@ class InMemoryCluster:
 
     # -- timers --------------------------------------------------------------------------------------
     def after(self, delay: float, action: Callable[[], None], *, background: bool = False) -> None:
-        """Run ``action`` when the clock reaches now + ``delay``. A ``background`` timer (a recurring schedule)
-        fires in order like any other but does not by itself keep a run from ending."""
-        seq = next(self._timer_seq)
-        entry = (self.clock.now() + delay, seq)
-        self._timers.add(entry)
-        if not background:
-            self._foreground.add(entry)
-        self._timer_actions[seq] = action
+        """Run ``action`` when the clock reaches now + ``delay`` (a timer on the agenda). A ``background`` timer (a
+        recurring schedule) fires in order like any other but does not by itself keep a run from ending."""
+        self.agenda.after(delay, action, background=background)
 
     def next_timer(self, *, background: bool = True) -> float | None:
-        """When the next timer fires; with ``background=False``, the next one that keeps a run going."""
-        timers = self._timers if background else self._foreground
-        return timers[0][0] if timers else None
+        """When the next entry of the agenda is due; with ``background=False``, the next one that keeps a run
+        going."""
+        return self.agenda.next_time(background=background)
 
     def fire_due_timers(self) -> int:
-        """Run every timer due at the current time, in order; returns how many ran."""
-        fired = 0
-        while self._timers and self._timers[0][0] <= self.clock.now():
-            entry = self._timers.pop(0)
-            self._foreground.discard(entry)
-            self._timer_actions.pop(entry[1])()
-            fired += 1
-        return fired
+        """Run every entry of the agenda due at the current time, in order; returns how many ran."""
+        return self.agenda.dispatch_due()
 
     # -- ClusterClient -------------------------------------------------------------------------------
     def bind(self, pod: Pod, node_name: str) -> None:
@@ -280,7 +213,9 @@ class InMemoryCluster:
 
     def delete_pod(self, pod: Pod, *, condition: PodCondition | None = None) -> None:
         """Gracefully delete: mark it terminating now, remove it after its grace period. Its deletionTimestamp is
-        when the grace period ends, as the API server sets it.
+        when the grace period ends, as the API server sets it. With a grace period of 0 the API server deletes the
+        pod within the request (watchers see the deletionTimestamp, then the delete): it is gone before the next
+        scheduling cycle, not once the queue drains.
 
         ``condition`` is patched in first when the pod lacks it. Deleting a pod that is already terminating only
         does that patch: its deletionTimestamp and removal stay, as the API server keeps them.
@@ -298,7 +233,10 @@ class InMemoryCluster:
         grace = float(current.spec.termination_grace_period_seconds)
         meta = attrs.evolve(current.metadata, deletion_timestamp=self.clock.at(self.clock.now() + grace))
         self._update_pod(attrs.evolve(current, metadata=meta).with_status(conditions=conditions))
-        self.after(grace, lambda: self._remove_pod(current.uid))
+        if grace <= 0:
+            self.agenda.at_request_end(lambda: self._remove_pod(current.uid))
+        else:
+            self.agenda.after(grace, lambda: self._remove_pod(current.uid))
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
         """Patch status.nominatedNodeName."""

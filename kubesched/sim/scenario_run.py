@@ -1,8 +1,9 @@
 """Run a :class:`~kubesched.sim.scenario.Scenario`: its steps at their virtual times, the scheduler and the
-controllers in between, on the simulation's virtual clock (time jumps to the next timer; nothing sleeps).
+controllers in between, on the simulation's agenda (time jumps to the next entry; nothing sleeps).
 
-Each step runs once everything due before its ``at`` time has happened; a step without ``at`` runs right after
-the one before. After the last step the run goes on to quiescence, unless that step is ``run-until`` a time.
+A step with an ``at`` time waits on the agenda (a STEP entry): it runs once everything due by that time has
+happened. A step without ``at`` runs right after the one before; one after ``run-until`` waits for that time, or
+for quiescence. After the last step the run goes on to quiescence, unless that step is ``run-until`` a time.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from kubesched.api.pod import Pod
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import Explainer, PluginRegistry
+from kubesched.sim.agenda import Phase
 from kubesched.sim.controllers.base import ScaledController
 from kubesched.sim.controllers.deployment import DeploymentController
 from kubesched.sim.controllers.manager import ControllerManager
@@ -56,6 +58,8 @@ class ScenarioRunner:
                               progress=progress, explainer=explainer, controllers=scenario.settings)
         self.executed: list[tuple[Step, float]] = []
         self._refused: set[str] = set()
+        # The index of the next step to run.
+        self._next = 0
 
     @property
     def manager(self) -> ControllerManager:
@@ -68,17 +72,8 @@ class ScenarioRunner:
         sim = self.sim
         try:
             sim.start()
-            for step in self.scenario.steps:
-                if step.at is not None:
-                    if step.at > sim.clock.now():
-                        sim.settle(until=step.at)
-                    elif step.at < sim.clock.now():
-                        sim.warnings.append(f"spec.steps[{step.index}] ran at {sim.clock.now():g}s, after its time "
-                                            f"{step.at:g}s: the run-until quiescence before it ended later")
-                self._apply(step)
-            last = self.scenario.steps[-1].action if self.scenario.steps else None
-            if not isinstance(last, RunUntil):
-                sim.settle()
+            self._steps_due()
+            sim.settle()
         except SimulationError as error:
             error.result = self.result()
             raise
@@ -95,6 +90,35 @@ class ScenarioRunner:
         return attrs.evolve(self.sim.result(), scenario=summary)
 
     # -- steps ------------------------------------------------------------------------------------------------
+    def _steps_due(self) -> None:
+        """Run the steps due now, in order, then put the next one on the agenda: at its ``at`` time, at the time a
+        ``run-until`` runs to, or at quiescence. After a last ``run-until`` a time, the run ends then. Each batch
+        of steps starts a new count of attempts (the bound of a settle)."""
+        sim, steps = self.sim, self.scenario.steps
+        agenda = sim.agenda
+        while self._next < len(steps):
+            step = steps[self._next]
+            now = sim.clock.now()
+            if step.at is not None and step.at > now:
+                agenda.at(step.at, self._steps_due, phase=Phase.STEP)
+                break
+            if step.at is not None and step.at < now:
+                sim.warnings.append(f"spec.steps[{step.index}] ran at {now:g}s, after its time "
+                                    f"{step.at:g}s: the run-until quiescence before it ended later")
+            self._next += 1
+            self._apply(step)
+            action = step.action
+            if isinstance(action, RunUntil):
+                if self._next == len(steps):
+                    if action.time is not None:
+                        sim.stop_at(action.time)
+                elif action.time is None:
+                    agenda.at_quiescence(self._steps_due)
+                else:
+                    agenda.at(action.time, self._steps_due, phase=Phase.STEP)
+                break
+        sim.restart_attempt_bound()
+
     def _event(self, step: Step, message: str) -> None:
         self.sim.cluster.record_object_event("Scenario", "", self.scenario.name, "Normal", "ScenarioStep",
                                 f"spec.steps[{step.index}] {step.name}: {message}")
@@ -128,9 +152,8 @@ class ScenarioRunner:
             else:
                 self.sim.warnings.append(f"spec.steps[{step.index}]: {target} no longer exists; not scaled")
         else:
-            assert isinstance(action, RunUntil)
+            assert isinstance(action, RunUntil)  # the run goes on until its time, or quiescence (_steps_due)
             self._event(step, "quiescence" if action.time is None else f"{action.time:g}s")
-            self.sim.settle(until=action.time)
 
     def _create(self, step: Step, action: Create) -> None:
         objects, cluster, sim = action.objects, self.sim.cluster, self.sim

@@ -1,9 +1,11 @@
 """Run a cluster through the scheduler on a virtual clock until nothing more can happen.
 
 Pods with spec.nodeName are running at time 0; every other pod is queued at time 0 in creation order
-(input order for pods without a creationTimestamp, after the timestamped ones). The run ends when no
-pod can be attempted with a chance of a different outcome: the queue holds only pods that already
-failed since the cluster last changed, and no timer (backoff, grace period, Permit timeout) is pending.
+(input order for pods without a creationTimestamp, after the timestamped ones). Time is the agenda's
+(kubesched/sim/agenda.py): the scheduler tries every pod it can at one time, then the agenda moves the clock
+to its next entry. The run ends when no pod can be attempted with a chance of a different outcome: the queue
+holds only pods that already failed since the cluster last changed, and no entry (backoff, grace period,
+Permit timeout, controller delay) is pending.
 """
 
 from __future__ import annotations
@@ -11,40 +13,36 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Protocol
-
-import attrs
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.errors import KubeschedError
 from kubesched.framework._node_info import pod_has_affinity, pod_host_ports
 from kubesched.io.load import ClusterInput
-from kubesched.metrics import SchedulerMetrics, metrics_json
 from kubesched.profiles.config import SchedulerConfiguration
-from kubesched.runtime import Attempt, Explainer, PluginFailure, PluginRegistry, Scheduler, SlowCalls
-from kubesched.sim.cluster import EPOCH, Event, InMemoryCluster, VirtualClock
+from kubesched.runtime import Explainer, PluginRegistry, Scheduler, SlowCalls
+from kubesched.sim.agenda import EPOCH, Agenda, Entry, Phase, VirtualClock
+from kubesched.sim.cluster import InMemoryCluster
 from kubesched.sim.controllers import ControllerManager, ControllerSettings
 from kubesched.sim.controllers.disruption import DisruptionController
+from kubesched.sim.result import ENDED_MESSAGES as ENDED_MESSAGES
+from kubesched.sim.result import PHASE_BOUND as PHASE_BOUND
+from kubesched.sim.result import PHASE_DELETED as PHASE_DELETED
+from kubesched.sim.result import PHASE_EVICTED as PHASE_EVICTED
+from kubesched.sim.result import PHASE_PENDING as PHASE_PENDING
+from kubesched.sim.result import NodeUsage as NodeUsage
+from kubesched.sim.result import PodResult as PodResult
+from kubesched.sim.result import Preemption as Preemption
+from kubesched.sim.result import SimulationResult as SimulationResult
 from kubesched.sim.settling import SettlingPolicy
 
 TERMINATED_PHASES = ("Succeeded", "Failed")
 # kube-scheduler flushes unschedulable pods older than 5 minutes every 30 seconds.
 LEFTOVER_AGE = 300.0
 LEFTOVER_PERIOD = 30.0
-
-PHASE_BOUND = "Bound"
-PHASE_PENDING = "Pending"
-PHASE_EVICTED = "Evicted"
-#: A pod that was already terminating in the input and went away at its deletionTimestamp.
-PHASE_DELETED = "Deleted"
-#: The phases of pods that ended otherwise (a Job's pod that ran its time, a pod lost with its node, a pod a
-#: scenario or a controller deleted), with their messages.
-ENDED_MESSAGES = {"Succeeded": "ran to completion", "Lost": "lost with its node (the node was deleted)",
-                  "Deleted": "deleted"}
-
 
 # Pod features and the plugin that enforces each: a profile without that plugin silently ignores them.
 FEATURE_PLUGINS: tuple[tuple[str, str, Callable[[Pod], bool]], ...] = (
@@ -73,95 +71,6 @@ class SimulationError(KubeschedError):
     """The simulation could not finish (a safety bound was hit); :attr:`result` holds where it got to."""
 
     result: SimulationResult | None = None
-
-
-@attrs.frozen
-class PodResult:
-    """Where a pod ended up."""
-
-    namespace: str
-    name: str
-    phase: str
-    node: str | None
-    nominated_node: str | None
-    priority: int
-    message: str
-
-
-@attrs.frozen
-class Preemption:
-    """One preemption: the preemptor, the node, its victims in kube-scheduler's order and, per victim, whether it
-    was already terminating when chosen (kube-scheduler chooses such pods again: they hold their resources)."""
-
-    preemptor: str
-    node: str
-    victims: tuple[str, ...]
-    victims_already_terminating: tuple[bool, ...] = ()
-
-
-@attrs.frozen
-class NodeUsage:
-    """A node's requests against its allocatable at the end of the run."""
-
-    name: str
-    pods: int
-    max_pods: int
-    cpu_requested: int
-    cpu_allocatable: int
-    memory_requested: int
-    memory_allocatable: int
-
-
-@attrs.frozen
-class SimulationResult:
-    """The outcome of a simulation."""
-
-    seed: int
-    pods: tuple[PodResult, ...]
-    preemptions: tuple[Preemption, ...]
-    events: tuple[Event, ...]
-    nodes: tuple[NodeUsage, ...] = ()
-    warnings: tuple[str, ...] = ()
-    #: Every plugin error, in order (each is also a PluginError event).
-    plugin_errors: tuple[PluginFailure, ...] = ()
-    #: The scheduler's metrics at the end of the run (docs/metrics.md).
-    metrics: SchedulerMetrics | None = attrs.field(default=None, eq=False)
-    #: With ``--explain``: every recorded scheduling attempt, by pod key (docs/explain.md); None without it.
-    explain: dict[str, tuple[Attempt, ...]] | None = None
-    #: For a scenario run: its name, end time and each step's virtual time (the JSON's ``scenario`` key).
-    scenario: Mapping[str, object] | None = None
-
-    def plugin_error_summary(self) -> list[str]:
-        """One line per failing plugin and extension point: how often, on how many pods, and the first failure."""
-        groups: dict[tuple[str, str], list[PluginFailure]] = {}
-        for failure in self.plugin_errors:
-            groups.setdefault((failure.point, failure.plugin), []).append(failure)
-        return [f'{point} plugin "{plugin}" failed {len(failures)} time(s) on {len({f.pod for f in failures})} '
-                f"pod(s); first: {failures[0].describe()}" for (point, plugin), failures in groups.items()]
-
-    def to_json(self) -> dict[str, object]:
-        """The documented JSON shape (``SimulationResult``); a scenario run adds the ``scenario`` key."""
-        document: dict[str, object] = {
-            "kind": "SimulationResult",
-            "seed": self.seed,
-            "pods": [
-                {"namespace": p.namespace, "name": p.name, "phase": p.phase, "node": p.node,
-                 "nominatedNode": p.nominated_node, "priority": p.priority, "message": p.message}
-                for p in self.pods
-            ],
-            "preemptions": [
-                {"preemptor": p.preemptor, "node": p.node, "victims": list(p.victims),
-                 "victimsAlreadyTerminating": list(p.victims_already_terminating)}
-                for p in self.preemptions
-            ],
-            "events": [e.to_json() for e in self.events],
-            "metrics": metrics_json(self.metrics) if self.metrics is not None else {},
-            **({} if self.explain is None else
-               {"explain": {key: [a.to_json() for a in attempts] for key, attempts in self.explain.items()}}),
-        }
-        if self.scenario is not None:
-            document["scenario"] = dict(self.scenario)
-        return document
 
 
 def _base_time(cluster_input: ClusterInput) -> datetime:
@@ -232,7 +141,9 @@ class Simulation:
         self.disruption: DisruptionController | None = None
         self._controller_settings = controllers
         self.clock = VirtualClock(_base_time(cluster_input))
-        self.cluster = InMemoryCluster(self.clock)
+        #: Every wake-up of the run, in order: the one owner of simulated time.
+        self.agenda = Agenda(self.clock)
+        self.cluster = InMemoryCluster(self.clock, self.agenda)
         self.cluster.pdbs = list(cluster_input.pdbs)
         self.cluster.add_workloads(cluster_input.namespaces, cluster_input.services, cluster_input.controllers)
         self.scheduler = Scheduler(config.profiles, registry, client=self.cluster, clock=self.clock,
@@ -248,6 +159,13 @@ class Simulation:
             self.cluster.subscribe(_BindingCounter(progress))
         self.warnings = list(cluster_input.warnings)
         self.warnings.extend(unenforced_features(self.pods, config))
+        # The scheduler's wake-up on the agenda, the entry that ends the settle under way, and the attempt bound.
+        self._wake = self.agenda.alarm()
+        self._stop: Entry | None = None
+        self._stopped = False
+        self._max_attempts: int | None = None
+        self._limit = 0
+        self._attempts = 0
         skipped = len(cluster_input.pods) - len(self.pods)
         if skipped:
             self.warnings.append(f"skipped {skipped} terminated pod(s) (phase Succeeded or Failed): "
@@ -261,6 +179,12 @@ class Simulation:
             if not info.gating_plugin and worth_retrying(info):
                 due = info.timestamp + LEFTOVER_AGE
                 times.append((math.floor(due / LEFTOVER_PERIOD) + 1) * LEFTOVER_PERIOD)
+        return min(times, default=None)
+
+    def _next_wakeup(self) -> float | None:
+        """When the scheduler next needs the clock: its earliest Permit deadline, or the first retry (a backoff
+        ending, the flush of unschedulable pods) of a pod worth retrying."""
+        times = [t for t in (self.scheduler.next_wakeup(), self._next_retry()) if t is not None]
         return min(times, default=None)
 
     def run(self, max_attempts: int | None = None) -> SimulationResult:
@@ -308,35 +232,76 @@ class Simulation:
             self.cluster.add_pod(pod)
 
     def settle(self, max_attempts: int | None = None, *, until: float | None = None) -> None:
-        """Schedule, advancing the virtual clock, until nothing more can happen; with ``until``, until the clock
-        reaches that time (background timers, such as CronJob schedules, then count too), and stop there."""
-        limit = max_attempts if max_attempts is not None else 200 * (len(self.pods) + 10)
-        attempts = 0
-        scheduler, cluster, queue = self.scheduler, self.cluster, self.scheduler.queue
-        while True:
-            while scheduler.schedule_one():
-                scheduler.process_waiting_pods()
-                attempts += 1
-                if attempts > limit:
-                    if max_attempts is None and limit < 200 * (len(self.pods) + 10):
-                        limit = 200 * (len(self.pods) + 10)  # controllers created pods meanwhile
+        """Schedule, dispatching the agenda, until nothing more can happen; with ``until``, until the clock
+        reaches that time (background entries, such as CronJob schedules, then count too), and stop there.
+
+        At each time the scheduler first tries every pod it can (what a request finished, such as a pod deleted
+        with grace period 0, lands before each attempt); then the agenda moves the clock to its next entry and
+        dispatches everything due then, and the scheduler's housekeeping runs (Permit timeouts, backoffQ and the
+        unschedulable pods flushed), as kube-scheduler's periodic loops would have by then."""
+        agenda = self.agenda
+        if until is not None:
+            self.stop_at(until)
+        self.restart_attempt_bound(max_attempts)
+        try:
+            while not self._stopped:
+                self._schedule_all()
+                self._wake.set(self._next_wakeup())
+                if agenda.next_time(background=False) is None:
+                    if agenda.quiescence_reached():
                         continue
-                    raise SimulationError(f"the simulation did not settle after {limit} scheduling attempts; "
-                                          f"pods still being retried: {self._cycling()}")
-            # Background timers (a CronJob's schedule, a drain's retries) fire at their own times, but only while
-            # something else is due: alone they do not keep a run going, unless it runs until a time.
-            work = [t for t in (cluster.next_timer(background=until is not None), scheduler.next_wakeup(),
-                                self._next_retry()) if t is not None and (until is None or t <= until)]
-            if not work:
-                if until is not None:
-                    self.clock.advance_to(until)
-                break
-            background = cluster.next_timer()
-            self.clock.advance_to(min(work) if background is None else min(*work, background))
-            cluster.fire_due_timers()
+                    break
+                if agenda.step():
+                    self._housekeeping()
+        finally:
+            self._wake.set(None)
+            if self._stop is not None:
+                agenda.cancel(self._stop)
+                self._stop = None
+            self._stopped = False
+
+    def stop_at(self, when: float) -> None:
+        """End the settle under way (or the next one) when the clock reaches ``when``, once everything due by then
+        has happened; the clock is then at ``when`` (or where it was, if later)."""
+        if self._stop is not None:
+            self.agenda.cancel(self._stop)
+        self._stop = self.agenda.at(when, self._halt, phase=Phase.STEP)
+
+    def _halt(self) -> None:
+        self._stop = None
+        self._stopped = True
+
+    def restart_attempt_bound(self, max_attempts: int | None = None) -> None:
+        """Count the attempts afresh against ``max_attempts`` (by default 200 per pod, plus 2000, as the pods are
+        now): each settle does, and each scenario step (a run in stages)."""
+        self._max_attempts = max_attempts
+        self._limit = max_attempts if max_attempts is not None else 200 * (len(self.pods) + 10)
+        self._attempts = 0
+
+    def _schedule_all(self) -> None:
+        """Attempt pods until the active queue is empty, dispatching before each attempt what requests finished."""
+        scheduler, dispatch_requests = self.scheduler, self.agenda.dispatch_requests
+        while True:
+            dispatch_requests()
+            if not scheduler.schedule_one():
+                return
+            dispatch_requests()
             scheduler.process_waiting_pods()
-            queue.flush_backoff_completed()
-            queue.flush_unschedulable_leftover()
+            self._attempts += 1
+            if self._attempts > self._limit:
+                if self._max_attempts is None and self._limit < 200 * (len(self.pods) + 10):
+                    self._limit = 200 * (len(self.pods) + 10)  # controllers created pods meanwhile
+                    continue
+                raise SimulationError(f"the simulation did not settle after {self._limit} scheduling attempts; "
+                                      f"pods still being retried: {self._cycling()}")
+
+    def _housekeeping(self) -> None:
+        """What kube-scheduler does periodically, done each time the clock moves: Permit timeouts and decisions,
+        backoffQ's expired pods, and unschedulable pods waiting five minutes."""
+        scheduler = self.scheduler
+        scheduler.process_waiting_pods()
+        scheduler.queue.flush_backoff_completed()
+        scheduler.queue.flush_unschedulable_leftover()
 
     def _cycling(self, shown: int = 5) -> str:
         """The pods the latest attempts kept retrying (still unbound), with their attempts and last messages."""

@@ -2,6 +2,7 @@
 counterpart does (names, ownerReferences, labels) and reacts to the cluster's events through the
 :class:`~kubesched.sim.controllers.manager.ControllerManager`."""
 
-from kubesched.sim.controllers.manager import ControllerManager, ControllerSettings
+from kubesched.sim.controllers.host import ControllerSettings
+from kubesched.sim.controllers.manager import ControllerManager
 
 __all__ = ["ControllerManager", "ControllerSettings"]

@@ -13,7 +13,7 @@ from kubesched.api.meta import ObjectMeta, OwnerReference
 from kubesched.api.pod import Pod
 
 if TYPE_CHECKING:
-    from kubesched.sim.controllers.manager import ControllerManager
+    from kubesched.sim.controllers.host import ControllerHost
 
 #: The characters of generated name suffixes (k8s.io/apimachinery/pkg/util/rand: no vowels, no confusable digits).
 ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
@@ -46,7 +46,7 @@ class Controller:
     kind = ""
     api_version = "apps/v1"
 
-    def __init__(self, manager: ControllerManager, metadata: ObjectMeta) -> None:
+    def __init__(self, manager: ControllerHost, metadata: ObjectMeta) -> None:
         self.manager = manager
         self.metadata = metadata
         self.deleted = False
@@ -96,7 +96,7 @@ class ScaledController(Controller):
     """A controller with spec.replicas (the scale subresource): a scenario's ``scale`` step, a Deployment (for its
     ReplicaSets) and the disruption controller read or set it."""
 
-    def __init__(self, manager: ControllerManager, metadata: ObjectMeta, replicas: int) -> None:
+    def __init__(self, manager: ControllerHost, metadata: ObjectMeta, replicas: int) -> None:
         super().__init__(manager, metadata)
         self.replicas = replicas
 

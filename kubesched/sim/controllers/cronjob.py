@@ -21,7 +21,7 @@ from kubesched.sim.controllers.job import JobController
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from kubesched.sim.controllers.manager import ControllerManager
+    from kubesched.sim.controllers.host import ControllerHost
 
 
 class CronJobController(Controller):
@@ -30,7 +30,7 @@ class CronJobController(Controller):
     kind = "CronJob"
     api_version = "batch/v1"
 
-    def __init__(self, manager: ControllerManager, workload: CronJob) -> None:
+    def __init__(self, manager: ControllerHost, workload: CronJob) -> None:
         super().__init__(manager, workload.metadata)
         self.workload = workload
         self.schedule = parse_schedule(workload.schedule)

@@ -30,7 +30,7 @@ from kubesched.api.pod import (
 from kubesched.sim.controllers.base import Controller
 
 if TYPE_CHECKING:
-    from kubesched.sim.controllers.manager import ControllerManager
+    from kubesched.sim.controllers.host import ControllerHost
 
 #: The tolerations util.AddOrUpdateDaemonPodTolerations adds to every daemon pod.
 DAEMON_TOLERATIONS = (
@@ -78,7 +78,7 @@ class DaemonSetController(Controller):
 
     kind = "DaemonSet"
 
-    def __init__(self, manager: ControllerManager, workload: DaemonSet) -> None:
+    def __init__(self, manager: ControllerHost, workload: DaemonSet) -> None:
         super().__init__(manager, workload.metadata)
         self.workload = workload
         self.template = daemon_template(workload.template)

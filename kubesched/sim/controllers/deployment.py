@@ -18,7 +18,7 @@ from kubesched.sim.controllers.base import ScaledController, template_hash
 from kubesched.sim.controllers.replicaset import ReplicaSetController
 
 if TYPE_CHECKING:
-    from kubesched.sim.controllers.manager import ControllerManager
+    from kubesched.sim.controllers.host import ControllerHost
 
 #: The label the Deployment controller adds to its ReplicaSets' selector and pods.
 POD_TEMPLATE_HASH = "pod-template-hash"
@@ -29,7 +29,7 @@ class DeploymentController(ScaledController):
 
     kind = "Deployment"
 
-    def __init__(self, manager: ControllerManager, workload: Deployment) -> None:
+    def __init__(self, manager: ControllerHost, workload: Deployment) -> None:
         super().__init__(manager, workload.metadata, workload.replicas)
         self.workload = workload
 

@@ -25,7 +25,7 @@ from kubesched.sim.controllers.replicaset import ReplicaSetController
 from kubesched.sim.controllers.statefulset import StatefulSetController
 
 if TYPE_CHECKING:
-    from kubesched.sim.controllers.manager import ControllerManager
+    from kubesched.sim.controllers.host import ControllerHost
 
 #: The condition the eviction API adds to an evicted pod.
 EVICTION_CONDITION = PodCondition("DisruptionTarget", "True", "EvictionByEvictionAPI",
@@ -39,7 +39,7 @@ class DisruptionController:
     read, only if one of its pods changed (or a controller's scale did) since.
     """
 
-    def __init__(self, manager: ControllerManager) -> None:
+    def __init__(self, manager: ControllerHost) -> None:
         self.manager = manager
         self._members: dict[tuple[str, str], dict[str, Pod]] = {}
         self._dirty: set[tuple[str, str]] = set()

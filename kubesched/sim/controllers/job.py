@@ -16,7 +16,7 @@ from kubesched.api.pod import Pod
 from kubesched.sim.controllers.base import Controller, is_active
 
 if TYPE_CHECKING:
-    from kubesched.sim.controllers.manager import ControllerManager
+    from kubesched.sim.controllers.host import ControllerHost
 
 JOB_LABELS = ("batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name", "controller-uid", "job-name")
 
@@ -27,7 +27,7 @@ class JobController(Controller):
     kind = "Job"
     api_version = "batch/v1"
 
-    def __init__(self, manager: ControllerManager, workload: Job) -> None:
+    def __init__(self, manager: ControllerHost, workload: Job) -> None:
         super().__init__(manager, workload.metadata)
         self.workload = workload
         self.succeeded = 0

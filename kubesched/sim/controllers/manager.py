@@ -20,24 +20,24 @@ from kubesched.api.policy import PriorityClass
 from kubesched.api.workload import WorkloadController
 from kubesched.errors import InputError
 from kubesched.io.admission import admit_pod, default_priority_class, effective_priority_classes
-from kubesched.sim.cluster import EPOCH, InMemoryCluster, VirtualClock
+from kubesched.sim.agenda import EPOCH, VirtualClock
+from kubesched.sim.cluster import InMemoryCluster
 from kubesched.sim.controllers.base import ALPHANUMS, Controller
+from kubesched.sim.controllers.cronjob import CronJobController
+from kubesched.sim.controllers.daemonset import DaemonSetController
+from kubesched.sim.controllers.deployment import DeploymentController
+from kubesched.sim.controllers.host import ControllerSettings, Reconciler
+from kubesched.sim.controllers.job import JobController
+from kubesched.sim.controllers.replicaset import ReplicaSetController
+from kubesched.sim.controllers.statefulset import StatefulSetController
 
 #: names.SimpleNameGenerator's maxGeneratedNameLength: 63 characters less the 5 of the random suffix.
 MAX_GENERATED_PREFIX = 58
 
 
-@attrs.frozen
-class ControllerSettings:
-    """How the simulated controllers behave: the delay between a change and the controller's reaction, and how
-    long a Job's pod runs when its template has no ``kubesched.io/duration`` annotation (seconds)."""
-
-    controller_delay: float = 1.0
-    job_duration: float = 60.0
-
-
 class ControllerManager:
-    """Holds the controllers, indexes pods by their controller, and dispatches the cluster's events."""
+    """Holds the controllers, indexes pods by their controller, and dispatches the cluster's events; the
+    :class:`~kubesched.sim.controllers.host.ControllerHost` of every controller."""
 
     def __init__(self, cluster: InMemoryCluster, clock: VirtualClock, *, seed: int = 0,
                  priority_classes: Iterable[PriorityClass] = (), settings: ControllerSettings | None = None,
@@ -76,15 +76,8 @@ class ControllerManager:
                 return name
 
     # -- workloads -------------------------------------------------------------------------------------------
-    def add(self, workload: Workload, *, owner: Controller | None = None) -> Controller:
+    def add(self, workload: Workload, *, owner: Reconciler | None = None) -> Controller:
         """Start the controller of ``workload`` (given a uid when it has none) and sync it at once."""
-        from kubesched.sim.controllers.cronjob import CronJobController
-        from kubesched.sim.controllers.daemonset import DaemonSetController
-        from kubesched.sim.controllers.deployment import DeploymentController
-        from kubesched.sim.controllers.job import JobController
-        from kubesched.sim.controllers.replicaset import ReplicaSetController
-        from kubesched.sim.controllers.statefulset import StatefulSetController
-
         meta = workload.metadata
         if not meta.uid:
             meta = attrs.evolve(meta, uid=self.new_uid())
@@ -120,7 +113,7 @@ class ControllerManager:
         """The controller of that workload, if it runs."""
         return self._by_name.get((kind, namespace, name))
 
-    def remove(self, controller: Controller) -> None:
+    def remove(self, controller: Reconciler) -> None:
         """Delete a workload: its controller stops and its pods (and owned workloads) are deleted."""
         meta = controller.metadata
         self.controllers.pop(meta.uid, None)
@@ -128,7 +121,7 @@ class ControllerManager:
         self.cluster.controllers.pop((controller.kind, meta.namespace, meta.name), None)
         controller.delete()
 
-    def queue(self, controller: Controller, delay: float | None = None) -> None:
+    def queue(self, controller: Reconciler, delay: float | None = None) -> None:
         """Sync ``controller`` after ``delay`` (the controller delay by default), unless a sync is pending."""
         uid = controller.metadata.uid
         if uid in self._pending:
@@ -150,7 +143,7 @@ class ControllerManager:
                                  p.name))
         return pods
 
-    def create_pod(self, pod: Pod, controller: Controller) -> Pod | None:
+    def create_pod(self, pod: Pod, controller: Reconciler) -> Pod | None:
         """Admit and create ``pod`` (SuccessfulCreate), or record FailedCreate when admission refuses it."""
         try:
             pod = admit_pod(pod, self._classes, self._default_class)
@@ -165,7 +158,7 @@ class ControllerManager:
             self._on_created(pod)
         return pod
 
-    def delete_pod(self, pod: Pod, message: str, controller: Controller,
+    def delete_pod(self, pod: Pod, message: str, controller: Reconciler,
                    condition: PodCondition | None = None) -> None:
         """Delete ``pod`` gracefully, with a SuccessfulDelete event."""
         if self.cluster.pods.get(pod.uid) is None:
@@ -232,6 +225,6 @@ class ControllerManager:
         self._nodes_changed()
 
 
-def isinstance_daemon(controller: Controller) -> bool:
+def isinstance_daemon(controller: Reconciler) -> bool:
     """Whether ``controller`` is a DaemonSet's (it syncs on node changes)."""
     return controller.kind == "DaemonSet"

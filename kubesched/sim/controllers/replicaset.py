@@ -14,7 +14,7 @@ from kubesched.sim.cluster import EPOCH
 from kubesched.sim.controllers.base import ScaledController, is_active, is_available
 
 if TYPE_CHECKING:
-    from kubesched.sim.controllers.manager import ControllerManager
+    from kubesched.sim.controllers.host import ControllerHost
 
 
 class ReplicaSetController(ScaledController):
@@ -22,7 +22,7 @@ class ReplicaSetController(ScaledController):
 
     kind = "ReplicaSet"
 
-    def __init__(self, manager: ControllerManager, workload: ReplicaSet) -> None:
+    def __init__(self, manager: ControllerHost, workload: ReplicaSet) -> None:
         super().__init__(manager, workload.metadata, workload.replicas)
         self.workload = workload
 

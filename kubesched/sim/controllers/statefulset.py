@@ -14,7 +14,7 @@ from kubesched.api.pod import Pod
 from kubesched.sim.controllers.base import ScaledController, is_available
 
 if TYPE_CHECKING:
-    from kubesched.sim.controllers.manager import ControllerManager
+    from kubesched.sim.controllers.host import ControllerHost
 
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
@@ -25,7 +25,7 @@ class StatefulSetController(ScaledController):
 
     kind = "StatefulSet"
 
-    def __init__(self, manager: ControllerManager, workload: StatefulSet) -> None:
+    def __init__(self, manager: ControllerHost, workload: StatefulSet) -> None:
         super().__init__(manager, workload.metadata, workload.replicas)
         self.workload = workload
 

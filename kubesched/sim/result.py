@@ -1,0 +1,111 @@
+"""What a simulation reports: where each pod ended up, the preemptions, the events, node usage and metrics, and
+the documented JSON shape of it all (docs/simulate.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+
+from kubesched.metrics import SchedulerMetrics, metrics_json
+from kubesched.runtime import Attempt, PluginFailure
+from kubesched.sim.cluster import Event
+
+PHASE_BOUND = "Bound"
+PHASE_PENDING = "Pending"
+PHASE_EVICTED = "Evicted"
+#: A pod that was already terminating in the input and went away at its deletionTimestamp.
+PHASE_DELETED = "Deleted"
+#: The phases of pods that ended otherwise (a Job's pod that ran its time, a pod lost with its node, a pod a
+#: scenario or a controller deleted), with their messages.
+ENDED_MESSAGES = {"Succeeded": "ran to completion", "Lost": "lost with its node (the node was deleted)",
+                  "Deleted": "deleted"}
+
+
+@attrs.frozen
+class PodResult:
+    """Where a pod ended up."""
+
+    namespace: str
+    name: str
+    phase: str
+    node: str | None
+    nominated_node: str | None
+    priority: int
+    message: str
+
+
+@attrs.frozen
+class Preemption:
+    """One preemption: the preemptor, the node, its victims in kube-scheduler's order and, per victim, whether it
+    was already terminating when chosen (kube-scheduler chooses such pods again: they hold their resources)."""
+
+    preemptor: str
+    node: str
+    victims: tuple[str, ...]
+    victims_already_terminating: tuple[bool, ...] = ()
+
+
+@attrs.frozen
+class NodeUsage:
+    """A node's requests against its allocatable at the end of the run."""
+
+    name: str
+    pods: int
+    max_pods: int
+    cpu_requested: int
+    cpu_allocatable: int
+    memory_requested: int
+    memory_allocatable: int
+
+
+@attrs.frozen
+class SimulationResult:
+    """The outcome of a simulation."""
+
+    seed: int
+    pods: tuple[PodResult, ...]
+    preemptions: tuple[Preemption, ...]
+    events: tuple[Event, ...]
+    nodes: tuple[NodeUsage, ...] = ()
+    warnings: tuple[str, ...] = ()
+    #: Every plugin error, in order (each is also a PluginError event).
+    plugin_errors: tuple[PluginFailure, ...] = ()
+    #: The scheduler's metrics at the end of the run (docs/metrics.md).
+    metrics: SchedulerMetrics | None = attrs.field(default=None, eq=False)
+    #: With ``--explain``: every recorded scheduling attempt, by pod key (docs/explain.md); None without it.
+    explain: dict[str, tuple[Attempt, ...]] | None = None
+    #: For a scenario run: its name, end time and each step's virtual time (the JSON's ``scenario`` key).
+    scenario: Mapping[str, object] | None = None
+
+    def plugin_error_summary(self) -> list[str]:
+        """One line per failing plugin and extension point: how often, on how many pods, and the first failure."""
+        groups: dict[tuple[str, str], list[PluginFailure]] = {}
+        for failure in self.plugin_errors:
+            groups.setdefault((failure.point, failure.plugin), []).append(failure)
+        return [f'{point} plugin "{plugin}" failed {len(failures)} time(s) on {len({f.pod for f in failures})} '
+                f"pod(s); first: {failures[0].describe()}" for (point, plugin), failures in groups.items()]
+
+    def to_json(self) -> dict[str, object]:
+        """The documented JSON shape (``SimulationResult``); a scenario run adds the ``scenario`` key."""
+        document: dict[str, object] = {
+            "kind": "SimulationResult",
+            "seed": self.seed,
+            "pods": [
+                {"namespace": p.namespace, "name": p.name, "phase": p.phase, "node": p.node,
+                 "nominatedNode": p.nominated_node, "priority": p.priority, "message": p.message}
+                for p in self.pods
+            ],
+            "preemptions": [
+                {"preemptor": p.preemptor, "node": p.node, "victims": list(p.victims),
+                 "victimsAlreadyTerminating": list(p.victims_already_terminating)}
+                for p in self.preemptions
+            ],
+            "events": [e.to_json() for e in self.events],
+            "metrics": metrics_json(self.metrics) if self.metrics is not None else {},
+            **({} if self.explain is None else
+               {"explain": {key: [a.to_json() for a in attempts] for key, attempts in self.explain.items()}}),
+        }
+        if self.scenario is not None:
+            document["scenario"] = dict(self.scenario)
+        return document
