@@ -19,7 +19,8 @@ from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import Diagnosis, PreFilterResult
-from kubesched.runtime._batch import BatchError, BatchFilter, nominated_overlay_exact, score_batch
+from kubesched.runtime._batch_filter import BatchError, BatchFilter, nominated_overlay_exact
+from kubesched.runtime._batch_score import score_batch
 from kubesched.runtime._cycle_observer import CycleObserver
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._nominator import Nominator

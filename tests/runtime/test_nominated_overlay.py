@@ -28,7 +28,7 @@ from kubesched.framework._types import NodeToStatus, PostFilterResult
 from kubesched.profiles import load_config
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import PluginRegistry
-from kubesched.runtime._batch import BatchFilter
+from kubesched.runtime._batch_filter import BatchFilter
 from kubesched.runtime._scheduler import CycleRecord, Scheduler, SchedulerSettings
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
