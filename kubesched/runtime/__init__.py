@@ -6,6 +6,7 @@ the application (``sim``, ``cli``, ``testing``) uses the names this package expo
 
 from kubesched.runtime._cache import Cache
 from kubesched.runtime._columns import ColumnStore
+from kubesched.runtime._cycle import CycleRecord
 from kubesched.runtime._cycle_observer import QUIET, CycleObserver
 from kubesched.runtime._explain import Attempt, Explainer
 from kubesched.runtime._failures import Hook, PluginFailure, SlowCalls
@@ -23,7 +24,7 @@ from kubesched.runtime._registry import (
     new_plugin_manager,
     validate_plugin_class,
 )
-from kubesched.runtime._scheduler import AttemptObserver, CycleRecord, Scheduler, SchedulerSettings
+from kubesched.runtime._scheduler import AttemptObserver, Scheduler, SchedulerSettings
 from kubesched.runtime._scores import ScoreTable, select_host
 from kubesched.runtime._snapshot import NodeSnapshot
 from kubesched.runtime._statuses import DeferredNodeToStatus, new_diagnosis

@@ -26,14 +26,12 @@ from kubesched.framework._events import (
     ASSIGNED_POD_DELETE,
     ClusterEvent,
 )
-from kubesched.framework._node_info import NodeInfo, PodInfo
-from kubesched.framework._status import Code, Status
+from kubesched.framework._node_info import PodInfo
+from kubesched.framework._status import Status
 from kubesched.framework._types import (
     Diagnosis,
     FitError,
-    NominatingInfo,
     NominatingMode,
-    PreFilterResult,
     QueuedPodInfo,
     fit_error_message,
 )
@@ -45,13 +43,14 @@ from kubesched.metrics import (
     SchedulerMetrics,
 )
 from kubesched.runtime._cache import Cache
+from kubesched.runtime._cycle import CLEAR_NOMINATED_NODE, CycleFailed, CycleRecord, Placement
 from kubesched.runtime._cycle_observer import QUIET, CycleObserver
 from kubesched.runtime._event_handlers import EventHandlers
 from kubesched.runtime._explain import AttemptRecorder, Explainer
 from kubesched.runtime._failures import PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._metrics import MeteredClient
-from kubesched.runtime._node_search import NodeSearch, NodeSearches, SearchError, num_feasible_nodes_to_find
+from kubesched.runtime._node_search import NodeSearches
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._preemption import ResourceAccelerator
 from kubesched.runtime._profile import Profile
@@ -62,17 +61,14 @@ from kubesched.runtime._queue import (
     Strategy,
 )
 from kubesched.runtime._registry import PluginRegistry
-from kubesched.runtime._scores import ScoreTable, select_host
 from kubesched.runtime._snapshot import NodeSnapshot
 from kubesched.runtime._statuses import new_diagnosis
 
-NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 POD_REASON_UNSCHEDULABLE = "Unschedulable"
 POD_REASON_SCHEDULER_ERROR = "SchedulerError"
 # Event notes are truncated like kube-scheduler's (the PodScheduled condition keeps the full text).
 MAX_EVENT_MESSAGE = 1024
 
-CLEAR_NOMINATED_NODE = NominatingInfo("", NominatingMode.OVERRIDE)
 
 
 @attrs.frozen
@@ -102,33 +98,6 @@ class AttemptObserver(Protocol):
     def assumed_pod_forgotten(self, pod: Pod, woken: Sequence[Pod]) -> None:
         """``pod``'s binding cycle failed and its reservation was dropped; ``woken`` are the pods that failed while
         it was reserved, moved for another try because its room is free again."""
-
-
-@attrs.define
-class CycleRecord:
-    """What one scheduling attempt saw: per-node Filter statuses and per-plugin scores.
-
-    Nodes absent from ``diagnosis.node_to_status`` passed every Filter plugin (or were never checked
-    once enough feasible nodes were found).
-    """
-
-    pod: Pod
-    profile: str
-    diagnosis: Diagnosis
-    feasible_nodes: list[str] = attrs.field(factory=list)
-    scores: ScoreTable | None = None
-    suggested_host: str = ""
-    status: Status | None = None
-
-
-class _CycleFailed(Exception):  # noqa: N818 - control flow, not an error type
-    """A failed scheduling cycle, carrying the status and the nominating decision."""
-
-    def __init__(self, status: Status, nominating: NominatingInfo | None = None, fit_error: FitError | None = None):
-        super().__init__(status.message())
-        self.status = status
-        self.nominating = nominating
-        self.fit_error = fit_error
 
 
 @attrs.define
@@ -184,10 +153,11 @@ class Scheduler:
                                      initial_backoff=self.settings.pod_initial_backoff_seconds,
                                      max_backoff=self.settings.pod_max_backoff_seconds, metrics=self.metrics)
         self.metrics.watch_pending_pods(self.queue.pending_counts)
-        self.next_start_node_index = 0
         #: What the cluster tells the scheduler (subscribe it to the backend: it is the ClusterListener).
         self.events = EventHandlers(self.cache, self.queue, self.frameworks, self._forget_failure)
         self._searches = NodeSearches(self.snapshot, self.nominator, batch=self.settings.fast_path)
+        self._placement = Placement(self.cache, self.snapshot, self._searches, self.metrics, rng,
+                                    self.settings.percentage_of_nodes_to_score)
         #: Receives a record of every scheduling attempt (for explain output); None keeps nothing.
         self.cycle_observer: Callable[[CycleRecord], None] | None = None
         #: Told when attempts start and fail (the simulator's settling policy); None tells nobody.
@@ -198,6 +168,11 @@ class Scheduler:
         # Orders assumptions and failures: a pod that failed after a pod was assumed saw that pod's reservation.
         self._sequence = itertools.count()
         self._failed_at: dict[str, int] = {}
+
+    @property
+    def next_start_node_index(self) -> int:
+        """kube-scheduler's nextStartNodeIndex: where the next search for feasible nodes starts."""
+        return self._placement.next_start_node_index
 
     @property
     def ignored(self) -> dict[str, Pod]:
@@ -262,7 +237,7 @@ class Scheduler:
             framework.handle.preemption_observer = recorder.preemption
         try:
             binding = self._scheduling_cycle(framework, state, queued, record, started, observer)
-        except _CycleFailed as failure:
+        except CycleFailed as failure:
             record.status = failure.status
             self._observe(record, recorder)
             self._handle_failure(queued, failure, started=started)
@@ -292,7 +267,8 @@ class Scheduler:
     def _scheduling_cycle(self, framework: Framework, state: CycleState, queued: QueuedPodInfo,
                           record: CycleRecord, started: float, observer: CycleObserver) -> _Binding | None:
         pod = queued.pod
-        host = self._schedule_pod(framework, state, pod, record, observer)
+        host = self._placement.schedule_pod(framework, state, pod, record, observer,
+                                            keep=self.cycle_observer is not None)
         assumed = queued.pod_info.for_pod(pod.with_node_name(host))
         self.cache.assume_pod(assumed)
         self.nominator.delete_nominated_pod_if_exists(pod)
@@ -312,96 +288,14 @@ class Scheduler:
             return None
         return binding
 
-    def _single_node_failure(self, pod: Pod, host: str, status: Status) -> _CycleFailed:
+    def _single_node_failure(self, pod: Pod, host: str, status: Status) -> CycleFailed:
         if not status.is_rejected():
-            return _CycleFailed(status, CLEAR_NOMINATED_NODE)
+            return CycleFailed(status, CLEAR_NOMINATED_NODE)
         diagnosis = Diagnosis()
         diagnosis.node_to_status.set(host, status)
         diagnosis.add_plugin_status(status)
         fit_error = FitError(pod, 1, diagnosis)
-        return _CycleFailed(Status(status.code, (str(fit_error),), status.plugin), CLEAR_NOMINATED_NODE, fit_error)
-
-    def _schedule_pod(self, framework: Framework, state: CycleState, pod: Pod, record: CycleRecord,
-                      observer: CycleObserver) -> str:
-        self.cache.update_snapshot(self.snapshot)
-        if self.snapshot.num_nodes() == 0:
-            raise _CycleFailed(Status.unresolvable(NO_NODES_AVAILABLE), CLEAR_NOMINATED_NODE)
-        search = self._searches.for_cycle(observer)
-        try:
-            feasible = self._find_nodes_that_fit(search, framework, state, pod, record.diagnosis, observer)
-        except SearchError as error:
-            raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
-        observer.filtering_done(self.snapshot.list())
-        if self.cycle_observer is not None:  # the record outlives the cycle: build what it holds now
-            record.feasible_nodes = [ni.name for ni in feasible]
-            record.diagnosis.node_to_status.materialise()
-        if not feasible:
-            fit_error = FitError(pod, self.snapshot.num_nodes(), record.diagnosis)
-            nominating = None
-            if framework.has_post_filter_plugins():
-                self.metrics.preemption_attempt()
-                result, status = framework.run_post_filter_plugins(state, pod, record.diagnosis.node_to_status)
-                record.diagnosis.post_filter_msg = status.message()
-                observer.post_filter(result, status)
-                if result is not None:
-                    nominating = result.nominating_info
-            raise _CycleFailed(Status(Code.UNSCHEDULABLE, (str(fit_error),)), nominating, fit_error)
-        if len(feasible) == 1:
-            record.suggested_host = feasible[0].name
-            return record.suggested_host
-        if not framework.has_score_plugins():
-            scores = ScoreTable([ni.name for ni in feasible], totals=[1] * len(feasible))
-        else:
-            try:
-                scores = search.prioritize(framework, state, pod, feasible, observer)
-            except SearchError as error:
-                raise _CycleFailed(error.status, CLEAR_NOMINATED_NODE) from None
-        record.scores = scores
-        record.suggested_host = select_host(scores, self.rng)
-        return record.suggested_host
-
-    def _find_nodes_that_fit(self, search: NodeSearch, framework: Framework, state: CycleState, pod: Pod,
-                             diagnosis: Diagnosis, observer: CycleObserver) -> list[NodeInfo]:
-        """kube-scheduler's findNodesThatFitPod: PreFilter, the nominated node first, then the search from
-        nextStartNodeIndex, which moves on by the nodes processed."""
-        all_nodes = self.snapshot.list()
-        pre_result, status, narrowing = search.pre_filter(framework, state, pod, all_nodes)
-        diagnosis.unschedulable_plugins = set(narrowing)
-        observer.pre_filter(pre_result, status, narrowing, state.skip_filter_plugins)
-        framework.record_filters(state, observer.filters)
-        if status is not None and status.code is not Code.SUCCESS:
-            if not status.is_rejected():
-                raise _CycleFailed(status, CLEAR_NOMINATED_NODE)
-            diagnosis.node_to_status.absent_nodes_status = status
-            diagnosis.pre_filter_msg = status.message()
-            diagnosis.add_plugin_status(status)
-            return []
-        nominated = pod.status.nominated_node_name
-        if nominated:
-            node_info = self.snapshot.get(nominated)
-            if node_info is not None:
-                try:
-                    feasible, _lazy = self._searches.per_node.find_feasible(framework, state, pod, diagnosis,
-                                                                            [node_info], 0, 1)
-                except SearchError:
-                    feasible = []  # kube-scheduler logs an error on the nominated node and checks all nodes
-                if feasible:
-                    observer.nominated_node_fits()
-                    return feasible
-        nodes = all_nodes
-        if pre_result is not None and not pre_result.all_nodes():
-            nodes = _narrow(all_nodes, pre_result)
-            diagnosis.node_to_status.absent_nodes_status = Status.unresolvable(
-                "node(s) didn't satisfy plugin(s) [" + " ".join(sorted(narrowing)) + "]")
-        percentage = framework.profile.percentage_of_nodes_to_score
-        if percentage is None:
-            percentage = self.settings.percentage_of_nodes_to_score
-        to_find = num_feasible_nodes_to_find(percentage, len(nodes)) if framework.has_score_plugins() else 1
-        feasible, lazy = search.find_feasible(framework, state, pod, diagnosis, nodes, self.next_start_node_index,
-                                              to_find)
-        processed = len(feasible) + len(diagnosis.node_to_status.recorded_names()) + lazy
-        self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
-        return feasible
+        return CycleFailed(Status(status.code, (str(fit_error),), status.plugin), CLEAR_NOMINATED_NODE, fit_error)
 
     # -- binding cycle -----------------------------------------------------------------------------
     def process_waiting_pods(self) -> None:
@@ -457,7 +351,7 @@ class Scheduler:
             self.cache.forget_pod(pod)
         if status.is_rejected() and status.plugin:
             binding.queued.unschedulable_plugins = {status.plugin}
-        failure = _CycleFailed(status, CLEAR_NOMINATED_NODE)
+        failure = CycleFailed(status, CLEAR_NOMINATED_NODE)
         woken: list[Pod] = []
 
         def saw_reservation(info: QueuedPodInfo) -> bool:
@@ -493,7 +387,7 @@ class Scheduler:
         if first is not None:  # as kube-scheduler, which observes only pods with an initial attempt time
             self.metrics.pod_scheduled_sli(queued.attempts, self.clock.now() - first)
 
-    def _handle_failure(self, queued: QueuedPodInfo, failure: _CycleFailed, *, started: float,
+    def _handle_failure(self, queued: QueuedPodInfo, failure: CycleFailed, *, started: float,
                         binding_cycle: bool = False) -> None:
         status = failure.status
         pod = queued.pod
@@ -527,8 +421,4 @@ class Scheduler:
                 node = nominating.nominated_node_name
             self.client.set_scheduling_failure(current, reason, message, node)
 
-
-def _narrow(all_nodes: list[NodeInfo], result: PreFilterResult) -> list[NodeInfo]:
-    names = result.node_names or frozenset()
-    return [ni for ni in all_nodes if ni.name in names]
 

@@ -17,9 +17,9 @@ from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._plugin import Plugin, hookimpl
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import Diagnosis, NodeToStatus, fit_error_message
-from kubesched.runtime import PluginRegistry, ScoreTable, select_host
+from kubesched.runtime import CycleRecord, PluginRegistry, ScoreTable, select_host
 from kubesched.runtime._node_search import num_feasible_nodes_to_find
-from kubesched.runtime._scheduler import CycleRecord, Scheduler, SchedulerSettings
+from kubesched.runtime._scheduler import Scheduler, SchedulerSettings
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.sim.settling import SettlingPolicy
 from kubesched.testing import make_node, make_pod

@@ -25,8 +25,7 @@ from kubesched.api.policy import PodDisruptionBudget
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.profiles.parse import parse_config
-from kubesched.runtime import PluginRegistry
-from kubesched.runtime._scheduler import CycleRecord
+from kubesched.runtime import CycleRecord, PluginRegistry
 from kubesched.sim.simulate import Simulation, SimulationResult
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import pdb

@@ -29,8 +29,8 @@ from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.node_affinity import NodeAffinity
 from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.plugins.priority_sort import PrioritySort
-from kubesched.runtime import PluginRegistry
-from kubesched.runtime._scheduler import CycleRecord, Scheduler, SchedulerSettings
+from kubesched.runtime import CycleRecord, PluginRegistry
+from kubesched.runtime._scheduler import Scheduler, SchedulerSettings
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
 from tests.framework.fakes import profile_of

@@ -27,9 +27,9 @@ from kubesched.framework._status import Code, Status
 from kubesched.framework._types import NodeToStatus, PostFilterResult
 from kubesched.profiles import load_config
 from kubesched.profiles.config import SchedulerConfiguration
-from kubesched.runtime import PluginRegistry
+from kubesched.runtime import CycleRecord, PluginRegistry
 from kubesched.runtime._batch_filter import BatchFilter
-from kubesched.runtime._scheduler import CycleRecord, Scheduler, SchedulerSettings
+from kubesched.runtime._scheduler import Scheduler, SchedulerSettings
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
 from tests.framework.fakes import profile_of
