@@ -8,7 +8,6 @@ are its own methods. Which path finds and scores nodes is not its business (see 
 
 from __future__ import annotations
 
-import operator
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -37,25 +36,20 @@ from kubesched.runtime._hints import HintTable, Registration
 from kubesched.runtime._invoke import (
     ADD_POD,
     FILTER,
-    NORMALIZE,
     POST_FILTER,
     POST_FILTER_ERROR,
     PRE_ENQUEUE,
     PRE_FILTER,
-    PRE_SCORE,
     REMOVE_POD,
-    SCORE,
-    WEIGHTS,
     Guard,
     Point,
-    first_invalid_score,
-    invalid_score,
 )
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._plugin_set import PluginSet
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._queue import Strategy
 from kubesched.runtime._registry import PluginRegistry
+from kubesched.runtime._score_runners import ScoreRecorder, ScoreRunners
 from kubesched.runtime._scores import ScoreTable
 from kubesched.runtime._snapshot import NodeSnapshot
 
@@ -63,8 +57,6 @@ _SUCCESS = Code.SUCCESS
 _REJECTED = REJECTION_CODES  # the contract's rejection codes (kube-scheduler's Status.IsRejected)
 # The Filter plugins that run this cycle (the profile's minus those whose PreFilter said Skip).
 _CYCLE_FILTERS = StateKey[list[tuple[str, Hook]]]("kubesched/cycle-filter-plugins")
-#: Told one Score plugin's scores over the nodes: (plugin, nodes, raw, normalised, weighted).
-ScoreRecorder = Callable[[str, Sequence[str], Sequence[int], Sequence[int], Sequence[int]], None]
 
 
 def _go_list(names: Sequence[str]) -> str:
@@ -95,6 +87,7 @@ class Framework:
         #: The plugins' queueing-hint registrations, in plugin order: (event, plugin, hint or None for always Queue).
         self.registrations: list[Registration] = self.hints.registrations
         self._binding = BindingRunners(self._plugins, self.guard, self.handle)
+        self._scoring = ScoreRunners(self._plugins, self.guard)
         queue_sort = self._plugins.hooks["queue_sort_less"]
         self._queue_sort = queue_sort[0] if queue_sort else None
         #: The first failure of the QueueSort plugin, if it ever raised (the queue then fell back to priority order).
@@ -373,85 +366,27 @@ class Framework:
             rejector = rejector or name
         return result, Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
 
-    # -- PreScore / Score (hot path) ---------------------------------------------------------------
+    # -- PreScore / Score ----------------------------------------------------------------------------
     def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
                               batch: NodeBatch | None = None) -> Status | None:
         """Run PreScore over the feasible ``nodes``; Skip removes the plugin's Score for this cycle. Given ``batch``
         (the same nodes as a NodeBatch, on the batch path), a plugin's ``pre_score_nodes`` runs instead."""
-        skipped: set[str] = set()
-        batch_hooks = self.batch_pre_score_hooks if batch is not None else {}
-        for name, hook in self._hooks["pre_score"]:
-            batch_hook = batch_hooks.get(name)
-            args = (state, pod, nodes) if batch_hook is None else (state, pod, batch)
-            status, failed = self.guard.status_of(PRE_SCORE, name, hook if batch_hook is None else batch_hook, args,
-                                                  pod)
-            if failed is not None:
-                return failed
-            if status is None or status.code is _SUCCESS:
-                continue
-            if status.code is Code.SKIP:
-                skipped.add(name)
-                continue
-            return self.guard.failed(PRE_SCORE, name, pod, status=status)
-        state.skip_score_plugins = skipped
-        return None
+        return self._scoring.pre_score(state, pod, nodes, batch)
 
     def run_normalize(self, name: str, state: CycleState, pod: Pod, node_scores: list[NodeScore],
                       nodes: Sequence[str]) -> Status | None:
         """Run ``name``'s NormalizeScore on ``node_scores`` (in place); None, or its Error status."""
-        status, failed = self.guard.status_of(NORMALIZE, name, self._normalizers[name], (state, pod, node_scores), pod)
-        if failed is not None:
-            return failed
-        if status is not None and status.code is not _SUCCESS:
-            return self.guard.failed(NORMALIZE, name, pod, status=status)
-        if len(node_scores) != len(nodes) or any(ns.name != n for ns, n in zip(node_scores, nodes, strict=True)):
-            return self.guard.failed(NORMALIZE, name, pod, detail="changed the list of nodes (it must rewrite scores "
-                                     "in place, keeping every node in order)")
-        return None
+        return self._scoring.normalize(name, state, pod, node_scores, nodes)
 
     def invalid_score(self, name: str, pod: Pod, scores: Sequence[Any], nodes: Sequence[str]) -> Status | None:
         """The Error for the first of ``name``'s normalised scores outside [0, 100] (or not an int), else None."""
-        index = first_invalid_score(scores)
-        if index is None:
-            return None
-        return self.guard.failed(WEIGHTS, name, pod, nodes[index], detail=invalid_score(scores[index]))
+        return self._scoring.invalid_score(name, pod, scores, nodes)
 
     def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
                           recorder: ScoreRecorder | None = None) -> tuple[ScoreTable, Status | None]:
         """Score every node with every non-skipped plugin, normalise, check [0, 100], apply weights; ``recorder``
         (explain) is told each plugin's raw, normalised and weighted scores."""
-        skip = state.skip_score_plugins
-        table = ScoreTable([ni.name for ni in nodes], totals=[0] * len(nodes))
-        for name, hook in self._hooks["score"]:
-            if name in skip:
-                continue
-            node_info: NodeInfo | None = None
-            try:
-                # The assignment expression keeps the node being scored, so a failure can name it.
-                scores: list[Any] = [hook(state, pod, node_info := ni) for ni in nodes]
-            except PLUGIN_FAILURES as exc:
-                return table, self.guard.failed(SCORE, name, pod, node_info.name if node_info is not None else "",
-                                                exc=exc)
-            raw = scores
-            if name in self._normalizers:
-                node_scores = [NodeScore(n, s) for n, s in zip(table.nodes, scores, strict=True)]
-                status = self.run_normalize(name, state, pod, node_scores, table.nodes)
-                if status is not None:
-                    return table, status
-                scores = [ns.score for ns in node_scores]
-            normalized = scores
-            status = self.invalid_score(name, pod, scores, table.nodes)
-            if status is not None:
-                return table, status
-            weight = self.score_weight(name)
-            if weight != 1:
-                scores = [value * weight for value in scores]
-            if recorder is not None:
-                recorder(name, table.nodes, raw, normalized, scores)
-            table.plugins.append(name)
-            table.columns.append(scores)
-            table.totals = list(map(operator.add, table.totals, scores))
-        return table, None
+        return self._scoring.score(state, pod, nodes, recorder)
 
     # -- the binding cycle -------------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
