@@ -14,7 +14,7 @@ from kubesched.runtime import Scheduler
 from kubesched.runtime._metrics import metered
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
-from tests.framework.test_scheduler import Hold, run, scheduler_on
+from tests.runtime.test_scheduler import Hold, run, scheduler_on
 
 
 @pytest.mark.parametrize(("attempts", "label"), [(1, "1"), (14, "14"), (15, "15+"), (40, "15+")])

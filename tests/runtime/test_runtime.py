@@ -480,7 +480,7 @@ class TestPluginFailures:
         fwk = framework_of({"filter": ["Crash"]}, make_filter("Crash", crash))
         fwk.run_filter_plugins(CycleState(), POD, nodes("n1")[0])
         frames = fwk.failures[0].frames
-        assert frames[-1].startswith("tests/framework/test_runtime.py:")
+        assert frames[-1].startswith("tests/runtime/test_runtime.py:")
         assert frames[-1].endswith(" in crash")
         assert not any("kubesched/runtime/" in frame for frame in frames)
 
