@@ -291,6 +291,42 @@ def test_shortcut_follows_a_third_party_filter_reads_declaration(plugin: type[Pl
     assert (pc.shortcut_request(pc.pre_filter(pod), pod) is not None) is taken
 
 
+class BlocksLabelled(Plugin):
+    """A third-party Filter plugin declaring it reads only the Node object: it rejects nodes labelled blocked."""
+
+    name = "BlocksLabelled"
+    filter_reads = FilterReads.NODE
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        node = node_info.node
+        blocked = node is not None and "blocked" in node.labels
+        return Status.unresolvable("node is blocked") if blocked else None
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2])
+def test_a_node_a_filter_after_node_resources_fit_rejects_is_no_candidate(offset: int) -> None:
+    """With a NODE-declared plugin after NodeResourcesFit, the shortcut reads that plugin's verdict on the nodes
+    NodeResourcesFit rejected (it never ran there): a node it rejects is no candidate, with its own status, exactly
+    as Filter on node copies decides."""
+    nodes = [make_node("n0").capacity(cpu="2", memory="1Gi", pods="10").obj(),
+             make_node("n1").label(blocked="yes").capacity(cpu="2", memory="1Gi", pods="10").obj(),
+             make_node("n2").capacity(cpu="2", memory="1Gi", pods="10").obj()]
+    running = [make_pod(f"low{i}").node(f"n{i}").req(cpu="2").start_time(T0).obj() for i in range(3)]
+    points = {"pre-filter": ["NodeResourcesFit"], "filter": ["NodeResourcesFit", "BlocksLabelled"]}
+    pc = preemption_cluster(nodes, running, points=points, extra=(BlocksLabelled,))
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    state = pc.pre_filter(pod)
+    shortcut = pc.shortcut_request(state, pod)
+    assert shortcut is not None
+    assert [name for name, _hook in shortcut.after] == ["BlocksLabelled"]
+    statuses = pc.filter_statuses(pod, state)
+    fast, slow = both_dry_runs(pc, state, pod, statuses, offset, 3, DisruptionBudgets())
+    assert_same_dry_run(fast, slow)
+    assert sorted(c.name for c in fast[0]) == ["n0", "n2"]
+    assert fast[1]["n1"] == Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("node is blocked",), "BlocksLabelled")
+
+
 def test_statuses_of_nodes_without_room_are_built_when_read() -> None:
     """A node too small even without its lower-priority pods gets Filter's status, from the copy, on first read."""
     nodes = [make_node("small").capacity(cpu="1", memory="1Gi", pods="10").obj()]

@@ -174,3 +174,38 @@ def test_args_class_is_exposed() -> None:
 
     cls = _plugin("Y", filter=hookimpl(_filter), Args=Args)
     assert validate_plugin_class(cls, "Y").args_class is Args
+
+
+def _marked(**options: Any) -> type[Any]:
+    """A Filter plugin whose filter carries the given hookimpl options."""
+
+    def filter(self: Any, state: CycleState, pod: Pod, node_info: NodeInfo) -> None:
+        return None
+
+    filter.__qualname__ = "Marked.filter"
+    return type("Marked", (), {"name": "Marked", "filter": hookimpl(**options)(filter)})
+
+
+@pytest.mark.parametrize(("options", "why"), [
+    pytest.param({"wrapper": True}, "wrapper=True is not supported (wrappers are not run", id="wrapper"),
+    pytest.param({"hookwrapper": True}, "hookwrapper=True is not supported (wrappers are not run",
+                 id="hookwrapper"),
+    pytest.param({"tryfirst": True}, "tryfirst=True is not supported (the profile's plugin order decides",
+                 id="tryfirst"),
+    pytest.param({"trylast": True}, "trylast=True is not supported (the profile's plugin order decides",
+                 id="trylast"),
+    pytest.param({"specname": "filter"}, "specname='filter' is not supported (hooks are found by method name",
+                 id="specname"),
+])
+def test_pluggy_options_the_runtime_does_not_honour_are_refused(options: dict[str, Any], why: str) -> None:
+    """Registration refuses a hookimpl option the framework would silently ignore, naming plugin, hook and option."""
+    with pytest.raises(PluginError) as refused:
+        validate_plugin_class(_marked(**options), "Marked")
+    assert str(refused.value).startswith("plugin 'Marked': hook 'filter': hookimpl option ")
+    assert why in str(refused.value)
+
+
+def test_the_bare_marker_and_false_options_are_accepted() -> None:
+    """``@hookimpl`` alone, or with the options explicitly off, registers."""
+    assert validate_plugin_class(_marked(), "Marked").name == "Marked"
+    assert validate_plugin_class(_marked(tryfirst=False, wrapper=False), "Marked").name == "Marked"

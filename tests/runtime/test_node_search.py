@@ -1,0 +1,69 @@
+"""The one seam for speed: the runtime alone chooses, per cycle, between the per-node and the batch node search."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+import pytest
+
+from kubesched.framework import NodeInfo, Status
+from kubesched.framework._types import PostFilterResult, PreFilterResult
+from kubesched.framework.preemption import CandidateChoice
+from kubesched.runtime import QUIET, NodeSearches, NodeSnapshot, Nominator
+from kubesched.runtime._failures import Hook
+from kubesched.testing import make_node, make_snapshot
+
+
+class Recording:
+    """An observer asking for every per-node verdict, as explain's recorder does."""
+
+    per_node = True
+
+    def pre_filter(self, result: PreFilterResult | None, status: Status | None, narrowing: Collection[str],
+                   skipped: Collection[str]) -> None:
+        """Not needed here."""
+
+    def filters(self, filters: list[tuple[str, Hook]]) -> list[tuple[str, Hook]]:
+        return filters
+
+    def nominated_node_fits(self) -> None:
+        """Not needed here."""
+
+    def filtering_done(self, nodes: Sequence[NodeInfo]) -> None:
+        """Not needed here."""
+
+    def post_filter(self, result: PostFilterResult | None, status: Status) -> None:
+        """Not needed here."""
+
+    def preemption(self, choice: CandidateChoice) -> None:
+        """Not needed here."""
+
+    def score_skipped(self, plugins: Collection[str]) -> None:
+        """Not needed here."""
+
+    def scored(self, plugin: str, nodes: Sequence[str], raw: Sequence[int], normalized: Sequence[int],
+               weighted: Sequence[int]) -> None:
+        """Not needed here."""
+
+
+def snapshot(cpu: str = "4") -> NodeSnapshot:
+    """A snapshot of two nodes with ``cpu`` each."""
+    return make_snapshot([NodeInfo.of(make_node(n).capacity(cpu=cpu).obj()) for n in ("a", "b")])
+
+
+@pytest.mark.parametrize(("batch", "observer", "cpu", "path"), [
+    pytest.param(True, QUIET, "4", "batch", id="the fast path"),
+    pytest.param(False, QUIET, "4", "per-node", id="the reference path (--reference)"),
+    pytest.param(True, Recording(), "4", "per-node", id="an explained attempt"),
+    pytest.param(True, QUIET, "9007199254740993m", "per-node", id="amounts too large for exact columns"),
+])
+def test_the_runtime_chooses_the_search_for_each_cycle(batch: bool, observer: object, cpu: str, path: str) -> None:
+    """Batch unless switched off, an observer needs every per-node verdict, or the columns cannot be exact."""
+    searches = NodeSearches(snapshot(cpu), Nominator(), batch=batch)
+    assert searches.for_cycle(observer).path == path  # type: ignore[arg-type]
+
+
+def test_both_searches_share_the_per_node_one() -> None:
+    """The batch search steps aside to the very per-node search the scheduler uses (one reference)."""
+    searches = NodeSearches(snapshot(), Nominator(), batch=True)
+    assert searches.for_cycle(Recording()) is searches.per_node
