@@ -29,7 +29,14 @@ from kubesched.testing.conformance import (
     PluginUnderTest,
     run_conformance,
 )
-from kubesched.testing.frameworks import PATHS, PluginFramework, StatusError, plugin_framework, plugin_instance
+from kubesched.testing.frameworks import (
+    PATHS,
+    PluginFramework,
+    SearchPath,
+    StatusError,
+    plugin_framework,
+    plugin_instance,
+)
 from kubesched.testing.harness import Decision, Decisions, run_plugin, run_profile
 from kubesched.testing.hints import hint
 from kubesched.testing.queue import QUEUES, contents, new_queue, place, queue_framework, where
@@ -54,6 +61,7 @@ __all__ = [
     "PodBuilder",
     "PriorityClassBuilder",
     "RecordingClient",
+    "SearchPath",
     "StatusError",
     "StatusMatcher",
     "contents",

@@ -39,9 +39,9 @@ from kubesched.sim.cluster import InMemoryCluster
 from kubesched.testing.cluster import RecordingClient, built, cluster_and_snapshot
 
 DEFAULT_SCHEDULER = "default-scheduler"
-#: The scheduler's two paths through Filter and Score.
-Path = Literal["per-node", "batch"]
-PATHS: tuple[Path, ...] = ("per-node", "batch")
+#: The scheduler's two paths through Filter and Score (parametrize a test's ``path: SearchPath`` over PATHS).
+SearchPath = Literal["per-node", "batch"]
+PATHS: tuple[SearchPath, ...] = ("per-node", "batch")
 P = TypeVar("P")
 #: A plugin as the kit takes it: its class or the name of a built-in or installed plugin, or (class or name, args)
 #: with args an Args instance or a kebab-case mapping.
@@ -131,12 +131,12 @@ class PluginFramework(Framework):
     """A :class:`~kubesched.runtime.Framework` of the kit's plugins over a small cluster, which also runs Filter and
     Score for a pod over every node on its ``path``."""
 
-    def __init__(self, profile: Profile, registry: PluginRegistry, *, path: Path, **kwargs: Any) -> None:
+    def __init__(self, profile: Profile, registry: PluginRegistry, *, path: SearchPath, **kwargs: Any) -> None:
         if path not in PATHS:
             raise ValueError(f"path must be one of {', '.join(PATHS)}, got {path!r}")
         super().__init__(profile, registry, **kwargs)
         #: ``"per-node"`` or ``"batch"``: which of the scheduler's paths :meth:`run_filter` and :meth:`run_score` take.
-        self.path: Path = path
+        self.path: SearchPath = path
         handle = self.handle
         searches = NodeSearches(handle.snapshot, handle.nominator, batch=path == "batch")
         self._search = searches.batch if searches.batch is not None else searches.per_node
@@ -201,8 +201,8 @@ class PluginFramework(Framework):
         return [info for info in infos if info is not None]
 
 
-def plugin_framework(*plugins: PluginArg | Any, path: Path = "per-node", nodes: Sequence[Node | NodeInfo | Any] = (),
-                     pods: Sequence[Pod | Any] = (), pdbs: Sequence[PodDisruptionBudget | Any] = (),
+def plugin_framework(*plugins: PluginArg | Any, path: SearchPath = "per-node",
+                     nodes: Sequence[Node | NodeInfo | Any] = (), pods: Sequence[Pod | Any] = (), pdbs: Sequence[PodDisruptionBudget | Any] = (),
                      namespaces: Sequence[Namespace | Any] = (), services: Sequence[Service] = (),
                      controllers: Sequence[WorkloadController] = (), cluster: InMemoryCluster | None = None,
                      client: ClusterClient | None = None, weights: Mapping[str, int] | None = None,

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from kubesched.framework import Code, CycleState, FilterReads, NodeInfo, Plugin, Status, hookimpl
-from kubesched.testing import PATHS, StatusError, like, make_node, make_pod, plugin_framework, plugin_instance
+from kubesched.testing import (
+    PATHS,
+    SearchPath,
+    StatusError,
+    like,
+    make_node,
+    make_pod,
+    plugin_framework,
+    plugin_instance,
+)
 
 NODES = [make_node("a").label(zone="z1").capacity(cpu="2"), make_node("b").label(zone="z2").taint("k", "v"),
          make_node("c").label(zone="z1").capacity(cpu="1")]
@@ -13,7 +22,7 @@ POD = make_pod("p").node_affinity_in("zone", "z1").req(cpu="1500m")
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_several_plugins_filter_in_profile_order(path: str) -> None:
+def test_several_plugins_filter_in_profile_order(path: SearchPath) -> None:
     """The first rejecting plugin in the order given names each node's status, on either path."""
     fw = plugin_framework("NodeAffinity", "TaintToleration", "NodeResourcesFit", nodes=NODES, path=path)
     assert fw.run_filter(POD) == {
@@ -23,7 +32,7 @@ def test_several_plugins_filter_in_profile_order(path: str) -> None:
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_scores_are_weighted_totals(path: str) -> None:
+def test_scores_are_weighted_totals(path: SearchPath) -> None:
     """run_score gives each node's total after NormalizeScore and the weights given by name."""
     nodes = [make_node("a").capacity(cpu="2", memory="4Gi"), make_node("c").capacity(cpu="1", memory="4Gi")]
     fw = plugin_framework("NodeResourcesFit", "NodeAffinity", nodes=nodes, path=path,
@@ -50,7 +59,8 @@ def test_the_paths_call_the_forms_the_path_names() -> None:
         def filter_nodes(self, state: CycleState, pod: object, node_batch: object) -> None:
             calls.append("filter_nodes")
 
-    for path, expected in (("per-node", ["filter"] * 3), ("batch", ["filter_nodes"])):
+    runs: list[tuple[SearchPath, list[str]]] = [("per-node", ["filter"] * 3), ("batch", ["filter_nodes"])]
+    for path, expected in runs:
         calls.clear()
         plugin_framework(Counting, nodes=NODES, path=path).run_filter(POD)
         assert calls == expected
