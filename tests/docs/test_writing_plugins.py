@@ -1,9 +1,12 @@
 """docs/writing-plugins.md works as written.
 
-The page's ``<!-- file: PATH -->`` blocks are extracted into a fresh project directory, which is "installed"
-without pip: its source folders (from the hatch ``packages`` setting) and a generated ``.dist-info`` whose
-entry points come from the page's own ``pyproject.toml`` go on PYTHONPATH. Then the tutorial's tests run, and
-every command whose output the page shows (``<!-- output: COMMAND -->``) prints exactly that output.
+The page builds its project in page order: a ``<!-- file: PATH -->`` block creates a file, a ``<!-- patch: PATH -->``
+block (a diff of context, ``-`` and ``+`` lines, hunks separated by ``@@``) changes one. The project is written
+into a fresh directory, which is "installed" without pip: its source folders (from the hatch ``packages`` setting)
+and a generated ``.dist-info`` whose entry points come from the page's own ``pyproject.toml`` go on PYTHONPATH.
+Wherever the page says what ``python -m pytest`` reports, the tutorial's tests run on the project as the page has
+built it by then; every command whose output the page shows (``<!-- output: COMMAND -->``) prints exactly that
+output in the finished project.
 """
 
 from __future__ import annotations
@@ -33,7 +36,53 @@ def _blocks(marker: str) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2)) for m in re.finditer(pattern, DOC, flags=re.M | re.S)]
 
 
-FILES = dict(_blocks("file"))
+BUILDING_BLOCK = re.compile(r"^<!-- (file|patch): (.+?) -->\n```[\w-]*\n(.*?)^```[ \t]*$", flags=re.M | re.S)
+COUNT_CLAIM = re.compile(r"pytest reports (\d+) passed and (\d+) skipped")
+
+
+def apply_patch(text: str, diff: str, path: str) -> str:
+    """``text`` changed by ``diff``: hunks separated by ``@@`` lines, each of context lines (a space, or empty),
+    ``-`` lines to remove and ``+`` lines to add; a hunk's context and removed lines occur in ``text`` exactly once,
+    in a row."""
+    lines = text.splitlines()
+    for hunk in re.split(r"^@@.*\n", diff, flags=re.M):
+        old: list[str] = []
+        new: list[str] = []
+        for line in hunk.splitlines():
+            mark, rest = line[:1] or " ", line[1:]
+            assert mark in " +-", f"patch of {path}: a line starts with neither a space, + nor -: {line!r}"
+            if mark != "+":
+                old.append(rest)
+            if mark != "-":
+                new.append(rest)
+        assert old, f"patch of {path}: a hunk without context lines:\n{hunk}"
+        starts = [i for i in range(len(lines) - len(old) + 1) if lines[i:i + len(old)] == old]
+        assert len(starts) == 1, f"patch of {path}: the hunk's context occurs {len(starts)} times:\n{hunk}"
+        lines[starts[0]:starts[0] + len(old)] = new
+    return "\n".join(lines) + "\n"
+
+
+def project_files(end: int | None = None) -> dict[str, str]:
+    """The project's files as the page has built them by offset ``end`` (by its end when None)."""
+    files: dict[str, str] = {}
+    for match in BUILDING_BLOCK.finditer(DOC, 0, len(DOC) if end is None else end):
+        kind, path, body = match.groups()
+        if kind == "file":
+            assert path not in files, f"{path} is created twice; change it with a patch block"
+            files[path] = body
+        else:
+            assert path in files, f"{path} is patched before it is created"
+            files[path] = apply_patch(files[path], body, path)
+    return files
+
+
+def heading_before(offset: int) -> str:
+    """The ``## `` heading of the section holding ``offset``."""
+    headings: list[str] = re.findall(r"^## (.+)$", DOC[:offset], flags=re.M)
+    return headings[-1]
+
+
+FILES = project_files()
 OUTPUTS = _blocks("output")
 ROWS = _blocks("output-rows")
 
@@ -77,19 +126,23 @@ def install_without_pip(root: Path, pyproject: dict[str, Any], site: Path) -> li
     return [*dict.fromkeys(source_roots), site]
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    """The page's files written into an empty directory, installed on a PYTHONPATH."""
-    root = tmp_path_factory.mktemp("gpu-guard")
-    for relative, body in FILES.items():
+def make_project(root: Path, site: Path, files: dict[str, str]) -> Project:
+    """``files`` written into the empty directory ``root``, installed on a PYTHONPATH (with ``site``)."""
+    for relative, body in files.items():
         path = root / relative
         assert path.resolve().is_relative_to(root.resolve()), f"{relative} is outside the project"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(body, encoding="utf-8")
-    pyproject = tomllib.loads(FILES["pyproject.toml"])
-    paths = install_without_pip(root, pyproject, tmp_path_factory.mktemp("site"))
+    pyproject = tomllib.loads(files["pyproject.toml"])
+    paths = install_without_pip(root, pyproject, site)
     pythonpath = os.pathsep.join([*map(str, paths), *filter(None, [os.environ.get("PYTHONPATH")])])
     return Project(root, pyproject, {"PYTHONPATH": pythonpath})
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """The finished project: every file of the page, as its patches leave it, installed on a PYTHONPATH."""
+    return make_project(tmp_path_factory.mktemp("gpu-guard"), tmp_path_factory.mktemp("site"), FILES)
 
 
 def run_shown(run_cli: RunCli, command: str, project: Project, cwd: Path | None = None) \
@@ -105,42 +158,79 @@ def run_shown(run_cli: RunCli, command: str, project: Project, cwd: Path | None 
 
 
 def test_the_page_gives_every_file_of_the_project() -> None:
-    """The files the steps create, each once, and each also drawn in the layout of step 1."""
-    assert len(FILES) == len(_blocks("file"))
+    """The files the steps create, each once, and each drawn in the layout the page shows before creating it."""
     assert set(FILES) == {"pyproject.toml", "src/gpu_guard/__init__.py", "tests/test_gpu_guard.py",
-                          "tests/test_conformance.py", "args.toml", "profile.toml", "cluster.yaml"}
-    layout = re.search(r"^## Step 1.*?```text\n(.*?)```", DOC, flags=re.M | re.S)
-    assert layout is not None
-    for path in FILES:
-        assert Path(path).name in layout.group(1), f"{path} is missing from the layout in step 1"
+                          "tests/test_conformance.py", "args.toml", "profile.toml", "cluster.yaml",
+                          "src/gpu_guard/packing.py", "tests/test_gpu_packing.py", "tests/test_gpu_packing_batch.py",
+                          "packing.toml", "gpus.yaml"}
+    layouts = [(m.start(), m.group(1)) for m in re.finditer(r"^```text\n(gpu-guard/\n.*?)```", DOC, flags=re.M | re.S)]
+    assert [heading_before(offset).split(":")[0] for offset, _layout in layouts] == ["Step 1", "Step 9"]
+    for match in re.finditer(r"^<!-- (file|patch): (.+?) -->", DOC, flags=re.M):
+        layout = [text for offset, text in layouts if offset < match.start()][-1]
+        assert Path(match.group(2)).name in layout, f"{match.group(2)} is missing from the layout before it"
 
 
-def test_pyproject_declares_the_build_backend_and_the_entry_point() -> None:
-    """hatchling builds the project, and the plugin registers under its own name in kubesched.plugins."""
+def test_pyproject_declares_the_build_backend_and_the_entry_points() -> None:
+    """hatchling builds the project; step 1 registers GpuGuard under its own name in kubesched.plugins, and the
+    finished project GpuPacking too, each entry point's name being its class's ``name``."""
+    first = tomllib.loads(dict(_blocks("file"))["pyproject.toml"])
+    assert first["project"]["entry-points"][ENTRY_POINT_GROUP] == {"GpuGuard": "gpu_guard:GpuGuard"}
     pyproject = tomllib.loads(FILES["pyproject.toml"])
     assert pyproject["build-system"]["build-backend"] == "hatchling.build"
     assert any(req.startswith("hatchling") for req in pyproject["build-system"]["requires"])
-    assert "kubesched" in pyproject["project"]["dependencies"]
-    assert pyproject["project"]["entry-points"][ENTRY_POINT_GROUP] == {"GpuGuard": "gpu_guard:GpuGuard"}
+    assert {"kubesched", "attrs", "numpy"} <= set(pyproject["project"]["dependencies"])
+    assert pyproject["project"]["entry-points"][ENTRY_POINT_GROUP] == {
+        "GpuGuard": "gpu_guard:GpuGuard", "GpuPacking": "gpu_guard.packing:GpuPacking"}
     assert 'name = "GpuGuard"' in FILES["src/gpu_guard/__init__.py"]
+    assert 'name = "GpuPacking"' in FILES["src/gpu_guard/packing.py"]
 
 
-def test_the_tutorials_tests_pass_conformance_included(project: Project) -> None:
-    """``python -m pytest`` in the project passes, runs every conformance check, and counts what the page says."""
+def test_a_patch_applies_only_where_its_context_is_unique() -> None:
+    """A hunk replaces its context and ``-`` lines with its context and ``+`` lines; a context found twice or
+    not at all is refused."""
+    text = "a\nb\nc\nb\n"
+    assert apply_patch(text, " a\n-b\n+B\n c\n", "f") == "a\nB\nc\nb\n"
+    assert apply_patch(text, " a\n+x\n@@\n c\n+y\n", "f") == "a\nx\nb\nc\ny\nb\n"
+    for ambiguous in (" b\n+x\n", " z\n+x\n"):
+        with pytest.raises(AssertionError, match="context occurs"):
+            apply_patch(text, ambiguous, "f")
+
+
+CLAIMS = [pytest.param(m.start(), int(m.group(1)), int(m.group(2)), id=heading_before(m.start()))
+          for m in COUNT_CLAIM.finditer(DOC)]
+
+
+def test_the_page_says_what_pytest_reports_after_each_plugin() -> None:
+    """The counts come after GpuGuard's tests, after GpuPacking's, and after its batch forms."""
+    assert [heading_before(m.start()).split(":")[0] for m in COUNT_CLAIM.finditer(DOC)] == [
+        "Step 5", "Step 11", "Step 12"]
+
+
+@pytest.mark.parametrize(("offset", "passed", "skipped"), CLAIMS)
+def test_the_tutorials_tests_pass_where_the_page_runs_them(offset: int, passed: int, skipped: int,
+                                                           tmp_path: Path) -> None:
+    """``python -m pytest`` in the project as the page has built it by then passes, runs every conformance check
+    of each conformance class, and counts what the page says."""
+    files = project_files(offset)
+    project = make_project(tmp_path / "gpu-guard", tmp_path / "site", files)
     done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider"], cwd=project.root,
                           env={**os.environ, **project.env}, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    for check in CHECKS:
-        test_name = "test_" + check.id.replace("-", "_")
-        assert re.search(rf"::TestGpuGuardConformance::{test_name} (PASSED|SKIPPED)", done.stdout), test_name
+    classes = re.findall(r"^class (\w+)\(PluginConformance\):", files["tests/test_conformance.py"], flags=re.M)
+    assert "TestGpuGuardConformance" in classes
+    for class_name in classes:
+        for check in CHECKS:
+            test_name = "test_" + check.id.replace("-", "_")
+            assert re.search(rf"::{class_name}::{test_name} (PASSED|SKIPPED)", done.stdout), (class_name, test_name)
     summary = re.search(r"(\d+) passed, (\d+) skipped", done.stdout)
     assert summary is not None, done.stdout
-    assert f"pytest reports {summary.group(1)} passed and {summary.group(2)} skipped" in DOC
+    assert (int(summary.group(1)), int(summary.group(2))) == (passed, skipped), done.stdout
 
 
-def test_the_installed_plugin_is_listed(run_cli: RunCli, project: Project) -> None:
-    """``kubesched plugins`` lists GpuGuard from its distribution, and every row the page shows is real."""
-    [(command, shown)] = ROWS
+@pytest.mark.parametrize(("command", "shown"), ROWS, ids=[f"rows-{i}" for i in range(len(ROWS))])
+def test_the_installed_plugins_are_listed(run_cli: RunCli, project: Project, command: str, shown: str) -> None:
+    """``kubesched plugins`` lists the tutorial's plugins from its distribution, and every row the page shows is
+    real."""
     done = run_shown(run_cli, command, project)
     assert done.returncode == 0, done.stderr
 
@@ -149,6 +239,12 @@ def test_the_installed_plugin_is_listed(run_cli: RunCli, project: Project) -> No
 
     assert "│ GpuGuard │ PreFilter, Filter │ kubesched-gpu-guard 0.1.0 │" in rows(shown)
     assert set(rows(shown)) <= set(rows(done.stdout)), done.stdout
+
+
+def test_the_score_plugin_is_listed_with_its_extension_points() -> None:
+    """Step 9 shows GpuPacking's row, with PreScore and Score."""
+    shown = [" ".join(line.split()) for _command, table in ROWS for line in table.splitlines()]
+    assert "│ GpuPacking │ PreScore, Score │ kubesched-gpu-guard 0.1.0 │" in shown
 
 
 def settle_time_budget(report: str) -> str:
@@ -162,11 +258,14 @@ def settle_time_budget(report: str) -> str:
 
 
 def test_the_page_shows_the_commands_of_every_step() -> None:
-    """Conformance, the profile check and the simulation with the profile all have their output shown."""
+    """Conformance, the profile checks and the simulations with each profile all have their output shown."""
     commands = [command for command, _ in OUTPUTS]
     assert "kubesched conformance GpuGuard --args args.toml --cluster cluster.yaml" in commands
     assert "kubesched profile check profile.toml" in commands
     assert "COLUMNS=110 kubesched simulate cluster.yaml --profile profile.toml" in commands
+    assert "kubesched profile check packing.toml" in commands
+    assert "COLUMNS=110 kubesched simulate gpus.yaml" in commands
+    assert "COLUMNS=110 kubesched simulate gpus.yaml --profile packing.toml --explain ml/train-2" in commands
 
 
 @pytest.mark.parametrize(("command", "shown"), OUTPUTS, ids=[command for command, _ in OUTPUTS])
