@@ -202,11 +202,11 @@ class PluginFramework(Framework):
 
 
 def plugin_framework(*plugins: PluginArg | Any, path: SearchPath = "per-node",
-                     nodes: Sequence[Node | NodeInfo | Any] = (), pods: Sequence[Pod | Any] = (), pdbs: Sequence[PodDisruptionBudget | Any] = (),
-                     namespaces: Sequence[Namespace | Any] = (), services: Sequence[Service] = (),
-                     controllers: Sequence[WorkloadController] = (), cluster: InMemoryCluster | None = None,
-                     client: ClusterClient | None = None, weights: Mapping[str, int] | None = None,
-                     seed: int = 0) -> PluginFramework:
+                     nodes: Sequence[Node | NodeInfo | Any] = (), pods: Sequence[Pod | Any] = (),
+                     pdbs: Sequence[PodDisruptionBudget | Any] = (), namespaces: Sequence[Namespace | Any] = (),
+                     services: Sequence[Service] = (), controllers: Sequence[WorkloadController] = (),
+                     cluster: InMemoryCluster | None = None, client: ClusterClient | None = None,
+                     weights: Mapping[str, int] | None = None, seed: int = 0) -> PluginFramework:
     """A framework of ``plugins`` (classes, or ``(class, args)`` pairs; ``plugin_framework(Cls, args)`` for one
     plugin with args), each at every extension point it implements, in the order given.
 
