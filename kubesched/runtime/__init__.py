@@ -7,7 +7,7 @@ the application (``sim``, ``cli``, ``testing``) uses the names this package expo
 from kubesched.runtime._cache import Cache
 from kubesched.runtime._columns import ColumnStore
 from kubesched.runtime._cycle import CycleRecord
-from kubesched.runtime._cycle_observer import QUIET, CycleObserver
+from kubesched.runtime._cycle_observer import QUIET, CycleObserver, QuietObserver
 from kubesched.runtime._explain import Attempt, Explainer
 from kubesched.runtime._failures import Hook, PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
@@ -50,6 +50,7 @@ __all__ = [
     "PluginRegistry",
     "PluginSpec",
     "Profile",
+    "QuietObserver",
     "ResourceAccelerator",
     "RuntimeHandle",
     "Scheduler",

@@ -50,8 +50,8 @@ class CycleObserver(Protocol):
         """``plugin``'s scores over ``nodes``: as returned, normalised, weighted."""
 
 
-class _Quiet:
-    """The observer of every attempt nobody records: each report is a no-op."""
+class QuietObserver:
+    """The observer of every attempt nobody records: each report is a no-op (subclass it to record only some)."""
 
     per_node = False
 
@@ -84,4 +84,4 @@ class _Quiet:
 
 
 #: The observer of attempts nobody records.
-QUIET: CycleObserver = _Quiet()
+QUIET: CycleObserver = QuietObserver()

@@ -2,48 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-
 import pytest
 
-from kubesched.framework import NodeInfo, Status
-from kubesched.framework._types import PostFilterResult, PreFilterResult
-from kubesched.framework.preemption import CandidateChoice
-from kubesched.runtime import QUIET, NodeSearches, NodeSnapshot, Nominator
-from kubesched.runtime._failures import Hook
+from kubesched.framework import NodeInfo
+from kubesched.runtime import QUIET, NodeSearches, NodeSnapshot, Nominator, QuietObserver
 from kubesched.testing import make_node, make_snapshot
 
 
-class Recording:
+class Recording(QuietObserver):
     """An observer asking for every per-node verdict, as explain's recorder does."""
 
     per_node = True
-
-    def pre_filter(self, result: PreFilterResult | None, status: Status | None, narrowing: Collection[str],
-                   skipped: Collection[str]) -> None:
-        """Not needed here."""
-
-    def filters(self, filters: list[tuple[str, Hook]]) -> list[tuple[str, Hook]]:
-        return filters
-
-    def nominated_node_fits(self) -> None:
-        """Not needed here."""
-
-    def filtering_done(self, nodes: Sequence[NodeInfo]) -> None:
-        """Not needed here."""
-
-    def post_filter(self, result: PostFilterResult | None, status: Status) -> None:
-        """Not needed here."""
-
-    def preemption(self, choice: CandidateChoice) -> None:
-        """Not needed here."""
-
-    def score_skipped(self, plugins: Collection[str]) -> None:
-        """Not needed here."""
-
-    def scored(self, plugin: str, nodes: Sequence[str], raw: Sequence[int], normalized: Sequence[int],
-               weighted: Sequence[int]) -> None:
-        """Not needed here."""
 
 
 def snapshot(cpu: str = "4") -> NodeSnapshot:
