@@ -237,7 +237,7 @@ def test_the_installed_plugins_are_listed(run_cli: RunCli, project: Project, com
     def rows(table: str) -> list[str]:
         return [" ".join(line.split()) for line in table.splitlines() if line.startswith("│")]
 
-    assert "│ GpuGuard │ PreFilter, Filter │ kubesched-gpu-guard 0.1.0 │" in rows(shown)
+    assert "│ GpuGuard │ PreFilter, Filter │ kubesched-gpu-guard 0.1.0 │ no filter_nodes │" in rows(shown)
     assert set(rows(shown)) <= set(rows(done.stdout)), done.stdout
 
 
