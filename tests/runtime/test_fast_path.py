@@ -22,7 +22,7 @@ from kubesched.framework._types import NodeScore, PreFilterResult
 from kubesched.plugins.default_preemption import RESOURCE_SHORTCUT
 from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.runtime import FastPath, OffTheFastPath, PluginRegistry, fast_path
-from kubesched.runtime._batch import nominated_overlay_exact
+from kubesched.runtime._batch_filter import nominated_overlay_exact
 from kubesched.runtime._preemption import ResourceAccelerator
 from kubesched.testing import make_node, make_pod
 from kubesched.testing.frameworks import plugin_framework
