@@ -252,22 +252,27 @@ def run(kubeconfig: str | None, profile: str, leader_elect: bool, lease_namespac
 
 
 @main.command()
-@click.option("--output", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("-o", "--output", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @_guarded
 def plugins(output: str) -> None:
-    """List the installed plugins: name, extension points and where each comes from."""
+    """List the installed plugins: name, extension points, where each comes from, and what keeps it off the fast
+    path (as the default profile's DefaultPreemption sees it)."""
+    from kubesched.plugins.default_preemption import RESOURCE_SHORTCUT
+    from kubesched.runtime import fast_path
+
     registry = PluginRegistry.discover()
     specs = [registry[name] for name in registry]
+    speeds = [fast_path(s.cls, resource_shortcut=RESOURCE_SHORTCUT) for s in specs]
     if output == "json":
         document = {"kind": "PluginList", "plugins": [
             {"name": s.name, "extensionPoints": [p.name for p in s.points], "source": s.source,
-             "distribution": s.distribution, "version": s.version}
-            for s in specs]}
+             "distribution": s.distribution, "version": s.version, "fastPath": speed.to_json()}
+            for s, speed in zip(specs, speeds, strict=True)]}
         click.echo(json.dumps(document, indent=2))
     else:
         from kubesched.cli.render import console, print_plugins
 
-        print_plugins(specs, console(sys.stdout))
+        print_plugins(specs, speeds, console(sys.stdout))
 
 
 @main.group()

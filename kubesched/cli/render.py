@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from kubesched.runtime import PluginSpec
+from kubesched.runtime import FastPath, PluginSpec
 from kubesched.sim.simulate import SimulationResult
 
 # Without a terminal rich would assume 80 columns; a fixed width keeps piped output stable and readable.
@@ -128,11 +128,13 @@ def _clock(seconds: float) -> str:
     return (f"{int(days)}d" if days else "") + f"{int(hours):02d}:{int(minutes):02d}:{shown}"
 
 
-def print_plugins(specs: Sequence[PluginSpec], out: Console) -> None:
-    """The plugin list: name, extension points, source."""
+def print_plugins(specs: Sequence[PluginSpec], speeds: Sequence[FastPath], out: Console) -> None:
+    """The plugin list: name, extension points, source, and FAST PATH: ``yes``, or one line per cause that keeps
+    the plugin off part of it (the sentences are in ``-o json`` and the conformance report)."""
     table = Table()
-    for column in ("NAME", "EXTENSION POINTS", "SOURCE"):
+    for column in ("NAME", "EXTENSION POINTS", "SOURCE", "FAST PATH"):
         table.add_column(column)
-    for spec in specs:
-        table.add_row(_text(spec.name), _text(", ".join(p.name for p in spec.points)), _text(spec.source))
+    for spec, speed in zip(specs, speeds, strict=True):
+        table.add_row(_text(spec.name), _text(", ".join(p.name for p in spec.points)), _text(spec.source),
+                      Text("\n").join(_text(note.cause) for note in speed.notes) if speed.notes else "yes")
     out.print(table)

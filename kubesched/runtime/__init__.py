@@ -27,6 +27,7 @@ from kubesched.runtime._registry import (
 from kubesched.runtime._scheduler import AttemptObserver, Scheduler, SchedulerSettings
 from kubesched.runtime._scores import ScoreTable, select_host
 from kubesched.runtime._snapshot import NodeSnapshot
+from kubesched.runtime._speed import FastPath, OffTheFastPath, fast_path
 from kubesched.runtime._statuses import DeferredNodeToStatus, new_diagnosis
 
 __all__ = [
@@ -39,12 +40,14 @@ __all__ = [
     "CycleRecord",
     "DeferredNodeToStatus",
     "Explainer",
+    "FastPath",
     "Framework",
     "Hook",
     "NodeSearch",
     "NodeSearches",
     "NodeSnapshot",
     "Nominator",
+    "OffTheFastPath",
     "PluginEntry",
     "PluginFailure",
     "PluginRegistry",
@@ -61,6 +64,7 @@ __all__ = [
     "SlowCalls",
     "Strategy",
     "backoff_duration",
+    "fast_path",
     "load_plugin_class",
     "new_diagnosis",
     "new_plugin_manager",

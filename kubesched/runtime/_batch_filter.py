@@ -38,12 +38,19 @@ if TYPE_CHECKING:
 
 _PENDING = int(Code.PENDING)
 _ALLOWED_CODES = frozenset({int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), int(Code.PENDING)})
-# The PreFilter extension the two-pass filter runs for every nominated pod it adds to a node.
-_ADD_POD_HOOK = "pre_filter_add_pod"
+#: The PreFilter extension the two-pass filter runs for every nominated pod it adds to a node.
+OVERLAY_ADD_POD_HOOK = "pre_filter_add_pod"
 
 
 #: The declared reads under which the nominated pods' requests may be overlaid on the columns.
 _OVERLAY_READS = FilterReads.NODE | FilterReads.RESOURCES
+
+
+def overlay_reads(plugin: object) -> bool:
+    """Whether a Filter plugin's ``filter_reads`` declaration lets the overlay stand in for its node copies: it
+    reads only the Node object and the node's resource amounts and pod count."""
+    reads = declared_filter_reads(plugin)
+    return reads is not None and not reads & ~_OVERLAY_READS
 
 
 def nominated_overlay_exact(framework: Framework, state: CycleState, filters: Sequence[tuple[str, Hook]]) -> bool:
@@ -54,10 +61,9 @@ def nominated_overlay_exact(framework: Framework, state: CycleState, filters: Se
     fitting = _overlay_filters.get(framework)
     if fitting is None:
         plugins, batch_hooks = framework.plugins, framework.batch_filter_hooks
-        fitting = _overlay_filters[framework] = (frozenset(
-            name for name in batch_hooks
-            if (reads := declared_filter_reads(plugins.get(name))) is not None and not reads & ~_OVERLAY_READS),
-            tuple(framework.plugins_at(_ADD_POD_HOOK)))
+        fitting = _overlay_filters[framework] = (
+            frozenset(name for name in batch_hooks if overlay_reads(plugins.get(name))),
+            tuple(framework.plugins_at(OVERLAY_ADD_POD_HOOK)))
     names, add_pod = fitting
     if not all(name in names for name, _hook in filters):
         return False

@@ -46,10 +46,17 @@ from kubesched.runtime._reprieve import ROW_CANDIDATE, Reprieves
 from kubesched.runtime._snapshot import NodeSnapshot
 from kubesched.runtime._statuses import CodeColumns, DeferredNodeToStatus
 
-# The PreFilter extensions a dry run calls; the arithmetic needs every one of them skipped or absent.
-_EXTENSION_HOOKS = ("pre_filter_add_pod", "pre_filter_remove_pod")
+#: The PreFilter extensions a dry run calls; the arithmetic needs every one of them skipped or absent.
+DRY_RUN_EXTENSION_HOOKS = ("pre_filter_add_pod", "pre_filter_remove_pod")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _name_of = operator.attrgetter("name")
+
+
+def dry_run_reads(*, fit: bool) -> FilterReads:
+    """The ``filter_reads`` declaration a Filter plugin of the cycle needs for the dry run by arithmetic: RESOURCES
+    for the fit plugin the Evaluator's resource shortcut names (the arithmetic repeats its checks), NODE for every
+    other one (its verdict ignores the pods that leave or join the node)."""
+    return FilterReads.RESOURCES if fit else FilterReads.NODE
 
 
 @attrs.frozen
@@ -139,17 +146,15 @@ class ResourceAccelerator:
         after: list[tuple[str, Hook]] = []
         seen_fit = False
         for name, hook in filters:
-            plugin = framework.plugins.get(name)
-            if name == rule.fit_name:
-                if declared_filter_reads(plugin) != FilterReads.RESOURCES:
-                    return None
-                seen_fit = True
-            elif declared_filter_reads(plugin) != FilterReads.NODE:
+            fit = name == rule.fit_name
+            if declared_filter_reads(framework.plugins.get(name)) != dry_run_reads(fit=fit):
                 return None
+            if fit:
+                seen_fit = True
             elif seen_fit:
                 after.append((name, hook))
         skipped = state.skip_filter_plugins
-        if any(name not in skipped for hook in _EXTENSION_HOOKS for name in framework.plugins_at(hook)):
+        if any(name not in skipped for hook in DRY_RUN_EXTENSION_HOOKS for name in framework.plugins_at(hook)):
             return None
         request = Resource.from_amounts(pod_requests(pod))
         if any(request.scalar_resources.values()):

@@ -5,6 +5,7 @@ plugin NAME to the run, one test per check (``conformance[NAME...]::<check id>``
 the example cluster from manifests (as ``kubesched conformance --args/--cluster``); repeat the option for several
 plugins.
 Subclassing :class:`kubesched.testing.PluginConformance` in your own tests works with or without this plugin.
+The terminal summary lists the checks' warnings and, for each plugin checked, what keeps it off the fast path.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from kubesched.errors import KubeschedError
 from kubesched.testing.conformance.checks import CHECKS, Check
 from kubesched.testing.conformance.report import Outcome, run_check
 from kubesched.testing.conformance.subject import DEFAULT_TIME_BUDGET, PluginUnderTest
-from kubesched.testing.conformance.suite import NOTES
+from kubesched.testing.conformance.suite import FAST_PATH, NOTES
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -40,13 +41,15 @@ class ConformanceFailure(Exception):  # noqa: N818 - an outcome, like pytest's F
 class ConformanceItem(pytest.Item):
     """One conformance check on one installed plugin."""
 
-    def __init__(self, *, subject: PluginUnderTest, check: Check, **kwargs: Any) -> None:
+    def __init__(self, *, spec: str, subject: PluginUnderTest, check: Check, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.spec = spec
         self.subject = subject
         self.check = check
 
     def runtest(self) -> None:
         """Run the check: a failure raises, a skip skips, a warning warns."""
+        FAST_PATH.setdefault(f"conformance[{self.spec}]", self.subject.fast_path.sentences)
         result = run_check(self.check, self.subject)
         if result.outcome is Outcome.FAILED:
             raise ConformanceFailure(result.detail)
@@ -96,18 +99,28 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             raise pytest.UsageError(f"--kubesched-conformance {spec}: {exc}") from None
         for check in CHECKS:
             test_id = f"conformance[{spec}]::{check.id}"
-            items.append(ConformanceItem.from_parent(session, name=test_id, nodeid=test_id, subject=subject,
-                                                     check=check))
+            items.append(ConformanceItem.from_parent(session, name=test_id, nodeid=test_id, spec=spec,
+                                                     subject=subject, check=check))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Start each session with no conformance warnings (pytest.main may run several in one process)."""
+    """Start each session with no conformance warnings or fast path notes (pytest.main may run several in one
+    process)."""
     NOTES.clear()
+    FAST_PATH.clear()
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """List the conformance warnings (time budget, hooks never reached) of this run, if any."""
+    """List the conformance warnings (time budget, hooks never reached) of this run, if any, then what keeps each
+    plugin checked off the fast path (informational), for the plugins with something to say."""
     if NOTES:
         terminalreporter.section("kubesched conformance warnings")
         for note in NOTES:
             terminalreporter.write_line(note)
+    off = {plugin: sentences for plugin, sentences in FAST_PATH.items() if sentences}
+    if off:
+        terminalreporter.section("kubesched fast path (informational)")
+        for plugin, sentences in off.items():
+            terminalreporter.write_line(f"{plugin}: off the fast path in part")
+            for sentence in sentences:
+                terminalreporter.write_line(f"  {sentence}")

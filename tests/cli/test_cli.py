@@ -250,6 +250,44 @@ class TestPlugins:
         for name in ("DefaultBinder", "NodeAffinity", "TaintToleration"):
             assert name in done.stdout
 
+    def test_json_objects_keep_their_keys_and_add_fast_path(self, run_cli: RunCli) -> None:
+        """Every plugin object: the former keys, then ``fastPath`` (batch forms, declaration, sentences)."""
+        done = run_cli("plugins", "-o", "json")
+        assert done.returncode == 0, done.stderr
+        plugins = json.loads(done.stdout)["plugins"]
+        assert {tuple(p) for p in plugins} == {
+            ("name", "extensionPoints", "source", "distribution", "version", "fastPath")}
+        by_name = {p["name"]: p["fastPath"] for p in plugins}
+        assert by_name["NodeResourcesFit"] == {"batchForms": ["filter_nodes", "score_nodes"],
+                                               "filterReads": "RESOURCES", "offTheFastPath": []}
+        assert by_name["NodeAffinity"] == {"batchForms": ["filter_nodes", "score_nodes", "normalize_scores"],
+                                           "filterReads": "NODE", "offTheFastPath": []}
+        assert by_name["PodTopologySpread"] == {
+            "batchForms": ["pre_filter_nodes", "filter_nodes", "pre_score_nodes", "score_nodes", "normalize_scores"],
+            "filterReads": None,
+            "offTheFastPath": [
+                "no filter_reads declaration: nodes with nominated pods take the per-node two-pass filter, and "
+                "preemption's dry run runs Filter on node copies while this plugin filters",
+                "PreFilter AddPod/RemovePod: while these extensions run, nodes with nominated pods take the per-node "
+                "two-pass filter, and preemption's dry run runs Filter on node copies"]}
+        assert by_name["PrioritySort"] == {"batchForms": [], "filterReads": None, "offTheFastPath": []}
+
+    def test_table_fast_path_column_says_yes_or_each_cause(self, run_cli: RunCli) -> None:
+        """FAST PATH: ``yes``, or one line per cause keeping the plugin off part of the fast path."""
+        done = run_cli("plugins")
+        assert done.returncode == 0, done.stderr
+        rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in done.stdout.splitlines()
+                if line.startswith("│")]
+        header = next(line for line in done.stdout.splitlines() if line.startswith("┃"))
+        assert [cell.strip() for cell in header.split("┃")[1:-1]] == ["NAME", "EXTENSION POINTS", "SOURCE",
+                                                                     "FAST PATH"]
+        by_name = {row[0]: row[3] for row in rows if row[0]}
+        assert by_name["NodeResourcesFit"] == by_name["DefaultBinder"] == "yes"
+        assert by_name["NodePorts"] == "no filter_reads declaration"
+        i = next(i for i, row in enumerate(rows) if row[0] == "InterPodAffinity")
+        assert [row[3] for row in rows[i:i + 2]] == ["no filter_reads declaration", "PreFilter AddPod/RemovePod"]
+        assert rows[i + 1][0] == ""
+
 
 def test_directory_without_manifests(run_cli: RunCli, tmp_path: Path) -> None:
     """A directory holding no manifest is an error rather than an empty simulation."""

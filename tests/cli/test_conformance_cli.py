@@ -24,6 +24,27 @@ def test_builtin_plugin_passes_with_a_line_per_check(run_cli: RunCli) -> None:
     assert lines[-1] in ("14 passed, 0 warned, 4 skipped, 0 failed", "13 passed, 1 warned, 4 skipped, 0 failed")
 
 
+def test_the_report_says_what_keeps_the_plugin_off_the_fast_path(run_cli: RunCli) -> None:
+    """Before the summary, informational: NodePorts reads the node's pods and declares nothing."""
+    done = run_cli("conformance", "NodePorts", "--check", "builds")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[2:] == [
+        "fast path (informational): what keeps the plugin off it",
+        "  no filter_reads declaration: nodes with nominated pods take the per-node two-pass filter, and preemption's "
+        "dry run runs Filter on node copies while this plugin filters",
+        "1 passed, 0 warned, 0 skipped, 0 failed"]
+
+
+def test_json_report_has_the_fast_path(run_cli: RunCli) -> None:
+    """``fastPath`` beside plugin, ok and checks; nothing for a plugin fully on the fast path."""
+    done = run_cli("conformance", "NodeResourcesFit", "--check", "builds", "--output", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert list(report) == ["plugin", "ok", "checks", "fastPath"]
+    assert report["fastPath"] == {"batchForms": ["filter_nodes", "score_nodes"], "filterReads": "RESOURCES",
+                                  "offTheFastPath": []}
+
+
 def test_args_file_is_validated_first(run_cli: RunCli, tmp_path: Path) -> None:
     """A bad args file is an error naming the file and the key; nothing runs."""
     args = write(tmp_path / "args.toml", 'scoring-strategy = { type = "Most" }\n')

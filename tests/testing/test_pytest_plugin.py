@@ -137,6 +137,45 @@ def test_without_the_pytest_plugin_the_warning_is_a_python_warning(pytester: pyt
     result.stdout.fnmatch_lines(["*ConformanceWarning: TestSlow (Slow): time-budget: filter took*"])
 
 
+def test_the_summary_lists_what_keeps_each_plugin_off_the_fast_path(pytester: pytest.Pytester) -> None:
+    """An informational section names the plugins off the fast path in part, with the sentences; a plugin fully on
+    it is not listed, and nothing fails."""
+    result = pytester.runpytest_subprocess("--kubesched-conformance", "NodePorts", "--kubesched-conformance",
+                                           "NodeName")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*kubesched fast path (informational)*",
+                                 "conformance[[]NodePorts[]]: off the fast path in part",
+                                 "  no filter_reads declaration: nodes with nominated pods take the per-node "
+                                 "two-pass filter, and preemption's dry run runs Filter on node copies while this "
+                                 "plugin filters"])
+    result.stdout.no_fnmatch_line("*NodeName*off the fast path*")
+
+
+def test_a_subclass_of_the_base_class_gets_its_fast_path_in_the_summary(pytester: pytest.Pytester) -> None:
+    """``PluginConformance`` subclasses are listed by class and plugin name."""
+    pytester.makepyfile(test_mine="""
+        from kubesched.framework import FilterReads, Plugin, hookimpl
+        from kubesched.testing import PluginConformance
+
+        class PerNode(Plugin):
+            name = "PerNode"
+            filter_reads = FilterReads.NODE
+
+            @hookimpl
+            def filter(self):
+                return None
+
+        class TestPerNode(PluginConformance):
+            plugin_class = PerNode
+            large_cluster = 20
+    """)
+    result = pytester.runpytest_subprocess("-k", "builds or hooks_match")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*kubesched fast path (informational)*",
+                                 "TestPerNode (PerNode): off the fast path in part",
+                                 "  no filter_nodes: Filter runs node by node"])
+
+
 @pytest.mark.parametrize("budget", ["0", "-2", "nan"])
 def test_time_budget_option_must_be_positive(pytester: pytest.Pytester, budget: str) -> None:
     """A zero, negative or NaN budget stops the run with a usage error."""

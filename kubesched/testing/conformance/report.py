@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from kubesched.runtime import FastPath
 from kubesched.testing.conformance.checks import CHECKS, Check, CheckFailed, CheckSkipped, explain
 from kubesched.testing.conformance.decisions import unseen_decisions, why_never_reached
 from kubesched.testing.conformance.examples import default_nodes, default_pods
@@ -77,12 +78,21 @@ def run_check(check: Check, subject: PluginUnderTest) -> CheckResult:
     return CheckResult(check, Outcome.PASSED)
 
 
+def fast_path_lines(speed: FastPath) -> list[str]:
+    """The report's informational fast path section: what keeps the plugin off it, one sentence a line."""
+    if not speed.notes:
+        return ["fast path (informational): nothing keeps the plugin off it"]
+    return ["fast path (informational): what keeps the plugin off it", *(f"  {s}" for s in speed.sentences)]
+
+
 @attrs.frozen
 class ConformanceReport:
-    """Every check's result for one plugin."""
+    """Every check's result for one plugin, and what keeps it off the fast path (informational, never a failure;
+    None when not worked out)."""
 
     plugin: str
     results: tuple[CheckResult, ...]
+    fast_path: FastPath | None = None
 
     def by_outcome(self, outcome: Outcome) -> list[CheckResult]:
         """The results with that outcome, in check order."""
@@ -104,7 +114,7 @@ class ConformanceReport:
                 f"{counts[Outcome.SKIPPED]} skipped, {counts[Outcome.FAILED]} failed")
 
     def lines(self) -> list[str]:
-        """The plain-text report: one line per check, then the summary."""
+        """The plain-text report: one line per check, the fast path section, then the summary."""
         width = max(len(r.check.id) for r in self.results) if self.results else 0
         out = [f"conformance of plugin {self.plugin}"]
         for result in self.results:
@@ -112,19 +122,27 @@ class ConformanceReport:
             out.append(line)
             if result.detail:
                 out.append(f"        {'':{width}}  {result.detail}")
+        if self.fast_path is not None:
+            out.extend(fast_path_lines(self.fast_path))
         out.append(self.summary())
         return out
 
     def to_json(self) -> dict[str, object]:
-        """A JSON-ready view: plugin, ok, and each check's id, outcome and detail."""
-        return {"plugin": self.plugin, "ok": self.ok,
-                "checks": [{"id": r.check.id, "title": r.check.title, "outcome": r.outcome.value,
-                            "detail": r.detail} for r in self.results]}
+        """A JSON-ready view: plugin, ok, each check's id, outcome and detail, and ``fastPath`` (batch forms, the
+        ``filter_reads`` declaration in effect, what keeps the plugin off the fast path) when worked out."""
+        document: dict[str, object] = {
+            "plugin": self.plugin, "ok": self.ok,
+            "checks": [{"id": r.check.id, "title": r.check.title, "outcome": r.outcome.value, "detail": r.detail}
+                       for r in self.results]}
+        if self.fast_path is not None:
+            document["fastPath"] = self.fast_path.to_json()
+        return document
 
 
 def run_conformance(subject: PluginUnderTest, checks: Iterable[Check] = CHECKS) -> ConformanceReport:
-    """Run ``checks`` (all by default) on the plugin under test."""
-    return ConformanceReport(subject.name, tuple(run_check(c, subject) for c in checks))
+    """Run ``checks`` (all by default) on the plugin under test; the report also says what keeps it off the fast
+    path."""
+    return ConformanceReport(subject.name, tuple(run_check(c, subject) for c in checks), subject.fast_path)
 
 
 def select_checks(ids: Sequence[str]) -> list[Check]:

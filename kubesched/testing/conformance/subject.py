@@ -16,7 +16,8 @@ from kubesched.api.pod import Pod
 from kubesched.errors import InputError
 from kubesched.framework._plugin import marked_hooks
 from kubesched.io.load import load
-from kubesched.runtime import Framework
+from kubesched.plugins.default_preemption import RESOURCE_SHORTCUT
+from kubesched.runtime import FastPath, Framework, fast_path
 from kubesched.testing.conformance.examples import default_nodes, default_pods, default_running
 from kubesched.testing.conformance.recorder import Recorder
 from kubesched.testing.harness import cluster_and_snapshot, plugin_profile, plugin_registry
@@ -78,6 +79,12 @@ class PluginUnderTest:
     def hooks(self) -> set[str]:
         """The hook methods the plugin marks with hookimpl."""
         return marked_hooks(self.plugin_class)
+
+    @property
+    def fast_path(self) -> FastPath:
+        """What keeps the plugin off the scheduler's fast path, as the default profile's DefaultPreemption sees it
+        (informational: the report lists it, no check fails on it)."""
+        return fast_path(self.plugin_class, resource_shortcut=RESOURCE_SHORTCUT)
 
     def has(self, *hooks: str) -> bool:
         """Whether the plugin implements every one of ``hooks``."""

@@ -36,6 +36,9 @@ class ConformanceWarning(UserWarning):
 #: pytest plugin prints them in the terminal summary. They are not Python warnings, so ``-W error`` cannot
 #: turn a slow plugin into a failure.
 NOTES: list[str] = []
+#: Per plugin checked in this process (by the name the summary gives it), what keeps it off the fast path; the
+#: pytest plugin lists the plugins with something to say in the terminal summary. Informational, never a failure.
+FAST_PATH: dict[str, list[str]] = {}
 
 
 class PluginConformance:
@@ -94,6 +97,8 @@ class PluginConformance:
             subject = self.plugin_under_test()
         except KubeschedError as exc:
             pytest.fail(f"{type(self).__name__}: {exc}", pytrace=False)
+        if summary:
+            FAST_PATH.setdefault(f"{type(self).__name__} ({subject.name})", subject.fast_path.sentences)
         result = run_check(check, subject)
         if result.outcome is Outcome.FAILED:
             pytest.fail(f"{check.id}: {result.detail}", pytrace=False)
