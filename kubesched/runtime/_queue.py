@@ -372,6 +372,11 @@ class SchedulingQueue:
         UnschedulablePods)."""
         return [_copy(info) for info in self._unschedulable]
 
+    def waiting_views(self) -> tuple[Iterable[QueuedPodInfo], Iterable[QueuedPodInfo]]:
+        """(backoffQ, the unschedulable pods) as the queue holds them, without a copy per pod: for a reader that only
+        looks, once, right away (the simulator working out its next wake-up at every step). Never change them."""
+        return iter(self._backoff), iter(self._unschedulable)
+
     def in_flight(self) -> list[QueuedPodInfo]:
         """The pods being scheduled (popped, not yet done), in the order they were popped."""
         return [_copy(info) for info in self._in_flight]

@@ -174,8 +174,9 @@ class Simulation:
     def _next_retry(self) -> float | None:
         queue = self.scheduler.queue
         worth_retrying = self.policy.worth_retrying
-        times = [queue.backoff_expiry(info) for info in queue.backoff_pods() if worth_retrying(info)]
-        for info in queue.unschedulable_pods():
+        backoff, unschedulable = queue.waiting_views()
+        times = [queue.backoff_expiry(info) for info in backoff if worth_retrying(info)]
+        for info in unschedulable:
             if not info.gating_plugin and worth_retrying(info):
                 due = info.timestamp + LEFTOVER_AGE
                 times.append((math.floor(due / LEFTOVER_PERIOD) + 1) * LEFTOVER_PERIOD)
