@@ -16,6 +16,7 @@ from kubesched.framework._columns import IntArray, NodeRows
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._resource import Resource
 from kubesched.framework.preemption import (
+    ORDER_RULES,
     PRIORITY_OFFSET,
     Candidate,
     DisruptionBudgets,
@@ -48,8 +49,8 @@ class Reprieves:
     def rows(evaluator: Evaluator, columns: ColumnStore, pod: Pod, request: Resource,
                        budgets: DisruptionBudgets) -> NodeRows | None:
         """The columns' rows of this pod's reprieve answers (see :meth:`fill_row`), where an answer depends only on
-        the node: no PDB and the reference ``more_important_pod``; None otherwise."""
-        if budgets.pdbs or not evaluator.keeps_reference("more_important_pod"):
+        the node: no PDB and the reference victim order (``ORDER_RULES``); None otherwise."""
+        if budgets.pdbs or not evaluator.keeps_reference(*ORDER_RULES):
             return None
         key = (_REPRIEVE_KEY, pod.priority, request.milli_cpu, request.memory, request.ephemeral_storage,
                request.is_zero())
@@ -135,8 +136,8 @@ class Reprieves:
                          ) -> tuple[tuple[Pod, ...], int] | None:
         """:meth:`by_resources`, remembered per node while the node's pods (its generation), the pod's
         priority and request and the nominated pods' sums stay the same. Only answers that depend on nothing else
-        are kept: no PDB, the reference ``more_important_pod``, every lower-priority pod with a start time."""
-        if budgets.pdbs or not evaluator.keeps_reference("more_important_pod"):
+        are kept: no PDB, the reference victim order (``ORDER_RULES``), every lower-priority pod with a start time."""
+        if budgets.pdbs or not evaluator.keeps_reference(*ORDER_RULES):
             return self.by_resources(evaluator, pod, request, node_info, nominated, budgets)
         key: tuple[int, ...] = (node_info.generation, pod.priority, request.milli_cpu, request.memory,
                                 request.ephemeral_storage, len(nominated),
@@ -210,9 +211,9 @@ class Reprieves:
 
 
 def _order_by_importance(evaluator: Evaluator, pod_infos: list[PodInfo]) -> None:
-    """The Evaluator's ``importance_order``, by a sort key when ``more_important_pod`` is the reference one (the same
-    order: priority, then start time with none counting as now)."""
-    if not evaluator.keeps_reference("more_important_pod"):
+    """The Evaluator's ``importance_order``, by a sort key when it and ``more_important_pod`` are the reference ones
+    (the same order: priority, then start time with none counting as now)."""
+    if not evaluator.keeps_reference(*ORDER_RULES):
         evaluator.importance_order(pod_infos)
         return
     if len(pod_infos) < 2:
