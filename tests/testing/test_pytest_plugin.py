@@ -23,14 +23,14 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_option_adds_one_test_per_check(pytester: pytest.Pytester) -> None:
     """``--kubesched-conformance NAME`` runs the suite on the installed plugin, one test per check."""
     result = pytester.runpytest_subprocess("--kubesched-conformance", "NodeResourcesFit", "-v")
-    result.assert_outcomes(passed=13, skipped=4)
+    result.assert_outcomes(passed=14, skipped=4)
     result.stdout.fnmatch_lines(["*conformance?NodeResourcesFit?::hooks-match-hookspecs PASSED*"])
 
 
 def test_failed_check_is_reported_with_its_detail(pytester: pytest.Pytester, site: Path) -> None:
     """A broken installed plugin fails exactly its check, with the detail and without a traceback."""
     result = pytester.runpytest_subprocess("--kubesched-conformance", "ScoresOutOfRange")
-    result.assert_outcomes(passed=6, skipped=10, failed=1)
+    result.assert_outcomes(passed=6, skipped=11, failed=1)
     result.stdout.fnmatch_lines(["*score-in-range (scores end in [[]0, 100]): score 150 from score*"])
 
 
@@ -50,7 +50,7 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
 def test_a_plugin_the_default_examples_never_reach_fails_with_advice(pytester: pytest.Pytester, site: Path) -> None:
     """A plugin gated by a label fails the checks about its hooks on the default examples, advising a cluster."""
     result = pytester.runpytest_subprocess("--kubesched-conformance", "GpuOnlySilentRejection")
-    result.assert_outcomes(passed=5, skipped=8, failed=4)
+    result.assert_outcomes(passed=5, skipped=8, failed=5)
     result.stdout.fnmatch_lines(["*filter-status-valid (*): filter never ran in this check*the default example "
                                  "cluster never reaches it; pass a cluster the plugin acts on*"])
 
@@ -59,7 +59,7 @@ def test_a_cluster_file_after_at_is_the_example_cluster(pytester: pytest.Pyteste
     """``NAME@CLUSTER.yaml`` runs the suite on that cluster: the gated plugin's defect is found."""
     pytester.makefile(".yaml", cluster=GPU_CLUSTER)
     result = pytester.runpytest_subprocess("--kubesched-conformance", "GpuOnlySilentRejection@cluster.yaml")
-    result.assert_outcomes(passed=8, skipped=8, failed=1)
+    result.assert_outcomes(passed=9, skipped=8, failed=1)
     result.stdout.fnmatch_lines(["*filter rejected with Unschedulable but no reason (pod trainer on node "
                                  "gpu-node)*"])
 
@@ -78,7 +78,7 @@ def test_a_cluster_attribute_of_the_base_class_is_the_example_cluster(pytester: 
             large_cluster = 50
     """)
     result = pytester.runpytest_subprocess("-v", "--rootdir", str(pytester.path), "test_gpu.py")
-    result.assert_outcomes(passed=8, skipped=8, failed=1)
+    result.assert_outcomes(passed=9, skipped=8, failed=1)
     result.stdout.fnmatch_lines(["*TestGpu::test_filter_status_valid FAILED*"])
 
 
@@ -100,7 +100,7 @@ def test_subclass_of_the_base_class_runs_every_check(pytester: pytest.Pytester, 
             large_cluster = 100
     """)
     result = pytester.runpytest_subprocess("-v")
-    result.assert_outcomes(passed=7, skipped=9, failed=1)
+    result.assert_outcomes(passed=8, skipped=9, failed=1)
     result.stdout.fnmatch_lines(["*TestSilentRejection::test_filter_status_valid FAILED*",
                                  "*filter-status-valid: filter rejected with Unschedulable but no reason*"])
 
@@ -116,7 +116,7 @@ def test_time_budget_warning_is_a_summary_note_even_under_w_error(pytester: pyte
             large_cluster = 20
     """)
     result = pytester.runpytest_subprocess("-W", "error")
-    result.assert_outcomes(passed=8, skipped=9)
+    result.assert_outcomes(passed=9, skipped=9)
     result.stdout.fnmatch_lines(["*kubesched conformance warnings*",
                                  "TestSlow (Slow): time-budget: filter took * µs per call over * calls; the budget "
                                  "is 500 µs"])
@@ -133,7 +133,7 @@ def test_without_the_pytest_plugin_the_warning_is_a_python_warning(pytester: pyt
             large_cluster = 20
     """)
     result = pytester.runpytest_subprocess("-p", "no:kubesched")
-    result.assert_outcomes(passed=8, skipped=9, warnings=1)
+    result.assert_outcomes(passed=9, skipped=9, warnings=1)
     result.stdout.fnmatch_lines(["*ConformanceWarning: TestSlow (Slow): time-budget: filter took*"])
 
 
