@@ -1,6 +1,6 @@
 """DefaultPreemption (PostFilter): when no node fits, evict lower-priority pods from one node and nominate it.
 
-The work is done by :class:`~kubesched.framework.preemption._evaluator.Evaluator` (synchronous preemption: victims are
+The work is done by :class:`~kubesched.framework.Evaluator` (synchronous preemption: victims are
 deleted within the scheduling cycle). Args choose how many candidate nodes the dry run looks for: at least
 ``min-candidate-nodes-percentage`` percent of the potential nodes and at least ``min-candidate-nodes-absolute``.
 """

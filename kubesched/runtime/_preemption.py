@@ -257,7 +257,7 @@ class ResourceAccelerator:
                 tabled = by_fit[visit] & (nominated_here[at] == 0)
                 for j in visit[tabled & ~rows.known[at]].tolist():
                     self._reprieve.fill_row(evaluator, rows, pod, request, window[start + j], int(positions[j]),
-                                   budgets, now)
+                                            budgets, now)
                 if tabled.all() and rows.known[at].all():
                     # Every node to visit has its answer in a row: take the chunk's candidates at once.
                     found = visit[rows.numbers[at, 0] == ROW_CANDIDATE]

@@ -16,6 +16,7 @@ from kubesched.framework._columns import IntArray, NodeRows
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._resource import Resource
 from kubesched.framework.preemption import (
+    ORDER_RULES,
     PRIORITY_OFFSET,
     Candidate,
     DisruptionBudgets,
@@ -46,17 +47,17 @@ class Reprieves:
 
     @staticmethod
     def rows(evaluator: Evaluator, columns: ColumnStore, pod: Pod, request: Resource,
-                       budgets: DisruptionBudgets) -> NodeRows | None:
+             budgets: DisruptionBudgets) -> NodeRows | None:
         """The columns' rows of this pod's reprieve answers (see :meth:`fill_row`), where an answer depends only on
-        the node: no PDB and the reference ``more_important_pod``; None otherwise."""
-        if budgets.pdbs or not evaluator.keeps_reference("more_important_pod"):
+        the node: no PDB and the reference victim order (``ORDER_RULES``); None otherwise."""
+        if budgets.pdbs or not evaluator.keeps_reference(*ORDER_RULES):
             return None
         key = (_REPRIEVE_KEY, pod.priority, request.milli_cpu, request.memory, request.ephemeral_storage,
                request.is_zero())
         return columns.node_rows(key, 5)
 
     def fill_row(self, evaluator: Evaluator, rows: NodeRows, pod: Pod, request: Resource, node_info: NodeInfo,
-                  at: int, budgets: DisruptionBudgets, now: datetime) -> None:
+                 at: int, budgets: DisruptionBudgets, now: datetime) -> None:
         """Work out the reprieve on a node without nominated pods into its row: (kind, then the default candidate
         scores of :meth:`_best_by_default_scores`) and the Candidate. Left unknown where the answer depends on more
         than the node (a lower-priority pod without a start time) or is no candidate for another reason."""
@@ -80,7 +81,7 @@ class Reprieves:
         rows.known[at] = True
 
     def relevant_nominations(self, pod: Pod, columns: ColumnStore
-                              ) -> tuple[Mapping[str, Sequence[PodInfo]], npt.NDArray[np.int64]]:
+                             ) -> tuple[Mapping[str, Sequence[PodInfo]], npt.NDArray[np.int64]]:
         """The pods nominated to each node that count for ``pod`` (other pods of at least its priority), and per
         node of ``columns`` their number, cpu, memory and ephemeral storage (rows 0-3)."""
         nominator = self._nominator
@@ -131,12 +132,11 @@ class Reprieves:
         return [totals[:, 0], totals[:, 1], totals[:, 2], totals[:, 3]]
 
     def cached(self, evaluator: Evaluator, pod: Pod, request: Resource, node_info: NodeInfo,
-                         nominated: Sequence[PodInfo], budgets: DisruptionBudgets
-                         ) -> tuple[tuple[Pod, ...], int] | None:
+               nominated: Sequence[PodInfo], budgets: DisruptionBudgets) -> tuple[tuple[Pod, ...], int] | None:
         """:meth:`by_resources`, remembered per node while the node's pods (its generation), the pod's
         priority and request and the nominated pods' sums stay the same. Only answers that depend on nothing else
-        are kept: no PDB, the reference ``more_important_pod``, every lower-priority pod with a start time."""
-        if budgets.pdbs or not evaluator.keeps_reference("more_important_pod"):
+        are kept: no PDB, the reference victim order (``ORDER_RULES``), every lower-priority pod with a start time."""
+        if budgets.pdbs or not evaluator.keeps_reference(*ORDER_RULES):
             return self.by_resources(evaluator, pod, request, node_info, nominated, budgets)
         key: tuple[int, ...] = (node_info.generation, pod.priority, request.milli_cpu, request.memory,
                                 request.ephemeral_storage, len(nominated),
@@ -157,8 +157,7 @@ class Reprieves:
         return found
 
     def by_resources(self, evaluator: Evaluator, pod: Pod, request: Resource, node_info: NodeInfo,
-                               nominated: Sequence[PodInfo], budgets: DisruptionBudgets,
-                               ) -> tuple[tuple[Pod, ...], int] | None:
+                     nominated: Sequence[PodInfo], budgets: DisruptionBudgets) -> tuple[tuple[Pod, ...], int] | None:
         """The Evaluator's ``select_victims_on_node`` by arithmetic on NodeResourcesFit's checks, ``nominated`` (the
         higher-or-equal-priority pods nominated to the node) counted on it: (victims, PDB violations), or None
         when the pod does not fit even with every lower-priority pod gone."""
@@ -210,9 +209,9 @@ class Reprieves:
 
 
 def _order_by_importance(evaluator: Evaluator, pod_infos: list[PodInfo]) -> None:
-    """The Evaluator's ``importance_order``, by a sort key when ``more_important_pod`` is the reference one (the same
-    order: priority, then start time with none counting as now)."""
-    if not evaluator.keeps_reference("more_important_pod"):
+    """The Evaluator's ``importance_order``, by a sort key when it and ``more_important_pod`` are the reference ones
+    (the same order: priority, then start time with none counting as now)."""
+    if not evaluator.keeps_reference(*ORDER_RULES):
         evaluator.importance_order(pod_infos)
         return
     if len(pod_infos) < 2:

@@ -26,6 +26,7 @@ from kubesched.framework._types import PreFilterResult
 from kubesched.runtime import (
     QUIET,
     Framework,
+    NodeSearch,
     NodeSearches,
     PluginEntry,
     PluginRegistry,
@@ -138,10 +139,15 @@ class PluginFramework(Framework):
         #: ``"per-node"`` or ``"batch"``: which of the scheduler's paths :meth:`run_filter` and :meth:`run_score` take.
         self.path: SearchPath = path
         handle = self.handle
-        searches = NodeSearches(handle.snapshot, handle.nominator, batch=path == "batch")
-        self._search = searches.batch if searches.batch is not None else searches.per_node
+        self._searches = NodeSearches(handle.snapshot, handle.nominator, batch=path == "batch")
         if path == "batch":  # preemption's accelerator too, as the scheduler's fast path hands it over
             handle.accelerator = ResourceAccelerator(self, handle.snapshot, handle.nominator)
+
+    @property
+    def _search(self) -> NodeSearch:
+        """The search the scheduler would run now on this path: the per-node one, also on the batch path when the
+        snapshot's amounts are too large for exact columns (as the scheduler then steps aside)."""
+        return self._searches.for_cycle(QUIET)
 
     def run_pre_filter(self, pod: Pod | Any, state: CycleState | None = None,
                        ) -> tuple[PreFilterResult | None, Status | None]:
@@ -158,7 +164,8 @@ class PluginFramework(Framework):
         pod = built([pod])[0]
         state = state if state is not None else CycleState()
         nodes = self.handle.snapshot.list()
-        result, status, narrowing = self._search.pre_filter(self, state, pod, nodes)
+        search = self._search
+        result, status, narrowing = search.pre_filter(self, state, pod, nodes)
         if status is not None and status.code is not Code.SUCCESS:
             return dict.fromkeys((ni.name for ni in nodes), status)
         diagnosis = new_diagnosis()
@@ -169,7 +176,7 @@ class PluginFramework(Framework):
             diagnosis.node_to_status.absent_nodes_status = Status.unresolvable(
                 "node(s) didn't satisfy plugin(s) [" + " ".join(sorted(narrowing)) + "]")
         try:
-            feasible, _lazy = self._search.find_feasible(self, state, pod, diagnosis, tried, 0, len(tried))
+            feasible, _lazy = search.find_feasible(self, state, pod, diagnosis, tried, 0, len(tried))
         except SearchError as error:
             return dict.fromkeys((ni.name for ni in nodes), error.status)
         passed = {ni.name for ni in feasible}

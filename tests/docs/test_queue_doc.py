@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kubesched.framework._events import QueueingHint
+from kubesched.framework import QueueingHint
 from kubesched.testing import make_node, make_pod
 from tests.conftest import REPO
 

@@ -68,6 +68,28 @@ def test_the_paths_call_the_forms_the_path_names() -> None:
 
 def test_a_pre_filter_rejection_is_every_nodes_status() -> None:
     """When PreFilter rejects the pod, every node reports PreFilter's status; run_pre_filter gives it alone."""
+
+    class Refuses(Plugin):
+        name = "Refuses"
+
+        @hookimpl
+        def pre_filter(self, state: CycleState, pod: object, nodes: object) -> Status | None:
+            return Status.unresolvable("no thanks")
+
+        @hookimpl
+        def filter(self, state: CycleState, pod: object, node_info: NodeInfo) -> Status | None:
+            return None
+
+    fw = plugin_framework(Refuses, nodes=NODES)
+    refused = like(Status.unresolvable("no thanks"), plugin="Refuses")
+    result, status = fw.run_pre_filter(POD)
+    assert (result, status == refused) == (None, True)
+    assert fw.run_filter(POD) == dict.fromkeys(("a", "b", "c"), refused)
+
+
+def test_a_filter_rejection_after_pre_filter_passed_is_the_nodes_status() -> None:
+    """NodePorts' PreFilter passes (run_pre_filter gives no status); its Filter rejects the node whose pod holds the
+    port."""
     fw = plugin_framework("NodePorts", nodes=[make_node("a").obj()],
                           pods=[make_pod("other").node("a").host_port(80).obj()])
     pod = make_pod("p").host_port(80).obj()
@@ -103,3 +125,16 @@ def test_an_unknown_path_is_refused() -> None:
     """A path other than per-node or batch is a ValueError naming both."""
     with pytest.raises(ValueError, match="path must be one of per-node, batch"):
         plugin_framework("NodeName", path="fast")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_amounts_too_large_for_exact_columns_are_judged_as_the_scheduler_judges_them(path: SearchPath) -> None:
+    """A node with 2^60 bytes of memory makes the columns inexact: the batch path then takes the per-node hooks,
+    as the scheduler does, so the big node fits and scores as on the per-node path."""
+    nodes = [make_node("big").capacity(cpu="4", memory=str(2**60), pods="10"),
+             make_node("small").capacity(cpu="4", memory="1Gi", pods="10")]
+    fw = plugin_framework("NodeResourcesFit", nodes=nodes, path=path)
+    pod = make_pod("p").req(cpu="1", memory="2Gi")
+    assert not fw.handle.snapshot.columns.exact
+    assert fw.run_filter(pod) == {"big": None, "small": like(Status.unschedulable("Insufficient memory"))}
+    assert fw.run_score(pod, nodes=["big"]) == {"big": 87}

@@ -5,6 +5,7 @@ runtime may implement. Plugins import these names from :mod:`kubesched.framework
 from kubesched.framework.preemption._accelerator import (
     CHOICE_RULES,
     DRY_RUN_RULES,
+    ORDER_RULES,
     PreemptionAccelerator,
     ResourceShortcut,
 )
@@ -23,6 +24,7 @@ from kubesched.framework.preemption._pdb import DisruptionBudgets
 __all__ = [
     "CHOICE_RULES",
     "DRY_RUN_RULES",
+    "ORDER_RULES",
     "PRIORITY_OFFSET",
     "Candidate",
     "CandidateChoice",

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 DRY_RUN_RULES = ("dry_run_preemption", "select_victims_on_node", "is_preemption_allowed", "is_eligible_pod")
 #: The Evaluator methods an accelerated choice reproduces: a subclass overriding one gets the reference choice.
 CHOICE_RULES = ("select_candidate", "ordered_score_funcs", "default_score_funcs")
+#: The Evaluator methods that order victims: while a subclass keeps both, an accelerated dry run orders them by a sort
+#: key and may keep its answers per node; otherwise it orders them through the subclass's own methods, every time.
+ORDER_RULES = ("more_important_pod", "importance_order")
 
 
 @attrs.frozen

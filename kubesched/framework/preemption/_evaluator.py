@@ -29,6 +29,7 @@ from kubesched.framework._types import Diagnosis, FitError, NodeToStatus, PostFi
 from kubesched.framework.preemption._accelerator import (
     CHOICE_RULES,
     DRY_RUN_RULES,
+    ORDER_RULES,
     PreemptionAccelerator,
     ResourceShortcut,
 )
@@ -54,7 +55,7 @@ REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 # What a victim waiting on Permit is rejected with.
 PREEMPTED = "preempted"
 #: The overridable interface: the methods whose reference form the accelerator may stand in for.
-_RULES = frozenset({*DRY_RUN_RULES, *CHOICE_RULES, "more_important_pod"})
+_RULES = frozenset({*DRY_RUN_RULES, *CHOICE_RULES, *ORDER_RULES})
 
 
 def pod_terminating_by_preemption(pod: Pod) -> bool:
