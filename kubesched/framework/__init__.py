@@ -8,7 +8,7 @@ this package loads neither it nor the manifest loader.
 
 from kubesched.backend import BindingError, Clock, ClusterClient, ClusterListener, DeletionError
 from kubesched.framework._args import ArgsError, in_range, kebab, show_value
-from kubesched.framework._columns import IntArray, NodeBatch, NodeColumns
+from kubesched.framework._columns import IntArray, NodeBatch, NodeColumns, NodeRows
 from kubesched.framework._cycle_state import CycleState, StateKey, StateNotFoundError
 from kubesched.framework._events import (
     ActionType,
@@ -101,6 +101,7 @@ __all__ = [
     "NodeBatch",
     "NodeColumns",
     "NodeInfo",
+    "NodeRows",
     "NodeScore",
     "NodeToStatus",
     "NominatingInfo",

@@ -11,13 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pluggy
 
-from kubesched.framework._hookspecs import (  # the table lives in hookspecs; re-exported for existing imports
-    EXTENSION_POINTS,
-    HOOK_NAMES,
-    POINTS_BY_KEY,
-    PROJECT_NAME,
-    ExtensionPoint,
-)
+from kubesched.framework._hookspecs import EXTENSION_POINTS, PROJECT_NAME, ExtensionPoint
 
 if TYPE_CHECKING:
     from kubesched.framework._handle import Handle
@@ -25,8 +19,8 @@ if TYPE_CHECKING:
 #: Marks a plugin method as the implementation of the hook with the same name.
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
-__all__ = ["EXTENSION_POINTS", "HOOK_NAMES", "POINTS_BY_KEY", "ExtensionPoint", "FilterReads", "Plugin",
-           "declared_filter_reads", "extension_points", "filter_reason_counts_of", "hookimpl", "marked_hooks"]
+__all__ = ["FilterReads", "Plugin", "declared_filter_reads", "extension_points", "filter_reason_counts_of",
+           "hookimpl", "marked_hooks"]
 
 #: The methods whose behaviour a ``filter_reads`` declaration describes: a subclass redefining one drops it.
 _FILTER_METHODS = ("filter", "filter_nodes", "filter_reason_counts")

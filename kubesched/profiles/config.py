@@ -13,7 +13,7 @@ import attrs
 
 from kubesched.errors import ProfileError
 from kubesched.framework._args import Naming, camel, kebab
-from kubesched.framework._plugin import EXTENSION_POINTS
+from kubesched.framework._hookspecs import EXTENSION_POINTS
 from kubesched.profiles.settings import PROFILE_SETTINGS, written
 from kubesched.runtime import PluginEntry, Profile, SchedulerSettings
 from kubesched.validation import INT32_MAX, PROFILE

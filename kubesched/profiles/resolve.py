@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from kubesched.framework._args import ArgsError, structure, unstructure
-from kubesched.framework._plugin import EXTENSION_POINTS, POINTS_BY_KEY, ExtensionPoint
+from kubesched.framework._hookspecs import EXTENSION_POINTS, POINTS_BY_KEY, ExtensionPoint
 from kubesched.profiles.config import (
     MAX_WEIGHT,
     MULTI_POINT,

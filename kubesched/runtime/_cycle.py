@@ -116,7 +116,8 @@ class Placement:
         pre_result, status, narrowing = search.pre_filter(framework, state, pod, all_nodes)
         diagnosis.unschedulable_plugins = set(narrowing)
         observer.pre_filter(pre_result, status, narrowing, state.skip_filter_plugins)
-        framework.record_filters(state, observer.filters)
+        if observer.per_node:  # an observer of every per-node verdict may wrap the Filter plugins to see them
+            framework.record_filters(state, observer.filters)
         if status is not None and status.code is not Code.SUCCESS:
             if not status.is_rejected():
                 raise CycleFailed(status, CLEAR_NOMINATED_NODE)

@@ -19,7 +19,8 @@ Filters = list[tuple[str, Hook]]
 
 class CycleObserver(Protocol):
     """Told each step of one scheduling attempt. ``per_node`` asks for the per-node path (explain records every
-    plugin's verdict on every node it tries, which the batch path does not produce)."""
+    plugin's verdict on every node it tries, which the batch path does not produce); only then is :meth:`filters`
+    asked to wrap the cycle's Filter plugins."""
 
     per_node: bool
 

@@ -96,16 +96,16 @@ class Framework:
 
     def _bind_hooks(self) -> None:
         """Derive the per-point lookups the hot paths use from the plugin set's hook table."""
-        hooks = self._plugins.hooks
+        hooks, by_name = self._plugins.hooks, self._plugins.by_name
         self._hooks = hooks
-        self._normalizers = dict(hooks["normalize_score"])
+        self._normalizers = by_name["normalize_score"]
         self._filters = hooks["filter"]
         #: Batch forms by plugin (see docs/performance.md); the per-node hooks stay the reference.
-        self.batch_pre_filter_hooks: dict[str, Hook] = dict(hooks["pre_filter_nodes"])
-        self.batch_filter_hooks: dict[str, Hook] = dict(hooks["filter_nodes"])
-        self.batch_pre_score_hooks: dict[str, Hook] = dict(hooks["pre_score_nodes"])
-        self.batch_score_hooks: dict[str, Hook] = dict(hooks["score_nodes"])
-        self.batch_normalize_hooks: dict[str, Hook] = dict(hooks["normalize_scores"])
+        self.batch_pre_filter_hooks: dict[str, Hook] = by_name["pre_filter_nodes"]
+        self.batch_filter_hooks: dict[str, Hook] = by_name["filter_nodes"]
+        self.batch_pre_score_hooks: dict[str, Hook] = by_name["pre_score_nodes"]
+        self.batch_score_hooks: dict[str, Hook] = by_name["score_nodes"]
+        self.batch_normalize_hooks: dict[str, Hook] = by_name["normalize_scores"]
         self.score_hooks: list[tuple[str, Hook]] = hooks["score"]
 
     # -- the profile and its plugins ---------------------------------------------------------------

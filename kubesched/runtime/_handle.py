@@ -4,7 +4,7 @@ random generator, the clock, the cycle's snapshot, and the pods Permit holds."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -15,6 +15,7 @@ from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._handle import WaitingPod
 from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._status import Status
+from kubesched.runtime._cycle_observer import QUIET, CycleObserver
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._snapshot import NodeSnapshot
 
@@ -92,8 +93,8 @@ class RuntimeHandle:
         self._namespace_lister = ClientNamespaceLister(client)
         #: The plugins' cluster listeners (:meth:`subscribe`), in subscription order.
         self.listeners: list[ClusterListener] = []
-        #: Told the preemption Evaluator's candidates and choice while explain records a pod's attempt; else None.
-        self.preemption_observer: Callable[[CandidateChoice], None] | None = None
+        #: The observer of the cycle under way (explain's recorder, or QUIET): told the preemption's candidate choice.
+        self.observer: CycleObserver = QUIET
         #: The accelerator the runtime hands the preemption Evaluator (None: the reference dry run).
         self.accelerator: PreemptionAccelerator | None = None
 
@@ -151,8 +152,7 @@ class RuntimeHandle:
 
     def record_candidate_choice(self, choice: CandidateChoice) -> None:
         """Tell the runtime which candidates a preemption weighed and which it chose (explain shows them)."""
-        if self.preemption_observer is not None:
-            self.preemption_observer(choice)
+        self.observer.preemption(choice)
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
                                                node_info: NodeInfo) -> Status | None:

@@ -62,6 +62,8 @@ class PluginSet:
         #: The hooks as resolved; :attr:`hooks` is this table or the metered one of a sampled cycle.
         self.plain: HookTable = hooks
         self.hooks: HookTable = hooks
+        #: The same hooks by plugin name, per hook (what the runners look plugins up in).
+        self.by_name: dict[str, dict[str, Hook]] = _by_name(hooks)
         self._metered: HookTable | None = None
         #: Where plugin calls are timed now (a sampled cycle), or None.
         self.metering: SchedulerMetrics | None = None
@@ -83,6 +85,7 @@ class PluginSet:
         if table is self.hooks:
             return False
         self.hooks = table
+        self.by_name = _by_name(table)
         return True
 
     def names_at(self, hook: str) -> list[str]:
@@ -101,6 +104,11 @@ class PluginSet:
                 raise ProfileError(f"total score of Score plugins could overflow (at plugin {name!r})",
                                    key=f"profiles.{self.profile.scheduler_name}")
             total += weight * MAX_NODE_SCORE
+
+
+def _by_name(table: HookTable) -> dict[str, dict[str, Hook]]:
+    """Per hook, its implementations by plugin name."""
+    return {hook: dict(pairs) for hook, pairs in table.items()}
 
 
 def _adapted(function: Hook, impl_args: tuple[str, ...], spec_args: tuple[str, ...]) -> Hook:

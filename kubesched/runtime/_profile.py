@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from kubesched.framework._plugin import EXTENSION_POINTS
+from kubesched.framework._hookspecs import EXTENSION_POINTS
 
 
 @attrs.frozen

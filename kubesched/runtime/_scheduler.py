@@ -234,20 +234,21 @@ class Scheduler:
         recorder: AttemptRecorder | None = None
         if self.explainer is not None and self.explainer.wants(pod):
             observer = recorder = self.explainer.start(pod, framework.profile_name, self.clock.now(), self.nominator)
-            framework.handle.preemption_observer = recorder.preemption
+        framework.handle.observer = observer  # what the preemption's candidate choice is told to
         try:
             binding = self._scheduling_cycle(framework, state, queued, record, started, observer)
         except CycleFailed as failure:
             record.status = failure.status
-            self._observe(record, recorder)
+            self._observe(framework, record, recorder)
             self._handle_failure(queued, failure, started=started)
             return True
-        self._observe(record, recorder)
+        self._observe(framework, record, recorder)
         if binding is not None:
             self._binding_cycle(binding, None)
         return True
 
-    def _observe(self, record: CycleRecord, recorder: AttemptRecorder | None) -> None:
+    def _observe(self, framework: Framework, record: CycleRecord, recorder: AttemptRecorder | None) -> None:
+        framework.handle.observer = QUIET
         if recorder is not None:
             self._finish_recording(recorder, record)
         if self.cycle_observer is not None:
@@ -257,7 +258,6 @@ class Scheduler:
             self.cycle_observer(record)
 
     def _finish_recording(self, recording: AttemptRecorder, record: CycleRecord) -> None:
-        self.frameworks[record.profile].handle.preemption_observer = None
         table = record.scores
         totals = {} if table is None else {name: int(total) for name, total in zip(table.nodes, table.totals,
                                                                                     strict=True)}

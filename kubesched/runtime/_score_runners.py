@@ -35,7 +35,7 @@ class ScoreRunners:
         """Run PreScore over the feasible ``nodes``; Skip removes the plugin's Score for this cycle. Given ``batch``
         (the same nodes as a NodeBatch, on the batch path), a plugin's ``pre_score_nodes`` runs instead."""
         skipped: set[str] = set()
-        batch_hooks = dict(self._plugins.hooks["pre_score_nodes"]) if batch is not None else {}
+        batch_hooks = self._plugins.by_name["pre_score_nodes"] if batch is not None else {}
         for name, hook in self._plugins.hooks["pre_score"]:
             batch_hook = batch_hooks.get(name)
             args = (state, pod, nodes) if batch_hook is None else (state, pod, batch)
@@ -55,8 +55,7 @@ class ScoreRunners:
     def normalize(self, name: str, state: CycleState, pod: Pod, node_scores: list[NodeScore],
                   nodes: Sequence[str]) -> Status | None:
         """Run ``name``'s NormalizeScore on ``node_scores`` (in place); None, or its Error status."""
-        hook = self._plugins.hook(name, "normalize_score")
-        assert hook is not None, f"{name} has no NormalizeScore"
+        hook = self._plugins.by_name["normalize_score"][name]
         status, failed = self._guard.status_of(NORMALIZE, name, hook, (state, pod, node_scores), pod)
         if failed is not None:
             return failed
@@ -79,7 +78,7 @@ class ScoreRunners:
         """Score every node with every non-skipped plugin, normalise, check [0, 100], apply weights; ``recorder``
         (explain) is told each plugin's raw, normalised and weighted scores."""
         skip = state.skip_score_plugins
-        normalizers = dict(self._plugins.hooks["normalize_score"])
+        normalizers = self._plugins.by_name["normalize_score"]
         table = ScoreTable([ni.name for ni in nodes], totals=[0] * len(nodes))
         for name, hook in self._plugins.hooks["score"]:
             if name in skip:

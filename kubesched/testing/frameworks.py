@@ -74,8 +74,8 @@ def plugin_args(plugin_class: type[Any], args: Any) -> Any:
 def _pairs(plugins: Sequence[Any]) -> list[tuple[type[Any], Any]]:
     """The kit's plugin arguments as (class, args) pairs. ``(Cls, args)`` as two positional arguments (the
     one-plugin form) is the pair ``(Cls, args)``."""
-    if len(plugins) == 2 and isinstance(plugins[0], type) and not isinstance(plugins[1], type | tuple | str):
-        return [(plugins[0], plugins[1])]
+    if len(plugins) == 2 and isinstance(plugins[0], type | str) and not isinstance(plugins[1], type | tuple | str):
+        return [(plugin_class(plugins[0]), plugins[1])]
     pairs = []
     for item in plugins:
         if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], type | str):

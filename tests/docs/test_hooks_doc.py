@@ -9,7 +9,7 @@ from typing import Any
 
 from kubesched.framework import _hookspecs as hookspecs
 from kubesched.framework._handle import Handle
-from kubesched.framework._plugin import EXTENSION_POINTS
+from kubesched.framework._hookspecs import EXTENSION_POINTS
 from tests.conftest import REPO
 
 HOOKS_DOC = (REPO / "docs" / "hooks.md").read_text(encoding="utf-8")

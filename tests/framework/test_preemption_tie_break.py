@@ -9,6 +9,7 @@ import pytest
 
 from kubesched.framework import Candidate, CandidateChoice, Evaluator, ResourceShortcut
 from kubesched.framework.preemption._candidates import PRIORITY_OFFSET, TIED_ON_EVERY_CRITERION
+from kubesched.runtime import QuietObserver
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import preemption_cluster
 from tests.framework.test_preemption import HIGH, LOW, MID, candidate
@@ -66,6 +67,17 @@ def test_an_overridden_choice_is_not_explained_by_criteria_that_did_not_decide()
         "n1": "not chosen by LastWins.select_candidate", "n2": "not chosen by LastWins.select_candidate"}
 
 
+class Seeing(QuietObserver):
+    """A cycle observer keeping the preemption's candidate choices, reading why each loser lost."""
+
+    def __init__(self, seen: list[CandidateChoice]) -> None:
+        self.seen = seen
+
+    def preemption(self, choice: CandidateChoice) -> None:
+        self.seen.append(choice)
+        assert choice.lost is not None
+
+
 class CountingReasons(Evaluator):
     """An Evaluator counting how often the tie-break reasons are worked out."""
 
@@ -87,7 +99,7 @@ def test_the_reasons_are_worked_out_only_when_a_preemption_is_recorded(recorded:
     evaluator.resource_shortcut = ResourceShortcut("NodeResourcesFit")
     seen: list[CandidateChoice] = []
     if recorded:
-        pc.framework.handle.preemption_observer = seen.append
+        pc.framework.handle.observer = Seeing(seen)
     CountingReasons.calls = 0
     _result, status = pc.post_filter(pod)
     assert status is not None
