@@ -203,10 +203,10 @@ class Framework:
         batch_hooks = self.batch_pre_filter_hooks if batch is not None else {}
         for name, hook in self._hooks["pre_filter"]:
             batch_hook = batch_hooks.get(name)
-            args = (state, pod, nodes) if batch_hook is None else (state, pod, batch)
-            outcome, failed = self.guard.call(PRE_FILTER, name, hook if batch_hook is None else batch_hook, args, pod)
-            if failed is not None:
-                return None, failed, set()
+            try:  # once per plugin and cycle: the guard words a failure, the try costs nothing otherwise
+                outcome = hook(state, pod, nodes) if batch_hook is None else batch_hook(state, pod, batch)
+            except PLUGIN_FAILURES as exc:
+                return None, self.guard.failed(PRE_FILTER, name, pod, exc=exc), set()
             if isinstance(outcome, PreFilterResult):
                 plugin_result: PreFilterResult | None = outcome
                 status: Status | None = None
@@ -244,10 +244,12 @@ class Framework:
         for name, hook in self._hooks[hook_name]:
             if name in skip:
                 continue
-            status, failed = self.guard.status_of(point, name, hook, (state, pod, pod_info, node_info), pod,
-                                                  node_info.name)
-            if failed is not None:
-                return failed
+            try:
+                status = hook(state, pod, pod_info, node_info)
+            except PLUGIN_FAILURES as exc:
+                return self.guard.failed(point, name, pod, node_info.name, exc=exc)
+            if status is not None and not isinstance(status, Status):
+                return self.guard.failed(point, name, pod, node_info.name, value=status)
             if status is not None and status.code is not _SUCCESS:
                 return self.guard.failed(point, name, pod, node_info.name, status=status)
         return None
