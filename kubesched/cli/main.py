@@ -20,8 +20,9 @@ from kubesched.metrics import SchedulerMetrics
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.explain import explainer_for, explainer_for_names
-from kubesched.sim.scenario import Scenario, is_scenario_file, load_scenario
+from kubesched.sim.scenario import is_scenario_file, load_scenario
 from kubesched.sim.scenario_run import run_scenario
+from kubesched.sim.scenario_steps import Scenario
 from kubesched.sim.simulate import SimulationError
 from kubesched.sim.simulate import simulate as run_simulation
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import json
 import re
-import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -26,23 +24,12 @@ from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError
-from kubesched.io import decode, decode_pod, decode_workloads, yaml_reader
+from kubesched.io import decode, decode_pod, decode_workloads
 from kubesched.io.admission import admit_pods
+from kubesched.io.documents import Document, documents, expand_lists, expand_paths
 from kubesched.io.errors import InputErrorList as InputErrorList  # callers import it from here too
 from kubesched.io.fields import collecting, is_mapping
-from kubesched.io.yaml_reader import YamlRules
-from kubesched.validation import MANIFEST, HugeInteger, escape, quote
-
-#: The path that means standard input, and how errors name it.
-STDIN = "-"
-STDIN_NAME = "<stdin>"
-#: Deepest nesting of objects and lists read; manifests nest about 15 levels, and deeper input would exhaust
-#: the parsers' recursion.
-MAX_DEPTH = 100
-#: Longest integer literal converted; Python refuses more than 4300 digits, apimachinery more than 19.
-MAX_INTEGER_DIGITS = 1000
-
-MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+from kubesched.validation import MANIFEST, escape, quote
 
 # kind -> (resource used in object names, namespaced)
 _KINDS: dict[str, tuple[str, bool]] = {
@@ -61,7 +48,6 @@ _KINDS: dict[str, tuple[str, bool]] = {
     "CronJob": ("cronjobs", True),
 }
 
-
 @attrs.frozen
 class ClusterInput:
     """The validated, admitted objects of an input, pods and nodes in input order."""
@@ -79,14 +65,6 @@ class ClusterInput:
     #: template, DaemonSets, Jobs, CronJobs), in input order.
     workloads: tuple[Workload, ...] = ()
 
-
-@attrs.define
-class _Document:
-    file: str
-    index: int
-    data: object
-
-
 @attrs.define
 class _Entry:
     """A decoded object with where it came from, for the checks that span objects."""
@@ -99,136 +77,6 @@ class _Entry:
     derived: bool = False
     #: Whether it updates an object of an earlier group (its uid is that object's).
     replaced: bool = False
-
-
-def _display(path: Path | str) -> str:
-    return STDIN_NAME if str(path) == STDIN else escape(str(path))
-
-
-def manifest_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Expand directories (recursively, sorted) into manifest files; files (and ``-``) are kept as given.
-    Raise :class:`InputErrorList` naming every missing path and every directory without manifests."""
-    files, errors = _expand_paths(paths)
-    if errors:
-        raise InputErrorList(errors)
-    return files
-
-
-def _expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[InputError]]:
-    files: list[Path] = []
-    errors: list[InputError] = []
-    for raw in paths:
-        if str(raw) == STDIN:
-            files.append(Path(STDIN))
-            continue
-        path = Path(raw)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in MANIFEST_SUFFIXES)
-            if not found:
-                errors.append(InputError("no manifest files (.yaml, .yml, .json) in this directory",
-                                         file=_display(path)))
-            files.extend(found)
-        elif path.exists():
-            files.append(path)
-        else:
-            errors.append(InputError("no such file or directory", file=_display(path)))
-    return files, errors
-
-
-#: How manifests' YAML is read.
-YAML_RULES = YamlRules(MAX_DEPTH, "nesting deeper than {limit} levels", MAX_INTEGER_DIGITS)
-
-
-def _parse_int(text: str) -> int | HugeInteger:
-    return HugeInteger(text) if len(text) > MAX_INTEGER_DIGITS else int(text)
-
-
-# A JSON string or bracket; depth is counted over these only, so brackets inside strings do not count.
-_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-
-
-def _json_depth_problem(text: str) -> str | None:
-    """Where JSON text nests deeper than :data:`MAX_DEPTH`, as "at line L column C", or None."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return None
-    depth = 0
-    for token in _JSON_TOKEN.finditer(text):
-        char = token.group()
-        if char in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                line = text.count("\n", 0, token.start()) + 1
-                column = token.start() - text.rfind("\n", 0, token.start())
-                return f"at line {line} column {column}"
-        elif char in "]}":
-            depth -= 1
-    return None
-
-
-def _read(file: Path) -> tuple[str, str]:
-    """The file's display name and text (standard input for ``-``)."""
-    name = _display(file)
-    try:
-        if str(file) == STDIN:
-            # Bytes, decoded here: a text stdin may decode leniently (surrogateescape) and hide bad UTF-8.
-            raw = getattr(sys.stdin, "buffer", None)
-            return name, raw.read().decode("utf-8") if raw is not None else sys.stdin.read()
-        return name, file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"cannot read: not UTF-8 text (byte {exc.start})", file=name) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {escape(exc.strerror or str(exc))}", file=name) from None
-
-
-def _is_json(file: Path, text: str) -> bool:
-    if str(file) == STDIN:
-        # kubectl's sniffing: JSON starts with a brace (YAML documents then read as YAML).
-        return text.lstrip().startswith("{")
-    return file.suffix == ".json"
-
-
-def _documents(file: Path) -> Iterator[_Document]:
-    name, text = _read(file)
-    if _is_json(file, text):
-        deep = _json_depth_problem(text)
-        if deep is not None:
-            raise InputError(f"invalid JSON {deep}: nesting deeper than {MAX_DEPTH} levels", file=name)
-        try:
-            yield _Document(name, 0, json.loads(text, parse_int=_parse_int))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name) from None
-        except RecursionError:
-            raise InputError(f"invalid JSON: nesting deeper than {MAX_DEPTH} levels", file=name) from None
-        return
-    index = 0
-    try:
-        for data in yaml_reader.documents(text, YAML_RULES):
-            if data is not None:
-                yield _Document(name, index, data)
-            index += 1
-    except yaml_reader.YamlError as exc:
-        raise InputError(str(exc), file=name) from None
-
-
-def _expand(doc: _Document) -> Iterator[tuple[str, int, Mapping[str, Any]]]:
-    """Yield (position, item index, object) for a document, flattening ``List`` and ``<Kind>List`` wrappers."""
-    position = f"document {doc.index + 1}"
-    if not is_mapping(doc.data):
-        raise InputError(f"{position}: must be a Kubernetes object, not {MANIFEST.describe(doc.data)}", file=doc.file)
-    kind = doc.data.get("kind")
-    if isinstance(kind, str) and kind.endswith("List") and "items" in doc.data:
-        items = doc.data.get("items") or []
-        if not isinstance(items, list):
-            raise InputError(f"{position}: items: must be a list, not {MANIFEST.describe(items)}", file=doc.file)
-        item_kind = kind[: -len("List")] or None
-        for i, item in enumerate(items):
-            items[i] = None  # the raw item is the caller's now, and goes once decoded
-            if isinstance(item, Mapping) and "kind" not in item and item_kind:
-                item = {**item, "kind": item_kind}
-            yield f"{position}, items[{i}]", i, item
-    else:
-        yield position, 0, doc.data
-
 
 def _object_name(kind: str, obj: Mapping[str, Any]) -> str | None:
     """The object's location, ``resource[/namespace]/name``; parts that are not plain names are quoted."""
@@ -244,10 +92,8 @@ def _object_name(kind: str, obj: Mapping[str, Any]) -> str | None:
         return f"{resource}/{_part(namespace if isinstance(namespace, str) and namespace else 'default')}/{_part(name)}"
     return f"{resource}/{_part(name)}"
 
-
 #: The start of every derived uid's name: uuid5's namespace (URL), then kubesched's prefix.
 _UID_PREFIX = uuid.NAMESPACE_URL.bytes + b"kubesched:"
-
 
 def derived_uid(location: str) -> str:
     """The uid kubesched gives an object without one: ``uuid5(NAMESPACE_URL, "kubesched:" + location)``, made
@@ -258,13 +104,10 @@ def derived_uid(location: str) -> str:
     text = digest.hex()
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
-
 _PLAIN_NAME = re.compile(r"[a-z0-9.-]+", re.ASCII)
-
 
 def _part(text: str) -> str:
     return text if _PLAIN_NAME.fullmatch(text) else quote(text)
-
 
 WORKLOAD_TYPES = (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob)
 
@@ -284,7 +127,6 @@ _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "CronJob": decode_workloads.cron_job,
 }
 
-
 class _Run:
     """One load: the errors found (with their sort keys), the kinds skipped and the objects decoded."""
 
@@ -303,10 +145,10 @@ class _Run:
     def error(self, order: tuple[int, ...], error: InputError) -> None:
         self.errors.append((order, error))
 
-    def decode_document(self, file_index: int, doc: _Document) -> None:
+    def decode_document(self, file_index: int, doc: Document) -> None:
         """Decode every object of ``doc``; its items are released as they are decoded."""
         try:
-            entries = _expand(doc)
+            entries = expand_lists(doc)
             for position, item, obj in entries:
                 self.decode(doc.file, (self.group, file_index, doc.index, item), position, obj)
         except InputError as exc:
@@ -385,12 +227,10 @@ class _Run:
     def of_kind(self, *kinds: str) -> list[Any]:
         return [e.value for e in self.entries if _kind_of(e.value) in kinds]
 
-
 def _kind_of(value: object) -> str:
     if isinstance(value, WorkloadController):
         return value.kind
     return type(value).__name__
-
 
 @attrs.frozen
 class Source:
@@ -404,7 +244,6 @@ class Source:
     #: Whether objects may repeat (update) objects of earlier groups (a scenario's ``apply``).
     replaces: bool = False
 
-
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """Python's cycle collector off for the block: a load allocates millions of objects, none in a cycle, and the
@@ -417,19 +256,16 @@ def _collector_paused() -> Iterator[None]:
         if enabled:
             gc.enable()
 
-
 def load(paths: Iterable[str | Path]) -> ClusterInput:
     """Load, validate and admit every object under ``paths`` (``-`` is standard input); raise
     :class:`InputErrorList` with every problem, sorted by file and position."""
     return load_groups([Source(tuple(paths))])[0]
-
 
 def load_groups(groups: Sequence[Source]) -> list[ClusterInput]:
     """Load several groups of objects as one input (names and uids unique across them, pods' nodes looked up in
     all of them, every problem reported at once, sorted by group), returning each group's objects."""
     with _collector_paused():
         return _load_groups(groups)
-
 
 def _load_groups(groups: Sequence[Source]) -> list[ClusterInput]:
     """:func:`load_groups` with the cycle collector already paused."""
@@ -441,16 +277,15 @@ def _load_groups(groups: Sequence[Source]) -> list[ClusterInput]:
         _read_source(run, source)
     return _finish(run, len(groups))
 
-
 def _read_source(run: _Run, source: Source) -> None:
-    files, missing = _expand_paths(source.paths)
+    files, missing = expand_paths(source.paths)
     for i, error in enumerate(missing):
         run.error((run.group, -1, i), error)  # before any file's problems
     for file_index, file in enumerate(files):
         # Each document is decoded as soon as it is read, and its raw form dropped: only the objects stay.
         after = 0  # where a syntax error sorts: after the documents read before it
         try:
-            for doc in _documents(file):
+            for doc in documents(file):
                 after = doc.index + 1
                 run.decode_document(file_index, doc)
         except InputError as exc:
@@ -458,7 +293,6 @@ def _read_source(run: _Run, source: Source) -> None:
     run.inline = True
     for i, obj in enumerate(source.inline):
         run.decode(source.inline_file, (run.group, len(files), i, 0), f"{source.inline_position}[{i}]", obj)
-
 
 def _finish(run: _Run, groups: int) -> list[ClusterInput]:
     run.check_uids()
@@ -502,13 +336,11 @@ def _finish(run: _Run, groups: int) -> list[ClusterInput]:
             workloads=tuple(e.value for e in entries if isinstance(e.value, WORKLOAD_TYPES))))
     return results
 
-
 def _lookup(value: WorkloadController | ReplicaSet | StatefulSet) -> WorkloadController:
     """The selector plugins look up (default spreading) of a ReplicaSet, StatefulSet or ReplicationController."""
     if isinstance(value, WorkloadController):
         return value
     return WorkloadController(kind=value.kind, metadata=value.metadata, selector=value.selector)
-
 
 def _admit_templates(run: _Run, classes: list[PriorityClass]) -> None:
     """A pod template's priorityClassName must name a class, or every pod its controller creates is refused."""

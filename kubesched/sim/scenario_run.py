@@ -20,7 +20,7 @@ from kubesched.sim.agenda import Phase
 from kubesched.sim.controllers.base import ScaledController
 from kubesched.sim.controllers.deployment import DeploymentController
 from kubesched.sim.controllers.manager import ControllerManager
-from kubesched.sim.scenario import (
+from kubesched.sim.scenario_steps import (
     DRAIN_RETRY,
     Create,
     Delete,

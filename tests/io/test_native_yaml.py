@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubesched.io import yaml_native, yaml_reader
-from kubesched.io.load import YAML_RULES, InputErrorList, load
+from kubesched.io.documents import YAML_RULES
+from kubesched.io.load import InputErrorList, load
 from kubesched.io.yaml_reader import YamlError, documents
 
 pytestmark = pytest.mark.skipif(yaml_native.NATIVE is None or not hasattr(yaml, "CSafeLoader"),

@@ -6,8 +6,9 @@ from pathlib import Path
 
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
-from kubesched.sim.scenario import Scenario, load_scenario
+from kubesched.sim.scenario import load_scenario
 from kubesched.sim.scenario_run import run_scenario
+from kubesched.sim.scenario_steps import Scenario
 from kubesched.sim.simulate import PodResult, SimulationResult
 
 HEADER = "apiVersion: kubesched.io/v1alpha1\nkind: Scenario\nmetadata: {name: test}\nspec:\n  steps:\n"

@@ -7,16 +7,8 @@ from pathlib import Path
 import pytest
 
 from kubesched.io.load import InputErrorList
-from kubesched.sim.scenario import (
-    Create,
-    DeleteNode,
-    DrainNode,
-    PatchNode,
-    RunUntil,
-    Scale,
-    is_scenario_file,
-    load_scenario,
-)
+from kubesched.sim.scenario import is_scenario_file, load_scenario
+from kubesched.sim.scenario_steps import Create, DeleteNode, DrainNode, PatchNode, RunUntil, Scale
 from tests.sim.scenario.helpers import HEADER, node, scenario, write
 
 NODE_STEP = f"  - create: {{objects: [{node('n1')}]}}\n"

@@ -1,0 +1,165 @@
+"""Read manifest files into documents: paths expanded, YAML or JSON parsed within depth and size limits, and
+``List`` wrappers flattened into their items. What the objects mean is :mod:`kubesched.io.load`'s job."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from kubesched.errors import InputError
+from kubesched.io import yaml_reader
+from kubesched.io.fields import is_mapping
+from kubesched.io.yaml_reader import YamlRules
+from kubesched.validation import MANIFEST, HugeInteger, escape
+
+#: The path that means standard input, and how errors name it.
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+#: Deepest nesting of objects and lists read; manifests nest about 15 levels, and deeper input would exhaust
+#: the parsers' recursion.
+MAX_DEPTH = 100
+#: Longest integer literal converted; Python refuses more than 4300 digits, apimachinery more than 19.
+MAX_INTEGER_DIGITS = 1000
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@attrs.define
+class Document:
+    """One parsed YAML or JSON document of a file: the file's display name, its index there, the data."""
+
+    file: str
+    index: int
+    data: object
+
+
+def display(path: Path | str) -> str:
+    """How errors name ``path`` (``<stdin>`` for ``-``), escaped for the terminal."""
+    return STDIN_NAME if str(path) == STDIN else escape(str(path))
+
+
+def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[InputError]]:
+    """The manifest files of ``paths`` (directories expanded recursively, sorted; ``-`` kept), and an error per
+    missing path or directory without manifests."""
+    files: list[Path] = []
+    errors: list[InputError] = []
+    for raw in paths:
+        if str(raw) == STDIN:
+            files.append(Path(STDIN))
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in MANIFEST_SUFFIXES)
+            if not found:
+                errors.append(InputError("no manifest files (.yaml, .yml, .json) in this directory",
+                                         file=display(path)))
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        else:
+            errors.append(InputError("no such file or directory", file=display(path)))
+    return files, errors
+
+
+#: How manifests' YAML is read.
+YAML_RULES = YamlRules(MAX_DEPTH, "nesting deeper than {limit} levels", MAX_INTEGER_DIGITS)
+
+
+def _parse_int(text: str) -> int | HugeInteger:
+    """A JSON integer literal; one too long to convert stays text (validation then names it)."""
+    return HugeInteger(text) if len(text) > MAX_INTEGER_DIGITS else int(text)
+
+
+# A JSON string or bracket; depth is counted over these only, so brackets inside strings do not count.
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _json_depth_problem(text: str) -> str | None:
+    """Where JSON text nests deeper than :data:`MAX_DEPTH`, as "at line L column C", or None."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return None
+    depth = 0
+    for token in _JSON_TOKEN.finditer(text):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = text.count("\n", 0, token.start()) + 1
+                column = token.start() - text.rfind("\n", 0, token.start())
+                return f"at line {line} column {column}"
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+def _read(file: Path) -> tuple[str, str]:
+    """The file's display name and text (standard input for ``-``)."""
+    name = display(file)
+    try:
+        if str(file) == STDIN:
+            # Bytes, decoded here: a text stdin may decode leniently (surrogateescape) and hide bad UTF-8.
+            raw = getattr(sys.stdin, "buffer", None)
+            return name, raw.read().decode("utf-8") if raw is not None else sys.stdin.read()
+        return name, file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot read: not UTF-8 text (byte {exc.start})", file=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {escape(exc.strerror or str(exc))}", file=name) from None
+
+
+def _is_json(file: Path, text: str) -> bool:
+    """Whether ``file`` is read as JSON: by suffix, or for standard input by its first character."""
+    if str(file) == STDIN:
+        # kubectl's sniffing: JSON starts with a brace (YAML documents then read as YAML).
+        return text.lstrip().startswith("{")
+    return file.suffix == ".json"
+
+
+def documents(file: Path) -> Iterator[Document]:
+    """The non-empty documents of ``file``, parsed; an unreadable or malformed file raises one InputError."""
+    name, text = _read(file)
+    if _is_json(file, text):
+        deep = _json_depth_problem(text)
+        if deep is not None:
+            raise InputError(f"invalid JSON {deep}: nesting deeper than {MAX_DEPTH} levels", file=name)
+        try:
+            yield Document(name, 0, json.loads(text, parse_int=_parse_int))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name) from None
+        except RecursionError:
+            raise InputError(f"invalid JSON: nesting deeper than {MAX_DEPTH} levels", file=name) from None
+        return
+    index = 0
+    try:
+        for data in yaml_reader.documents(text, YAML_RULES):
+            if data is not None:
+                yield Document(name, index, data)
+            index += 1
+    except yaml_reader.YamlError as exc:
+        raise InputError(str(exc), file=name) from None
+
+
+def expand_lists(doc: Document) -> Iterator[tuple[str, int, Mapping[str, Any]]]:
+    """Yield (position, item index, object) for a document, flattening ``List`` and ``<Kind>List`` wrappers."""
+    position = f"document {doc.index + 1}"
+    if not is_mapping(doc.data):
+        raise InputError(f"{position}: must be a Kubernetes object, not {MANIFEST.describe(doc.data)}", file=doc.file)
+    kind = doc.data.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and "items" in doc.data:
+        items = doc.data.get("items") or []
+        if not isinstance(items, list):
+            raise InputError(f"{position}: items: must be a list, not {MANIFEST.describe(items)}", file=doc.file)
+        item_kind = kind[: -len("List")] or None
+        for i, item in enumerate(items):
+            items[i] = None  # the raw item is the caller's now, and goes once decoded
+            if isinstance(item, Mapping) and "kind" not in item and item_kind:
+                item = {**item, "kind": item_kind}
+            yield f"{position}, items[{i}]", i, item
+    else:
+        yield position, 0, doc.data
