@@ -21,7 +21,7 @@ from kubesched.testing.builders import (
     make_selector,
     port,
 )
-from kubesched.testing.cluster import RecordingClient, make_snapshot
+from kubesched.testing.cluster import Buildable, RecordingClient, make_snapshot
 from kubesched.testing.conformance import (
     ConformanceReport,
     ConformanceWarning,
@@ -45,6 +45,7 @@ from kubesched.testing.statuses import StatusMatcher, like
 __all__ = [
     "PATHS",
     "QUEUES",
+    "Buildable",
     "ConformanceReport",
     "ConformanceWarning",
     "Decision",

@@ -4,7 +4,7 @@ what a plugin asks of it."""
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
@@ -15,10 +15,29 @@ from kubesched.framework._node_info import ImageStateSummary, NodeInfo, PodInfo
 from kubesched.runtime import NodeSnapshot
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
-def built(items: Sequence[Any]) -> tuple[Any, ...]:
+
+@runtime_checkable
+class Buildable(Protocol[T_co]):
+    """A builder the kit accepts wherever it takes an object (``make_pod("p")`` where a Pod is due)."""
+
+    def obj(self) -> T_co:
+        """The object built."""
+        ...
+
+
+#: What the kit takes where it needs an object: the object, or a builder of it.
+PodLike = Pod | Buildable[Pod]
+NodeLike = Node | Buildable[Node]
+PdbLike = PodDisruptionBudget | Buildable[PodDisruptionBudget]
+NamespaceLike = Namespace | Buildable[Namespace]
+
+
+def built(items: Sequence[T | Buildable[T]]) -> tuple[T, ...]:
     """Objects as given, with builders (anything with ``obj()``, like ``make_pod("p")``) built."""
-    return tuple(item.obj() if hasattr(item, "obj") else item for item in items)
+    return tuple(item.obj() if isinstance(item, Buildable) else item for item in items)
 
 
 def make_snapshot(node_infos: Sequence[NodeInfo] = ()) -> NodeSnapshot:

@@ -12,10 +12,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from kubesched.api.node import Node
-from kubesched.api.pod import Pod
-from kubesched.api.policy import PodDisruptionBudget
-from kubesched.api.workload import Namespace, Service, WorkloadController
+from kubesched.api.workload import Service, WorkloadController
 from kubesched.backend import ClusterClient
 from kubesched.framework._args import structure
 from kubesched.framework._cycle_state import CycleState
@@ -37,7 +34,15 @@ from kubesched.runtime import (
     new_diagnosis,
 )
 from kubesched.sim.cluster import InMemoryCluster
-from kubesched.testing.cluster import RecordingClient, built, cluster_and_snapshot
+from kubesched.testing.cluster import (
+    NamespaceLike,
+    NodeLike,
+    PdbLike,
+    PodLike,
+    RecordingClient,
+    built,
+    cluster_and_snapshot,
+)
 
 DEFAULT_SCHEDULER = "default-scheduler"
 #: The scheduler's two paths through Filter and Score (parametrize a test's ``path: SearchPath`` over PATHS).
@@ -149,7 +154,7 @@ class PluginFramework(Framework):
         snapshot's amounts are too large for exact columns (as the scheduler then steps aside)."""
         return self._searches.for_cycle(QUIET)
 
-    def run_pre_filter(self, pod: Pod | Any, state: CycleState | None = None,
+    def run_pre_filter(self, pod: PodLike, state: CycleState | None = None,
                        ) -> tuple[PreFilterResult | None, Status | None]:
         """PreFilter over every node of the snapshot on this path (``pre_filter_nodes`` where a plugin has it on the
         batch path): the merged node narrowing and the status (None: success)."""
@@ -157,7 +162,7 @@ class PluginFramework(Framework):
         result, status, _narrowing = self._search.pre_filter(self, state, built([pod])[0], self.handle.snapshot.list())
         return result, status
 
-    def run_filter(self, pod: Pod | Any, state: CycleState | None = None) -> dict[str, Status | None]:
+    def run_filter(self, pod: PodLike, state: CycleState | None = None) -> dict[str, Status | None]:
         """PreFilter, then Filter on every node of the snapshot, as the scheduler runs them on this path: per node,
         None where the pod fits, else the status it got (PreFilter's rejection, the status of the nodes a
         PreFilterResult left out, the first rejecting Filter plugin's, or the Error that stopped the search)."""
@@ -183,7 +188,7 @@ class PluginFramework(Framework):
         statuses = diagnosis.node_to_status
         return {ni.name: None if ni.name in passed else statuses.get(ni.name) for ni in nodes}
 
-    def run_score(self, pod: Pod | Any, nodes: Sequence[str] | None = None, state: CycleState | None = None,
+    def run_score(self, pod: PodLike, nodes: Sequence[str] | None = None, state: CycleState | None = None,
                   ) -> dict[str, int]:
         """PreScore, Score, NormalizeScore and the weights over ``nodes`` (names; every node of the snapshot by
         default) as the scheduler runs them on this path: each node's total. Raises :class:`StatusError` with the
@@ -209,8 +214,8 @@ class PluginFramework(Framework):
 
 
 def plugin_framework(*plugins: PluginArg | Any, path: SearchPath = "per-node",
-                     nodes: Sequence[Node | NodeInfo | Any] = (), pods: Sequence[Pod | Any] = (),
-                     pdbs: Sequence[PodDisruptionBudget | Any] = (), namespaces: Sequence[Namespace | Any] = (),
+                     nodes: Sequence[NodeLike | NodeInfo] = (), pods: Sequence[PodLike] = (),
+                     pdbs: Sequence[PdbLike] = (), namespaces: Sequence[NamespaceLike] = (),
                      services: Sequence[Service] = (), controllers: Sequence[WorkloadController] = (),
                      cluster: InMemoryCluster | None = None, client: ClusterClient | None = None,
                      weights: Mapping[str, int] | None = None, seed: int = 0) -> PluginFramework:

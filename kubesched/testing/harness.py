@@ -13,14 +13,14 @@ from typing import Any
 
 import attrs
 
-from kubesched.api.node import Node
-from kubesched.api.pod import Pod
-from kubesched.api.policy import PodDisruptionBudget
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import CycleRecord, PluginRegistry, SchedulerSettings
 from kubesched.sim.simulate import Simulation, SimulationResult
 from kubesched.testing.cluster import (  # the cluster side of the kit, re-exported for existing imports
+    NodeLike,
+    PdbLike,
+    PodLike,
     RecordingClient,
     built,
     check_unique,
@@ -87,8 +87,8 @@ class Decisions(Mapping[str, Decision]):
         return {key: d.node if d.bound else None for key, d in self.by_key.items()}
 
 
-def run_profile(config: SchedulerConfiguration | str | Path, nodes: Sequence[Node | Any], pods: Sequence[Pod | Any], *,
-                registry: PluginRegistry | None = None, pdbs: Sequence[PodDisruptionBudget | Any] = (),
+def run_profile(config: SchedulerConfiguration | str | Path, nodes: Sequence[NodeLike], pods: Sequence[PodLike], *,
+                registry: PluginRegistry | None = None, pdbs: Sequence[PdbLike] = (),
                 seed: int = 0) -> Decisions:
     """Simulate ``pods`` (bound ones run, the others are scheduled) on ``nodes`` with a profile: a loaded
     configuration, a shipped profile name or a TOML path; plugins come from ``registry`` or are discovered."""
@@ -100,16 +100,16 @@ def run_profile(config: SchedulerConfiguration | str | Path, nodes: Sequence[Nod
     return _run(config, registry, nodes, pods, pdbs, seed)
 
 
-def run_plugin(plugin_class: type[Any], nodes: Sequence[Node | Any], pods: Sequence[Pod | Any], *, args: Any = None,
-               pdbs: Sequence[PodDisruptionBudget | Any] = (), seed: int = 0) -> Decisions:
+def run_plugin(plugin_class: type[Any], nodes: Sequence[NodeLike], pods: Sequence[PodLike], *, args: Any = None,
+               pdbs: Sequence[PdbLike] = (), seed: int = 0) -> Decisions:
     """Simulate ``pods`` on ``nodes`` with a profile of ``plugin_class`` alone (see :func:`plugin_profile`);
     ``args`` is the plugin's Args instance or a kebab-case mapping, defaults when omitted."""
     config = SchedulerConfiguration(SchedulerSettings(), (plugin_profile(plugin_class, args),), plugin_class.name)
     return _run(config, plugin_registry(plugin_class), nodes, pods, pdbs, seed)
 
 
-def _run(config: SchedulerConfiguration, registry: PluginRegistry, nodes: Sequence[Node | Any],
-         pods: Sequence[Pod | Any], pdbs: Sequence[PodDisruptionBudget | Any], seed: int) -> Decisions:
+def _run(config: SchedulerConfiguration, registry: PluginRegistry, nodes: Sequence[NodeLike],
+         pods: Sequence[PodLike], pdbs: Sequence[PdbLike], seed: int) -> Decisions:
     cluster_input = ClusterInput(nodes=built(nodes), pods=built(pods), pdbs=built(pdbs))
     check_unique(cluster_input.nodes, cluster_input.pods)
     simulation = Simulation(cluster_input, config, registry, seed=seed)

@@ -16,7 +16,7 @@ from kubesched.framework._plugin import extension_points
 from kubesched.framework._types import QueuedPodInfo
 from kubesched.runtime import Framework, PluginEntry, PluginRegistry, Profile, SchedulingQueue
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
-from kubesched.testing.cluster import built
+from kubesched.testing.cluster import PodLike, built
 from kubesched.testing.frameworks import DEFAULT_SCHEDULER, plugin_args, plugin_class
 
 #: The sub-queues :func:`place` fills and :func:`where` names ("gated": unschedulable, held by PreEnqueue).
@@ -61,7 +61,7 @@ def new_queue(*plugins: type[Any] | str, args: Mapping[str, Any] | None = None, 
                            max_backoff=max_backoff)
 
 
-def place(queue: SchedulingQueue, pod: Pod | Any, where: str, *, rejected_by: Sequence[str] = (),
+def place(queue: SchedulingQueue, pod: PodLike, where: str, *, rejected_by: Sequence[str] = (),
           pending: Sequence[str] = (), attempts: int = 1) -> QueuedPodInfo:
     """Put a new ``pod`` (a Pod or a builder) into the sub-queue ``where`` of :data:`QUEUES` through the queue's
     public methods, as the scheduler would get it there:
@@ -128,7 +128,7 @@ def _placed(queue: SchedulingQueue, pod: Pod, wanted: str) -> QueuedPodInfo:
     return info
 
 
-def where(queue: SchedulingQueue, pod: Pod | Any) -> str:
+def where(queue: SchedulingQueue, pod: PodLike) -> str:
     """The sub-queue of :data:`QUEUES` holding ``pod`` (a Pod or a builder), or ``none``."""
     pod = built([pod])[0]
     found = queue.location(pod.uid)

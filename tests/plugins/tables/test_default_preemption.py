@@ -44,6 +44,7 @@ from kubesched.framework import Code, CycleState, NodeInfo, NodeToStatus, Plugin
 from kubesched.testing import (
     PATHS,
     NodeBuilder,
+    PdbBuilder,
     PodBuilder,
     like,
     make_node,
@@ -197,7 +198,7 @@ POST_FILTER = [
 @pytest.mark.parametrize(("preemptor", "existing", "node_list", "pdbs", "filtered", "extra", "nominated",
                           "want_status", "victims"), POST_FILTER)
 def test_post_filter(path: Any, preemptor: PodBuilder, existing: list[PodBuilder], node_list: list[NodeBuilder],
-                     pdbs: list[object], filtered: NodeToStatus, extra: list[type[Plugin]], nominated: str | None,
+                     pdbs: list[PdbBuilder], filtered: NodeToStatus, extra: list[type[Plugin]], nominated: str | None,
                      want_status: object, victims: set[str]) -> None:
     """TestPostFilter: PostFilter after PreFilter, given the Filter statuses, returns kube's nominated node and
     status, and the victims of the chosen node are preempted."""
