@@ -27,7 +27,7 @@ from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._plugin import FilterReads, declared_filter_reads
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import Diagnosis
-from kubesched.runtime._batch_statuses import _NONE, BatchRejections, _distinct
+from kubesched.runtime._batch_statuses import NOT_REJECTED, BatchRejections, distinct
 from kubesched.runtime._columns import CPU, EPHEMERAL_STORAGE, EXACT_LIMIT, MEMORY, ColumnStore, PickedNodes
 from kubesched.runtime._failures import PLUGIN_FAILURES, Hook
 from kubesched.runtime._invoke import FILTER
@@ -106,17 +106,17 @@ class BatchError(Exception):
 
 _NO_INDEXES: IntArray = np.zeros(0, dtype=np.int64)
 _NO_INDEXES.flags.writeable = False
-# Per batch size, an all-``_NONE`` array of first rejections (read-only): a cycle's starts as a copy of it.
+# Per batch size, an all-``NOT_REJECTED`` array of first rejections (read-only): a cycle's starts as a copy of it.
 _UNREJECTED: dict[int, npt.NDArray[np.int16]] = {}
 
 
 def _unrejected(size: int) -> npt.NDArray[np.int16]:
-    """The shared read-only all-``_NONE`` array of ``size`` (copying it is cheaper than ``np.full``)."""
+    """The shared read-only all-``NOT_REJECTED`` array of ``size`` (copying it is cheaper than ``np.full``)."""
     template = _UNREJECTED.get(size)
     if template is None:
         if len(_UNREJECTED) >= 64:
             _UNREJECTED.clear()
-        template = _UNREJECTED[size] = np.full(size, _NONE, dtype=np.int16)
+        template = _UNREJECTED[size] = np.full(size, NOT_REJECTED, dtype=np.int16)
         template.flags.writeable = False
     return template
 
@@ -136,7 +136,7 @@ class BatchFilter:
         self.batch = batch
         self.filters = filters
         size = len(batch)
-        #: Per node, the index in ``filters`` of the first batch plugin that rejected it (``_NONE``: none did).
+        #: Per node, the index in ``filters`` of the first batch plugin that rejected it (``NOT_REJECTED``: none did).
         self.first = _unrejected(size).copy()
         # Whether any batch form rejected any node (when none did, every node passes them: no scan needed).
         self._rejected_any = False
@@ -179,11 +179,11 @@ class BatchFilter:
             if not rejected.any():
                 continue
             self._rejected_any = True
-            bad = set(_distinct(out[rejected])) - _ALLOWED_CODES
+            bad = set(distinct(out[rejected])) - _ALLOWED_CODES
             if bad:
                 raise BatchError(self.framework.guard.failed(
                     FILTER, name, self.pod, detail=f"returned status code {min(bad)}, which Filter may not return"))
-            new = rejected & (first == _NONE)
+            new = rejected & (first == NOT_REJECTED)
             np.putmask(first, new, k)  # masked stores: about twice as fast as boolean-index assignment
             np.copyto(codes, out, casting="unsafe", where=new)  # codes checked above: they fit an int8
         return per_node
@@ -202,10 +202,10 @@ class BatchFilter:
         if overlay is None:
             return False
         sub = NodeBatch(PickedNodes(batch.infos, indexes), batch.positions[indexes], overlay)
-        first = np.full(len(sub), _NONE, dtype=np.int16)
+        first = np.full(len(sub), NOT_REJECTED, dtype=np.int16)
         codes = np.zeros(len(sub), dtype=np.int8)
         self._run_forms(sub, first, codes)
-        with_pods = first != _NONE
+        with_pods = first != NOT_REJECTED
         changed = indexes[with_pods]
         self.first[changed] = first[with_pods]
         self.codes[changed] = codes[with_pods]
@@ -230,7 +230,7 @@ class BatchFilter:
             feasible = np.arange(start, start + min(to_find, size), dtype=np.int64)
             feasible[feasible >= size] -= size
             return feasible, _NO_INDEXES
-        passed = self.first == _NONE
+        passed = self.first == NOT_REJECTED
         if start:
             passed = np.concatenate((passed[start:], passed[:start]))
         feasible = np.flatnonzero(passed)  # positions in try order
@@ -271,7 +271,7 @@ class BatchFilter:
                 if subset is None:
                     subset = prefix[k] = [filters[i] for i in self.per_node if i < k]
                 status = framework.run_filters(subset, state, pod, info) if subset else None
-                if status is None and k != _NONE:
+                if status is None and k != NOT_REJECTED:
                     rejected.append(j)
                     continue
             if status is None:
@@ -295,12 +295,12 @@ class BatchFilter:
             return
         first = self.first[rejected]
         codes = self.codes[rejected]
-        by_batch = first != _NONE
+        by_batch = first != NOT_REJECTED
         if known:
             by_batch &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
         statuses = diagnosis.node_to_status
         assert isinstance(statuses, DeferredNodeToStatus), "the runtime's diagnoses record deferred statuses"
-        rejecting = _distinct(first[by_batch])
+        rejecting = distinct(first[by_batch])
         for k in rejecting:
             name = self.filters[k][0]
             # The usual case, one rejecting plugin: its codes need no mask of their own.

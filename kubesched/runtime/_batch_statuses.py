@@ -22,10 +22,10 @@ from kubesched.runtime._statuses import PositionalCodes
 if TYPE_CHECKING:
     from kubesched.runtime._batch_filter import BatchFilter
 
-_NONE = np.int16(32767)  # "no batch plugin rejected the node" (as the batch Filter pass marks it)
+NOT_REJECTED = np.int16(32767)  # "no batch plugin rejected the node" (as the batch Filter pass marks it)
 
 
-def _distinct(values: npt.NDArray[np.integer[Any]]) -> list[int]:
+def distinct(values: npt.NDArray[np.integer[Any]]) -> list[int]:
     """The distinct values, ascending: two reductions when all are equal (the common case: one rejecting plugin,
     one code), else a sort."""
     if not len(values):
@@ -64,7 +64,7 @@ class BatchRejections:
         messages."""
         names = [name for name, _hook in self._runner.filters]
         keys = list(zip(first.tolist(), codes.tolist(), strict=True))
-        pairs = {key: (Code(key[1]), names[key[0]]) for key in set(keys) if key[0] != _NONE}
+        pairs = {key: (Code(key[1]), names[key[0]]) for key in set(keys) if key[0] != NOT_REJECTED}
         if known:
             entries = [(s.code, s.plugin) if (s := known.get(j)) is not None else pairs[key]
                        for j, key in zip(rejected.tolist(), keys, strict=True)]
@@ -168,10 +168,10 @@ class BatchRejections:
         of the rejections left to count (None: all of them)."""
         counted: npt.NDArray[np.bool_] | None = None
         batch, plugins = self._runner.batch, self._runner.framework.plugins
-        by_batch = first != _NONE
+        by_batch = first != NOT_REJECTED
         if known:
             by_batch &= ~np.isin(rejected, np.fromiter(known, dtype=np.int64, count=len(known)))
-        for k in _distinct(first[by_batch]):
+        for k in distinct(first[by_batch]):
             reason_counts = filter_reason_counts_of(plugins.get(self._runner.filters[k][0]))
             if reason_counts is None:
                 continue
