@@ -1,17 +1,21 @@
 """Which preemptions the accelerator answers, and which of its answers it keeps: a PreFilter AddPod/RemovePod
-extension keeps the dry run on node copies, and an answer that depends on more than the node (the PDBs, the
+extension, or an Evaluator naming no fit plugin or one that no longer declares resource reads, keeps the dry run on
+node copies, and an answer that depends on more than the node (the PDBs, the
 clock, nominated pods asking for an extended resource) is worked out again, exactly as Filter on node copies."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from kubesched.api.pod import Pod
-from kubesched.framework import DisruptionBudgets, FilterReads, NodeInfo, PodInfo, Status, hookimpl
+from kubesched.framework import DisruptionBudgets, FilterReads, NodeInfo, PodInfo, ResourceShortcut, Status, hookimpl
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._plugin import Plugin
 from kubesched.framework._status import Code
 from kubesched.framework.preemption import DRY_RUN_RULES
+from kubesched.plugins.noderesources.fit import NodeResourcesFit
 from kubesched.runtime import DeferredNodeToStatus, ResourceAccelerator
 from kubesched.testing import make_node, make_pod
 from tests.framework.preemption_cluster import T0, PreemptionCluster, pdb, preemption_cluster
@@ -76,6 +80,51 @@ def test_a_remove_pod_extension_refusing_evictions_leaves_no_candidate() -> None
     assert slow[0] == []
     assert (slow[1]["n0"].code, slow[1]["n0"].message()) == (
         Code.ERROR, 'running RemovePod on PreFilter plugin "PinsPods": pods are pinned')
+    assert fast == slow
+
+
+class StricterFit(NodeResourcesFit):
+    """A NodeResourcesFit subclass redefining Filter: the declaration it inherits no longer holds."""
+
+    name = "StricterFit"
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return super().filter(state, pod, node_info)
+
+
+class RenamedFit(NodeResourcesFit):
+    """A NodeResourcesFit subclass under another name, its Filter unchanged."""
+
+    name = "RenamedFit"
+
+
+@pytest.mark.parametrize(("fit", "taken"), [(RenamedFit, True), (StricterFit, False)],
+                         ids=["keeping its Filter", "redefining its Filter"])
+def test_the_plugin_the_evaluator_names_must_declare_resource_reads(fit: type[NodeResourcesFit],
+                                                                    taken: bool) -> None:
+    """An Evaluator naming a NodeResourcesFit subclass as its fit plugin keeps the shortcut only while that plugin
+    still declares FilterReads.RESOURCES."""
+    pc = preemption_cluster([make_node("n0").capacity(cpu="2", memory="1Gi", pods="10").obj()],
+                            [make_pod("low").node("n0").req(cpu="2").start_time(T0).obj()],
+                            points={"pre-filter": [fit.name], "filter": [fit.name]}, extra=(fit,))
+    pc.evaluator.resource_shortcut = ResourceShortcut(fit.name)
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    assert (pc.shortcut_request(pc.pre_filter(pod), pod) is not None) is taken
+
+
+def test_an_evaluator_naming_no_fit_plugin_dry_runs_on_node_copies() -> None:
+    """An Evaluator without a resource_shortcut (the base class's default): the accelerator declines the dry run,
+    which finds what Filter on node copies finds."""
+    pc = preemption_cluster([make_node("n0").capacity(cpu="2", memory="1Gi", pods="10").obj()],
+                            [make_pod("low").node("n0").req(cpu="2").start_time(T0).obj()], points=FILTERS,
+                            extra=EXTRA)
+    pc.evaluator.resource_shortcut = None
+    pod = make_pod("p").req(cpu="1").priority(10).obj()
+    state = pc.pre_filter(pod)
+    assert pc.shortcut_request(state, pod) is None
+    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
+    assert [(c.name, [v.name for v in c.victims]) for c in slow[0]] == [("n0", ["low"])]
     assert fast == slow
 
 
