@@ -1,7 +1,7 @@
 """Which preemptions the accelerator answers, and which of its answers it keeps: a PreFilter AddPod/RemovePod
 extension, or an Evaluator naming no fit plugin or one that no longer declares resource reads, keeps the dry run on
-node copies, and an answer that depends on more than the node (the PDBs, the
-clock, nominated pods asking for an extended resource) is worked out again, exactly as Filter on node copies."""
+node copies; an answer that depends on more than the node (the PDBs, the clock, nominated pods asking for an
+extended resource) is worked out again, exactly as Filter on node copies."""
 
 from __future__ import annotations
 
