@@ -109,3 +109,25 @@ def test_the_reasons_are_worked_out_only_when_a_preemption_is_recorded(recorded:
         assert seen[0].chosen is first
         assert seen[0].lost == {second.name: TIED_ON_EVERY_CRITERION}
     assert CountingReasons.calls == int(recorded)
+
+
+def test_a_choice_given_its_reasons_reads_them_back() -> None:
+    """CandidateChoice with the reasons as a mapping gives them as they are."""
+    candidates = [candidate("n1", LOW), candidate("n2", MID)]
+    choice = CandidateChoice(candidates, candidates[0], {"n2": "more victims (2 against 1)"})
+    assert choice.lost == {"n2": "more victims (2 against 1)"}
+
+
+def test_reasons_given_as_a_function_are_worked_out_once_when_first_read() -> None:
+    """The function runs on the first read of ``lost`` (not before), and later reads give the same answer."""
+    calls: list[int] = []
+
+    def work_out() -> dict[str, str]:
+        calls.append(1)
+        return {"n2": TIED_ON_EVERY_CRITERION}
+
+    candidates = [candidate("n1", MID), candidate("n2", MID)]
+    choice = CandidateChoice(candidates, candidates[0], work_out)
+    assert calls == []
+    assert choice.lost == choice.lost == {"n2": TIED_ON_EVERY_CRITERION}
+    assert calls == [1]

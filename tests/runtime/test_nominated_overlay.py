@@ -127,6 +127,10 @@ class Case:
     anti_affinity: bool = False
     #: Whether some node holds a nominated pod that counts (else no node needs the two-pass filter).
     counted: bool = True
+    #: An extended resource every node has one of and every nominated pod asks one of ("": none).
+    extended: str = ""
+    #: The only nodes the pod's node affinity names (PreFilter narrows the search to them; empty: every node).
+    only: tuple[str, ...] = ()
 
 
 def build(case: Case, *, fast: bool, extra: Sequence[str] = ()) -> tuple[Scheduler, InMemoryCluster]:
@@ -141,12 +145,13 @@ def build(case: Case, *, fast: bool, extra: Sequence[str] = ()) -> tuple[Schedul
     scheduler = Scheduler([profile_of(points)], registry, client=cluster, clock=cluster.clock, rng=random.Random(0),
                           settings=SchedulerSettings(fast_path=fast))
     cluster.subscribe(scheduler.events)
+    extended = {case.extended: "1"} if case.extended else {}
     for name, cpu in case.nodes:
-        cluster.add_node(make_node(name).capacity(cpu=cpu, pods=10).obj())
+        cluster.add_node(make_node(name).capacity(cpu=cpu, pods=10, **extended).obj())
     for i, (node, cpu, priority) in enumerate(case.running):
         cluster.add_pod(make_pod(f"r{i}").node(node).req(cpu=cpu).priority(priority).obj())
     for i, (node, cpu, priority) in enumerate(case.nominated):
-        waiting = make_pod(f"w{i}").req(cpu=cpu).priority(priority).nominated(node).obj()
+        waiting = make_pod(f"w{i}").req(cpu=cpu, **extended).priority(priority).nominated(node).obj()
         scheduler.nominator.add_nominated_pod(PodInfo.of(waiting))
     return scheduler, cluster
 
@@ -157,6 +162,8 @@ def attempt(case: Case, *, fast: bool, extra: Sequence[str] = ()) -> tuple[objec
     builder = make_pod("p").req(cpu=case.cpu).priority(case.priority)
     if case.anti_affinity:
         builder = builder.label(app="x").pod_affinity("kubernetes.io/hostname", anti=True, app="x")
+    if case.only:
+        builder = builder.node_affinity_names(*case.only)
     pod = builder.obj()
     if case.own_nomination:
         pod = make_pod("p").req(cpu=case.cpu).priority(case.priority).nominated(case.own_nomination).obj()
@@ -221,6 +228,31 @@ def test_nominated_pods_reject_a_node_the_pod_fits_without_them(overlay_runs: li
     statuses, _plugins, feasible, host, _message, _seen = attempt(CASES["equal priority takes the room"], fast=True)
     assert statuses == [("n0", Code.UNSCHEDULABLE, ("Insufficient cpu",), "NodeResourcesFit")]
     assert (feasible, host) == (["n1"], "n1")
+
+
+def test_nominated_pods_asking_an_extended_resource_are_counted_node_by_node(overlay_runs: list[bool]) -> None:
+    """A nominated pod asking for an extended resource is not overlaid on the columns: the nodes it is nominated to
+    take the per-node two-pass filter, so the node it takes the room of is rejected, as on the per-node path."""
+    case = attrs.evolve(CASES["equal priority takes the room"], extended="example.com/gpu")
+    fast = attempt(case, fast=True)
+    statuses, _plugins, feasible, host, _message, _seen = fast
+    assert overlay_runs == []
+    assert statuses == [("n0", Code.UNSCHEDULABLE, ("Insufficient cpu",), "NodeResourcesFit")]
+    assert (feasible, host) == (["n1"], "n1")
+    assert fast == attempt(case, fast=False)
+
+
+def test_nominated_pods_asking_an_extended_resource_are_counted_on_the_nodes_pre_filter_left(
+        overlay_runs: list[bool]) -> None:
+    """The same with the pod's node affinity naming n1 and n2 only: the nomination to n2 is found among the nodes
+    PreFilter left, so n2 is rejected and n1 chosen, as on the per-node path."""
+    case = Case((("n0", "4"), ("n1", "4"), ("n2", "4")), (("n2", "1", 0),), (("n2", "2", 10),), cpu="2",
+                extended="example.com/gpu", only=("n1", "n2"))
+    fast = attempt(case, fast=True)
+    statuses, _plugins, feasible, host, _message, _seen = fast
+    assert statuses == [("n2", Code.UNSCHEDULABLE, ("Insufficient cpu",), "NodeResourcesFit")]
+    assert (feasible, host) == (["n1"], "n1")
+    assert fast == attempt(case, fast=False)
 
 
 def test_post_filter_reads_the_same_codes_and_messages_on_both_paths(overlay_runs: list[bool]) -> None:

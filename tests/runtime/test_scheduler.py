@@ -546,6 +546,30 @@ def test_a_queueing_hint_that_raises_counts_as_queue() -> None:
         ("QueueingHint", "BrokenHint", "LookupError: no index")]
 
 
+def test_a_queueing_hint_answering_something_else_counts_as_queue() -> None:
+    """A hint answering other than a QueueingHint moves the pod and is reported as that plugin's error, naming
+    what it returned."""
+    def wrong(pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
+        return "Queue"  # type: ignore[return-value]
+
+    class WrongHint(Hinted):
+        name = "WrongHint"
+
+        @hookimpl
+        def events_to_register(self) -> list[ClusterEventWithHint]:
+            return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD), wrong)]
+
+    cluster = InMemoryCluster(VirtualClock())
+    scheduler = scheduler_on(cluster, WrongHint, points={"filter": ["WrongHint"]})
+    cluster.add_node(make_node("n1").capacity(cpu="4").obj())
+    cluster.add_pod(make_pod("p").label(wait="yes").obj())
+    run(scheduler)
+    cluster.add_pod(make_pod("other").node("n1").obj())
+    assert scheduler.queue.unschedulable_pods() == []
+    assert [(f.point, f.plugin, f.message) for f in scheduler.plugin_failures()] == [
+        ("QueueingHint", "WrongHint", "returned str, expected a QueueingHint")]
+
+
 def test_the_runtime_names_no_built_in_plugin(registry: PluginRegistry) -> None:
     """The scheduling machinery decides through plugin hooks and hints, never by a built-in plugin's name."""
     import pathlib

@@ -98,8 +98,9 @@ def test_a_filter_rejection_after_pre_filter_passed_is_the_nodes_status() -> Non
                                                                  "pod ports"))}
 
 
-def test_a_plugin_error_while_scoring_is_a_status_error() -> None:
-    """run_score raises StatusError carrying the plugin's Error status."""
+@pytest.mark.parametrize("path", PATHS)
+def test_a_plugin_error_while_scoring_is_a_status_error(path: SearchPath) -> None:
+    """run_score raises StatusError carrying the plugin's Error status, on either path."""
 
     class Broken(Plugin):
         name = "Broken"
@@ -109,9 +110,31 @@ def test_a_plugin_error_while_scoring_is_a_status_error() -> None:
             raise RuntimeError("no score")
 
     with pytest.raises(StatusError) as failed:
-        plugin_framework(Broken, nodes=NODES).run_score(POD)
+        plugin_framework(Broken, nodes=NODES, path=path).run_score(POD)
     assert failed.value.status.code is Code.ERROR
     assert failed.value.status.message() == 'running Score plugins: plugin "Broken" failed with: RuntimeError: no score'
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_plugin_error_while_filtering_is_every_nodes_status(path: SearchPath) -> None:
+    """A Filter plugin that raises stops the search: run_filter gives its Error status for every node."""
+
+    class Broken(Plugin):
+        name = "Broken"
+
+        @hookimpl
+        def filter(self, state: CycleState, pod: object, node_info: NodeInfo) -> Status | None:
+            raise RuntimeError("no filter")
+
+    error = like(Status.as_error('running "Broken" filter plugin: RuntimeError: no filter'), plugin="Broken")
+    assert plugin_framework(Broken, nodes=NODES, path=path).run_filter(POD) == dict.fromkeys("abc", error)
+
+
+def test_a_framework_needs_a_plugin() -> None:
+    """plugin_framework() without a plugin is a TypeError saying so."""
+    with pytest.raises(TypeError) as refused:
+        plugin_framework(nodes=NODES)
+    assert str(refused.value) == "give at least one plugin class"
 
 
 def test_plugins_are_given_by_name_class_or_pair() -> None:

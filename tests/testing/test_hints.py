@@ -68,6 +68,16 @@ class PickyOnTaints(Picky):
                                      _big)]
 
 
+class LabelsOnly(Picky):
+    """Registers Node/UpdateNodeLabel alone, through the big-node hint."""
+
+    name = "LabelsOnly"
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [ClusterEventWithHint(NODE_LABEL, _big)]
+
+
 class Legacy(Plugin):
     """Has no events_to_register."""
 
@@ -147,6 +157,11 @@ class TestRegistrations:
     def test_node_add_brings_taint_updates_that_always_queue(self) -> None:
         """Registering Node/Add without Node/UpdateNodeTaint adds UpdateNodeTaint with no hint (issue 109437)."""
         assert hint(Picky, POD, NODE_TAINT_UPDATE, SMALL, SMALL) is QUEUE
+
+    def test_node_events_without_node_add_bring_no_taint_updates(self) -> None:
+        """A plugin registering Node/UpdateNodeLabel but not Node/Add gets no UpdateNodeTaint registration."""
+        assert hint(LabelsOnly, POD, NODE_TAINT_UPDATE, SMALL, SMALL) is SKIP
+        assert hint(LabelsOnly, POD, NODE_LABEL, SMALL, BIG) is QUEUE
 
     def test_a_plugin_registering_taint_updates_keeps_its_hint_for_them(self) -> None:
         """With Node/UpdateNodeTaint registered, the plugin's own hint answers taint changes."""

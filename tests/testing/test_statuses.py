@@ -26,8 +26,9 @@ def test_a_matcher_tells_codes_and_reasons_apart() -> None:
 
 
 def test_success_matches_none() -> None:
-    """like(None) and like(Status.success()) equal None, as a hook's None means Success."""
+    """like(None) and like(Status.success()) equal None and a Success status, as a hook's None means Success."""
     assert like(None) == None  # noqa: E711 - the matcher's == is the point
+    assert like(None) == Status.success()
     assert like(Status.success()) == Status.success()
     assert like(Status.unschedulable("x")) != None  # noqa: E711
 
