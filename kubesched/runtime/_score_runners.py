@@ -35,15 +35,20 @@ class ScoreRunners:
         """Run PreScore over the feasible ``nodes``; Skip removes the plugin's Score for this cycle. Given ``batch``
         (the same nodes as a NodeBatch, on the batch path), a plugin's ``pre_score_nodes`` runs instead."""
         skipped: set[str] = set()
-        batch_hooks = self._plugins.by_name["pre_score_nodes"] if batch is not None else {}
+        batch_hooks = self._plugins.by_name["pre_score_nodes"] if batch is not None else None
         for name, hook in self._plugins.hooks["pre_score"]:
-            batch_hook = batch_hooks.get(name)
-            args = (state, pod, nodes) if batch_hook is None else (state, pod, batch)
-            status, failed = self._guard.status_of(PRE_SCORE, name, hook if batch_hook is None else batch_hook, args,
-                                                  pod)
-            if failed is not None:
-                return failed
-            if status is None or status.code is _SUCCESS:
+            args: tuple[object, ...] = (state, pod, nodes)
+            if batch_hooks and name in batch_hooks:
+                hook, args = batch_hooks[name], (state, pod, batch)
+            try:  # inline, not through the guard: PreScore runs every cycle
+                status = hook(*args)
+            except PLUGIN_FAILURES as exc:
+                return self._guard.failed(PRE_SCORE, name, pod, exc=exc)
+            if status is None:
+                continue
+            if not isinstance(status, Status):
+                return self._guard.failed(PRE_SCORE, name, pod, value=status)
+            if status.code is _SUCCESS:
                 continue
             if status.code is Code.SKIP:
                 skipped.add(name)

@@ -34,9 +34,11 @@ class UnschedulablePods:
         self._pods[uid] = info
 
     def pop(self, uid: str) -> QueuedPodInfo | None:
-        """Take the pod out (None when it is not here)."""
-        self._unindex(uid)
-        return self._pods.pop(uid, None)
+        """Take the pod out (None when it is not here: every new pod asks, so that answer comes first)."""
+        info = self._pods.pop(uid, None)
+        if info is not None:
+            self._unindex(uid)
+        return info
 
     def get(self, uid: str) -> QueuedPodInfo | None:
         """The pod, or None."""

@@ -77,6 +77,7 @@ class Phase(enum.IntEnum):
 
     #: What the API server finishes within a request and informers deliver at once (a pod deleted with grace
     #: period 0 goes): dispatched before the next scheduling cycle, even while pods wait in the active queue.
+    #: The only phase that is 0 (falsy), which dispatch_requests' quick check reads.
     REQUEST = 0
     #: Timers (grace periods, controller delays, Job runs, CronJob schedules, drain retries): dispatched once the
     #: scheduler has nothing left to try at the current time.
@@ -190,6 +191,9 @@ class Agenda:
 
     def dispatch_requests(self) -> int:
         """Run the REQUEST entries due now, in order (with the ones they add); returns how many ran."""
+        heap = self._heap
+        if not heap or (heap[0][1] and heap[0][3].live):
+            return 0  # called twice per scheduling cycle: a live top of a later phase answers at once
         ran = 0
         now = self.clock.now()
         while (top := self._top(self._heap)) is not None and top[1] == Phase.REQUEST and top[0] <= now:
