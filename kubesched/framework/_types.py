@@ -42,6 +42,8 @@ class PreFilterResult:
 
 
 _name_of = operator.attrgetter("name")
+#: The status of nodes with no entry unless a cycle says otherwise (Status is frozen: one instance serves all).
+_ABSENT = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
 
 class NodeToStatus:
@@ -56,7 +58,7 @@ class NodeToStatus:
 
     def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None) -> None:
         self._statuses: dict[str, Status] = statuses if statuses is not None else {}
-        self.absent_nodes_status: Status = absent or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        self.absent_nodes_status: Status = absent or _ABSENT
 
     @property
     def statuses(self) -> dict[str, Status]:

@@ -121,7 +121,7 @@ def _normalize(framework: Framework, state: CycleState, pod: Pod, batch: NodeBat
     if framework.normalizer(name) is None:
         return _checked(framework, pod, name, column, batch)
     node_scores = [NodeScore(ni.name, s) for ni, s in zip(batch.infos, column.tolist(), strict=True)]
-    status = framework.run_normalize(name, state, pod, node_scores, [ni.name for ni in batch.infos])
+    status = framework.scoring.normalize(name, state, pod, node_scores, [ni.name for ni in batch.infos])
     if status is not None:
         raise BatchError(status)
     return _checked(framework, pod, name, _as_column([ns.score for ns in node_scores]), batch)

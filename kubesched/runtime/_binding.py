@@ -7,12 +7,14 @@ from kubesched.api.pod import Pod
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._handle import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.framework._status import Code, Status
-from kubesched.runtime._failures import PLUGIN_FAILURES
+from kubesched.runtime._failures import PLUGIN_FAILURES, Hook
 from kubesched.runtime._handle import RuntimeHandle
 from kubesched.runtime._invoke import BIND, PERMIT, POST_BIND, PRE_BIND, RESERVE, UNRESERVE, Guard, Point, error
 from kubesched.runtime._plugin_set import PluginSet
 
 _SUCCESS = Code.SUCCESS
+#: One extension point's (plugin name, hook) pairs, in order.
+HookList = list[tuple[str, Hook]]
 
 
 class BindingRunners:
@@ -23,11 +25,11 @@ class BindingRunners:
         self._guard = guard
         self._handle = handle
 
-    def _run_until_failure(self, point: Point, hook_name: str, state: CycleState, pod: Pod,
+    def _run_until_failure(self, point: Point, hooks: HookList, state: CycleState, pod: Pod,
                            node_name: str) -> Status | None:
-        """Run ``point``'s hooks in order; a rejection stops with that status, anything else not Success with an
+        """Run ``point``'s ``hooks`` in order; a rejection stops with that status, anything else not Success with an
         Error naming the plugin (Reserve and PreBind share these rules)."""
-        for name, hook in self._plugins.hooks[hook_name]:
+        for name, hook in hooks:
             status, failed = self._guard.status_of(point, name, hook, (state, pod, node_name), pod, node_name)
             if failed is not None:
                 return failed
@@ -39,7 +41,8 @@ class BindingRunners:
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run Reserve in order; stop at the first failure."""
-        return self._run_until_failure(RESERVE, "reserve", state, pod, node_name)
+        hooks = self._plugins.hooks["reserve"]  # most profiles have none: no call then
+        return self._run_until_failure(RESERVE, hooks, state, pod, node_name) if hooks else None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Run every Reserve plugin's Unreserve in reverse order; failures are recorded, not returned."""
@@ -48,9 +51,12 @@ class BindingRunners:
 
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run Permit; Wait from any plugin parks the pod as a :class:`WaitingPod` unless another rejects."""
+        hooks = self._plugins.hooks["permit"]
+        if not hooks:
+            return None
         deadlines: dict[str, float] = {}
         now = self._handle.clock.now()
-        for name, hook in self._plugins.hooks["permit"]:
+        for name, hook in hooks:
             outcome, failed = self._guard.call(PERMIT, name, hook, (state, pod, node_name), pod, node_name)
             if failed is not None:
                 return failed
@@ -77,7 +83,8 @@ class BindingRunners:
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run PreBind in order; any failure aborts binding."""
-        return self._run_until_failure(PRE_BIND, "pre_bind", state, pod, node_name)
+        hooks = self._plugins.hooks["pre_bind"]
+        return self._run_until_failure(PRE_BIND, hooks, state, pod, node_name) if hooks else None
 
     def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run Bind plugins until one does not Skip; if all skip, that is an error."""

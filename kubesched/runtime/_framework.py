@@ -86,8 +86,10 @@ class Framework:
         self.hints = HintTable(self.plugins, profile.scheduler_name, self.guard)
         #: The plugins' queueing-hint registrations, in plugin order: (event, plugin, hint or None for always Queue).
         self.registrations: list[Registration] = self.hints.registrations
-        self._binding = BindingRunners(self._plugins, self.guard, self.handle)
-        self._scoring = ScoreRunners(self._plugins, self.guard)
+        #: The binding cycle's runners and the scoring runners: the scheduler's hot path calls them directly, one
+        #: Python call less per extension point and cycle than the ``run_*`` methods (kube's names) that delegate.
+        self.binding = BindingRunners(self._plugins, self.guard, self.handle)
+        self.scoring = ScoreRunners(self._plugins, self.guard)
         queue_sort = self._plugins.hooks["queue_sort_less"]
         self._queue_sort = queue_sort[0] if queue_sort else None
         #: The first failure of the QueueSort plugin, if it ever raised (the queue then fell back to priority order).
@@ -373,44 +375,44 @@ class Framework:
                               batch: NodeBatch | None = None) -> Status | None:
         """Run PreScore over the feasible ``nodes``; Skip removes the plugin's Score for this cycle. Given ``batch``
         (the same nodes as a NodeBatch, on the batch path), a plugin's ``pre_score_nodes`` runs instead."""
-        return self._scoring.pre_score(state, pod, nodes, batch)
+        return self.scoring.pre_score(state, pod, nodes, batch)
 
     def run_normalize(self, name: str, state: CycleState, pod: Pod, node_scores: list[NodeScore],
                       nodes: Sequence[str]) -> Status | None:
         """Run ``name``'s NormalizeScore on ``node_scores`` (in place); None, or its Error status."""
-        return self._scoring.normalize(name, state, pod, node_scores, nodes)
+        return self.scoring.normalize(name, state, pod, node_scores, nodes)
 
     def invalid_score(self, name: str, pod: Pod, scores: Sequence[Any], nodes: Sequence[str]) -> Status | None:
         """The Error for the first of ``name``'s normalised scores outside [0, 100] (or not an int), else None."""
-        return self._scoring.invalid_score(name, pod, scores, nodes)
+        return self.scoring.invalid_score(name, pod, scores, nodes)
 
     def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
                           recorder: ScoreRecorder | None = None) -> tuple[ScoreTable, Status | None]:
         """Score every node with every non-skipped plugin, normalise, check [0, 100], apply weights; ``recorder``
         (explain) is told each plugin's raw, normalised and weighted scores."""
-        return self._scoring.score(state, pod, nodes, recorder)
+        return self.scoring.score(state, pod, nodes, recorder)
 
     # -- the binding cycle -------------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run Reserve in order; stop at the first failure."""
-        return self._binding.reserve(state, pod, node_name)
+        return self.binding.reserve(state, pod, node_name)
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Run every Reserve plugin's Unreserve in reverse order; failures are recorded, not returned."""
-        self._binding.unreserve(state, pod, node_name)
+        self.binding.unreserve(state, pod, node_name)
 
     def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run Permit; Wait from any plugin parks the pod as a WaitingPod unless another rejects."""
-        return self._binding.permit(state, pod, node_name)
+        return self.binding.permit(state, pod, node_name)
 
     def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run PreBind in order; any failure aborts binding."""
-        return self._binding.pre_bind(state, pod, node_name)
+        return self.binding.pre_bind(state, pod, node_name)
 
     def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run Bind plugins until one does not Skip; if all skip, that is an error."""
-        return self._binding.bind(state, pod, node_name)
+        return self.binding.bind(state, pod, node_name)
 
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Run PostBind; informational, failures are recorded, not returned."""
-        self._binding.post_bind(state, pod, node_name)
+        self.binding.post_bind(state, pod, node_name)

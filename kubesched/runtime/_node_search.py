@@ -114,11 +114,11 @@ class PerNodeSearch:
     def prioritize(self, framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
                    observer: CycleObserver) -> ScoreTable:
         """Every PreScore plugin's ``pre_score``, then each Score plugin node by node."""
-        status = framework.run_pre_score_plugins(state, pod, nodes)
+        status = framework.scoring.pre_score(state, pod, nodes)
         if status is not None:
             raise SearchError(status)
         observer.score_skipped(state.skip_score_plugins)
-        scores, status = framework.run_score_plugins(state, pod, nodes, observer.scored)
+        scores, status = framework.scoring.score(state, pod, nodes, observer.scored)
         if status is not None:
             raise SearchError(status)
         return scores
@@ -205,11 +205,11 @@ class BatchSearch:
         found = self._found
         batch = NodeBatch(nodes, found[1], columns) if found is not None and found[0] is nodes \
             else NodeBatch.of(nodes, columns)
-        status = framework.run_pre_score_plugins(state, pod, nodes, batch)
+        status = framework.scoring.pre_score(state, pod, nodes, batch)
         if status is not None:
             raise SearchError(status)
         if not framework.batch_score_hooks:
-            scores, status = framework.run_score_plugins(state, pod, nodes)
+            scores, status = framework.scoring.score(state, pod, nodes)
             if status is not None:
                 raise SearchError(status)
             return scores

@@ -64,7 +64,9 @@ class PluginSet:
         self.hooks: HookTable = hooks
         #: The same hooks by plugin name, per hook (what the runners look plugins up in).
         self.by_name: dict[str, dict[str, Hook]] = _by_name(hooks)
+        self._plain_by_name = self.by_name
         self._metered: HookTable | None = None
+        self._metered_by_name: dict[str, dict[str, Hook]] = {}
         #: Where plugin calls are timed now (a sampled cycle), or None.
         self.metering: SchedulerMetrics | None = None
         self.score_weights = {e.name: e.weight or 1 for e in profile.enabled("score")}
@@ -75,17 +77,18 @@ class PluginSet:
         hook table changed (the caller refreshes what it derived from it)."""
         self.metering = metrics
         if metrics is None:
-            table = self.plain
+            table, by_name = self.plain, self._plain_by_name
         else:
             if self._metered is None:
                 self._metered = {hook: [(n, metered(metrics, n, hook, h)) for n, h in pairs]
                                  if hook in EXTENSION_POINT_LABELS else pairs
                                  for hook, pairs in self.plain.items()}
-            table = self._metered
+                self._metered_by_name = _by_name(self._metered)
+            table, by_name = self._metered, self._metered_by_name
         if table is self.hooks:
             return False
         self.hooks = table
-        self.by_name = _by_name(table)
+        self.by_name = by_name  # both tables' lookups are built once: a sampled cycle comes every tenth
         return True
 
     def names_at(self, hook: str) -> list[str]:

@@ -272,14 +272,14 @@ class Scheduler:
         assumed = queued.pod_info.for_pod(pod.with_node_name(host))
         self.cache.assume_pod(assumed)
         self.nominator.delete_nominated_pod_if_exists(pod)
-        status = framework.run_reserve_plugins_reserve(state, assumed.pod, host)
+        status = framework.binding.reserve(state, assumed.pod, host)
         if status is not None:
-            framework.run_reserve_plugins_unreserve(state, assumed.pod, host)
+            framework.binding.unreserve(state, assumed.pod, host)
             self.cache.forget_pod(assumed.pod)
             raise self._single_node_failure(pod, host, status)
-        status = framework.run_permit_plugins(state, assumed.pod, host)
+        status = framework.binding.permit(state, assumed.pod, host)
         if status is not None and not status.is_wait():
-            framework.run_reserve_plugins_unreserve(state, assumed.pod, host)
+            framework.binding.unreserve(state, assumed.pod, host)
             self.cache.forget_pod(assumed.pod)
             raise self._single_node_failure(pod, host, status)
         binding = _Binding(framework, state, queued, assumed, host, next(self._sequence), started, framework.metering)
@@ -335,17 +335,17 @@ class Scheduler:
             status = Status(status.code, (fit_error_message(1, diagnosis),), status.plugin)
         if status is None:
             self.queue.done(pod.uid)
-            status = framework.run_pre_bind_plugins(state, pod, host)
+            status = framework.binding.pre_bind(state, pod, host)
         if status is None:
-            status = framework.run_bind_plugins(state, pod, host)
+            status = framework.binding.bind(state, pod, host)
             self.cache.finish_binding(pod)
             if status is None:
                 self.client.record_event(pod, "Normal", "Scheduled",
                                          f"Successfully assigned {pod.key} to {host}")
                 self._record_scheduled(framework, binding)
-                framework.run_post_bind_plugins(state, pod, host)
+                framework.binding.post_bind(state, pod, host)
                 return
-        framework.run_reserve_plugins_unreserve(state, pod, host)
+        framework.binding.unreserve(state, pod, host)
         forgotten = self.cache.is_assumed_pod(pod)
         if forgotten:
             self.cache.forget_pod(pod)
