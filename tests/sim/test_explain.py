@@ -23,6 +23,7 @@ from kubesched.runtime._explain import (
     PluginScore,
 )
 from kubesched.runtime._nominator import Nominator
+from kubesched.runtime._score_runners import ScoreRunners
 from kubesched.sim.explain import ExplainError, explainer_for
 from kubesched.sim.simulate import SimulationResult, simulate
 from kubesched.testing import make_node, make_pod
@@ -349,9 +350,9 @@ def test_pods_not_explained_keep_the_fast_path(registry: PluginRegistry, monkeyp
     explain."""
     scored: list[str] = []
     filtered: set[str] = set()
-    score, run_filter = Framework.run_score_plugins, Framework.run_filter_plugins
+    score, run_filter = ScoreRunners.score, Framework.run_filter_plugins
 
-    def score_spy(self: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo], *args: object) -> object:
+    def score_spy(self: ScoreRunners, state: CycleState, pod: Pod, nodes: list[NodeInfo], *args: object) -> object:
         scored.append(pod.key)
         return score(self, state, pod, nodes, *args)  # type: ignore[arg-type]
 
@@ -359,7 +360,7 @@ def test_pods_not_explained_keep_the_fast_path(registry: PluginRegistry, monkeyp
         filtered.add(pod.key)
         return run_filter(self, state, pod, node_info)
 
-    monkeypatch.setattr(Framework, "run_score_plugins", score_spy)
+    monkeypatch.setattr(ScoreRunners, "score", score_spy)
     monkeypatch.setattr(Framework, "run_filter_plugins", filter_spy)
     explained(registry, small_cluster(*(make_pod(f"p{i}").req(cpu="1") for i in range(4))), "default/p2")
     assert (scored, filtered) == (["default/p2"], {"default/p2"})
