@@ -19,6 +19,7 @@ from kubesched.api import (
     LabelSelectorRequirement,
     Pod,
     PodAffinityTerm,
+    WeightedPodAffinityTerm,
     label_selector_error,
 )
 from kubesched.framework import ClusterClient, in_range
@@ -139,23 +140,26 @@ class PodTerms:
         if affinity is None:
             return NO_TERMS
         pod_affinity, anti_affinity = affinity.pod_affinity, affinity.pod_anti_affinity
-        groups = (
-            ("requiredAffinityTerms", [(t, 0) for t in (pod_affinity.required if pod_affinity else ())]),
-            ("requiredAntiAffinityTerms", [(t, 0) for t in (anti_affinity.required if anti_affinity else ())]),
-            ("preferredAffinityTerms", [(w.pod_affinity_term, w.weight)
-                                        for w in (pod_affinity.preferred if pod_affinity else ())]),
-            ("preferredAntiAffinityTerms", [(w.pod_affinity_term, w.weight)
-                                            for w in (anti_affinity.preferred if anti_affinity else ())]),
+        groups: tuple[tuple[str, tuple[PodAffinityTerm, ...] | tuple[WeightedPodAffinityTerm, ...]], ...] = (
+            ("requiredAffinityTerms", pod_affinity.required if pod_affinity else ()),
+            ("requiredAntiAffinityTerms", anti_affinity.required if anti_affinity else ()),
+            ("preferredAffinityTerms", pod_affinity.preferred if pod_affinity else ()),
+            ("preferredAntiAffinityTerms", anti_affinity.preferred if anti_affinity else ()),
         )
         compiled: list[tuple[AffinityTerm, ...]] = []
         errors: list[str] = []
-        for name, terms in groups:
-            error = next((e for t, _ in terms if (e := _term_error(t)) is not None), None)
+        for name, group in groups:
+            if not group:  # most pods have one kind of term: the other groups cost nothing
+                compiled.append(())
+                continue
+            weighted = [(t.pod_affinity_term, t.weight) if isinstance(t, WeightedPodAffinityTerm) else (t, 0)
+                        for t in group]
+            error = next((e for t, _ in weighted if (e := _term_error(t)) is not None), None)
             if error is not None:
                 errors.append(f"{name}: {error}")
                 compiled.append(())
             else:
-                compiled.append(tuple(AffinityTerm.of(t, pod, w) for t, w in terms))
+                compiled.append(tuple(AffinityTerm.of(t, pod, w) for t, w in weighted))
         parse_error = None
         if errors:
             distinct = list(dict.fromkeys(errors))
@@ -177,13 +181,14 @@ def _term_error(term: PodAffinityTerm) -> str | None:
 
 
 class TermCache:
-    """Compiled terms per pod, reused as long as the pod object is the same (pods are immutable).
+    """Compiled terms per pod, reused as long as the pod object is the same (pods are immutable), or a newer object
+    of the same pod keeps the very affinity and labels objects the terms were compiled from (binding a pod does).
 
     Entries hold the pod weakly; dead ones are pruned whenever the cache doubles in size.
     """
 
     def __init__(self, initial_limit: int = 1024) -> None:
-        self._entries: dict[str, tuple[weakref.ref[Pod], PodTerms]] = {}
+        self._entries: dict[str, tuple[weakref.ref[Pod], PodTerms, object, object]] = {}
         self._limit = initial_limit
 
     def get(self, pod: Pod) -> PodTerms:
@@ -192,14 +197,19 @@ class TermCache:
         if affinity is None or (affinity.pod_affinity is None and affinity.pod_anti_affinity is None):
             return NO_TERMS
         uid = pod.metadata.uid
+        labels = pod.metadata.labels
         entry = self._entries.get(uid)
-        if entry is not None and entry[0]() is pod:
-            return entry[1]
+        if entry is not None:
+            if entry[0]() is pod:
+                return entry[1]
+            if entry[2] is affinity and entry[3] is labels:  # terms read the affinity, labels and namespace only
+                self._entries[uid] = (weakref.ref(pod), entry[1], affinity, labels)
+                return entry[1]
         terms = PodTerms.of(pod)
         if len(self._entries) >= self._limit:
             self._entries = {k: v for k, v in self._entries.items() if v[0]() is not None}
             self._limit = max(self._limit, 2 * len(self._entries))
-        self._entries[uid] = (weakref.ref(pod), terms)
+        self._entries[uid] = (weakref.ref(pod), terms, affinity, labels)
         return terms
 
 
