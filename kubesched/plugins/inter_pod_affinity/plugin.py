@@ -30,6 +30,7 @@ from kubesched.plugins.inter_pod_affinity.common import (
     NAME,
     InterPodAffinityArgs,
     NamespaceLabelCache,
+    PodTerms,
     TermCache,
     matches_all,
 )
@@ -141,12 +142,11 @@ class InterPodAffinity(Plugin):
     @hookimpl
     def pre_filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> Status | None:
         """:meth:`pre_filter` over every node, the counts read from the columns' incremental indexes."""
-        parse_error = self._terms.get(pod).parse_error
-        if parse_error is not None:
-            return Status.unresolvable(f"parsing pod: {parse_error}")
+        terms = self._terms.get(pod)
+        if terms.parse_error is not None:
+            return Status.unresolvable(f"parsing pod: {terms.parse_error}")
         client = self.handle.client
         columns = node_batch.columns
-        terms = self._terms.get(pod)
         if (not terms.required_affinity and not terms.required_anti_affinity
                 and columnar.no_existing_required_anti_affinity(columns, self._existing_terms)):
             return Status.skip()  # no term of the pod nor of any pod on a node: the state would be empty
@@ -199,10 +199,10 @@ class InterPodAffinity(Plugin):
         client = self.handle.client
         snapshot = self.handle.snapshot
         args = self.args
-        error = self._parse_error(pod, len(nodes))
+        terms = self._terms.get(pod)
+        error = self._parse_error(pod, terms, len(nodes))
         if error is not None:
             return error
-        terms = self._terms.get(pod)
         scores = build_topology_scores(
             pod, terms, snapshot.list() if terms.has_preferred else snapshot.have_pods_with_affinity,
             self._terms, NamespaceLabelCache(client), args.hard_pod_affinity_weight,
@@ -218,10 +218,11 @@ class InterPodAffinity(Plugin):
         client = self.handle.client
         columns = node_batch.columns
         args = self.args
-        error = self._parse_error(pod, len(node_batch))
+        terms = self._terms.get(pod)
+        error = self._parse_error(pod, terms, len(node_batch))
         if error is not None:
             return error
-        if not self._terms.get(pod).has_preferred and columnar.no_existing_scored_terms(columns,
+        if not terms.has_preferred and columnar.no_existing_scored_terms(columns,
                                                                                        self._existing_terms):
             return Status.skip()  # no preferred term of the pod and no scored term of any pod on a node
         scores = columnar.build_topology_scores(
@@ -232,10 +233,10 @@ class InterPodAffinity(Plugin):
         state.write(PRE_SCORE_STATE_KEY, scores)
         return None
 
-    def _parse_error(self, pod: Pod, feasible: int) -> Status | None:
-        """PreScore's Error for a pod whose terms kube-scheduler cannot parse, unless it skips before parsing them
-        (no feasible node, or only existing pods' preferred terms and those ignored)."""
-        parse_error = self._terms.get(pod).parse_error
+    def _parse_error(self, pod: Pod, terms: PodTerms, feasible: int) -> Status | None:
+        """PreScore's Error for a pod whose ``terms`` kube-scheduler cannot parse, unless it skips before parsing
+        them (no feasible node, or only existing pods' preferred terms and those ignored)."""
+        parse_error = terms.parse_error
         if parse_error is None or not feasible or (
                 self.args.ignore_preferred_terms_of_existing_pods and not _has_preferred(pod)):
             return None
