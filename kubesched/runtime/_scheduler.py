@@ -298,10 +298,11 @@ class Scheduler:
         return CycleFailed(Status(status.code, (str(fit_error),), status.plugin), CLEAR_NOMINATED_NODE, fit_error)
 
     # -- binding cycle -----------------------------------------------------------------------------
-    def process_waiting_pods(self) -> None:
-        """Resume the binding cycles of waiting pods that were allowed, rejected, or timed out."""
+    def process_waiting_pods(self) -> bool:
+        """Resume the binding cycles of waiting pods that were allowed, rejected, or timed out; whether any did."""
         if not self._parked:
-            return
+            return False
+        resumed = False
         now = self.clock.now()
         for uid, binding in list(self._parked.items()):
             waiting = binding.framework.handle.get_waiting_pod(uid)
@@ -314,6 +315,8 @@ class Scheduler:
             binding.framework.handle.remove_waiting_pod(uid)
             binding.framework.meter_plugins(binding.metering)  # sampled as its scheduling cycle was
             self._binding_cycle(binding, waiting.outcome)
+            resumed = True
+        return resumed
 
     def next_wakeup(self) -> float | None:
         """The earliest Permit timeout among waiting pods."""

@@ -282,12 +282,11 @@ class Simulation:
     def _schedule_all(self) -> None:
         """Attempt pods until the active queue is empty, dispatching before each attempt what requests finished."""
         scheduler, dispatch_requests = self.scheduler, self.agenda.dispatch_requests
-        while True:
+        dispatch_requests()
+        while scheduler.schedule_one():
             dispatch_requests()
-            if not scheduler.schedule_one():
-                return
-            dispatch_requests()
-            scheduler.process_waiting_pods()
+            if scheduler.process_waiting_pods():  # only then can a request be due again before the next attempt
+                dispatch_requests()
             self._attempts += 1
             if self._attempts > self._limit:
                 if self._max_attempts is None and self._limit < 200 * (len(self.pods) + 10):
