@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 
 from kubesched.api.pod import Pod
 from kubesched.framework._cycle_state import CycleState
-from kubesched.framework._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from kubesched.framework._events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    QueueingHintFn,
+)
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._plugin import Plugin, hookimpl
 from kubesched.framework._status import Code, Status
@@ -523,17 +530,27 @@ def test_an_assigned_pod_wakes_the_pods_its_rejecting_plugin_says_it_may_help(he
     assert (scheduler.queue.unschedulable_pods() == []) is moved
 
 
-def test_a_queueing_hint_that_raises_counts_as_queue() -> None:
-    """A hint that raises moves the pod (as in kube-scheduler) and is reported as that plugin's error."""
-    def broken(pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
-        raise LookupError("no index")
+def _raising_hint(pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
+    raise LookupError("no index")
 
+
+def _wrong_answer_hint(pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
+    return "Queue"  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(("hint", "message"), [
+    pytest.param(_raising_hint, "LookupError: no index", id="a hint that raises"),
+    pytest.param(_wrong_answer_hint, "returned str, expected a QueueingHint", id="a hint answering a str"),
+])
+def test_a_broken_queueing_hint_counts_as_queue(hint: QueueingHintFn, message: str) -> None:
+    """A hint that raises or answers other than a QueueingHint moves the pod (as kube-scheduler does for an error)
+    and is reported as that plugin's error, naming what went wrong."""
     class BrokenHint(Hinted):
         name = "BrokenHint"
 
         @hookimpl
         def events_to_register(self) -> list[ClusterEventWithHint]:
-            return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD), broken)]
+            return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD), hint)]
 
     cluster = InMemoryCluster(VirtualClock())
     scheduler = scheduler_on(cluster, BrokenHint, points={"filter": ["BrokenHint"]})
@@ -543,31 +560,7 @@ def test_a_queueing_hint_that_raises_counts_as_queue() -> None:
     cluster.add_pod(make_pod("other").node("n1").obj())
     assert scheduler.queue.unschedulable_pods() == []
     assert [(f.point, f.plugin, f.message) for f in scheduler.plugin_failures()] == [
-        ("QueueingHint", "BrokenHint", "LookupError: no index")]
-
-
-def test_a_queueing_hint_answering_something_else_counts_as_queue() -> None:
-    """A hint answering other than a QueueingHint moves the pod and is reported as that plugin's error, naming
-    what it returned."""
-    def wrong(pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
-        return "Queue"  # type: ignore[return-value]
-
-    class WrongHint(Hinted):
-        name = "WrongHint"
-
-        @hookimpl
-        def events_to_register(self) -> list[ClusterEventWithHint]:
-            return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD), wrong)]
-
-    cluster = InMemoryCluster(VirtualClock())
-    scheduler = scheduler_on(cluster, WrongHint, points={"filter": ["WrongHint"]})
-    cluster.add_node(make_node("n1").capacity(cpu="4").obj())
-    cluster.add_pod(make_pod("p").label(wait="yes").obj())
-    run(scheduler)
-    cluster.add_pod(make_pod("other").node("n1").obj())
-    assert scheduler.queue.unschedulable_pods() == []
-    assert [(f.point, f.plugin, f.message) for f in scheduler.plugin_failures()] == [
-        ("QueueingHint", "WrongHint", "returned str, expected a QueueingHint")]
+        ("QueueingHint", "BrokenHint", message)]
 
 
 def test_the_runtime_names_no_built_in_plugin(registry: PluginRegistry) -> None:
