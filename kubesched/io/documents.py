@@ -44,11 +44,13 @@ def display(path: Path | str) -> str:
     return STDIN_NAME if str(path) == STDIN else escape(str(path))
 
 
-def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[InputError]]:
-    """The manifest files of ``paths`` (directories expanded recursively, sorted; ``-`` kept), and an error per
-    missing path or directory without manifests."""
+def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[InputError], set[Path]]:
+    """The manifest files of ``paths`` (directories expanded recursively, sorted; ``-`` kept), an error per
+    missing path or directory without manifests, and which files were found in a directory (not named)."""
     files: list[Path] = []
     errors: list[InputError] = []
+    in_directories: set[Path] = set()
+    paths = list(paths)
     for raw in paths:
         if str(raw) == STDIN:
             files.append(Path(STDIN))
@@ -60,11 +62,20 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[InputErr
                 errors.append(InputError("no manifest files (.yaml, .yml, .json) in this directory",
                                          file=display(path)))
             files.extend(found)
+            in_directories.update(found)
         elif path.exists():
             files.append(path)
         else:
             errors.append(InputError("no such file or directory", file=display(path)))
-    return files, errors
+    named = {Path(p) for p in paths if str(p) != STDIN}
+    unique = list(dict.fromkeys(files)) if len(set(files)) < len(files) else files  # a file named and in a folder
+    return unique, errors, in_directories - named
+
+
+def is_manifest(data: object) -> bool:
+    """Whether a parsed document is meant as a Kubernetes object: a mapping with a ``kind`` or an ``apiVersion``
+    (one missing either is reported as such; a document with neither is some other file's content)."""
+    return is_mapping(data) and ("kind" in data or "apiVersion" in data)
 
 
 #: How manifests' YAML is read.

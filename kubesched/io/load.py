@@ -26,7 +26,7 @@ from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError
 from kubesched.io import decode, decode_pod, decode_workloads
 from kubesched.io.admission import admit_pods
-from kubesched.io.documents import Document, documents, expand_lists, expand_paths
+from kubesched.io.documents import Document, display, documents, expand_lists, expand_paths, is_manifest
 from kubesched.io.errors import InputErrorList as InputErrorList  # callers import it from here too
 from kubesched.io.fields import collecting, is_mapping
 from kubesched.validation import MANIFEST, escape, quote
@@ -138,7 +138,12 @@ class _Run:
         self.inline = False
         self.errors: list[tuple[tuple[int, ...], InputError]] = []
         self.skipped: dict[str, int] = {}
+        #: Files found in a directory that hold no Kubernetes object (some other tool's file beside manifests).
+        self.skipped_files: list[str] = []
+        #: Objects repeated identically in another file: (where, first file, this file), read once.
+        self.repeated: list[tuple[str, str, str]] = []
         self.seen: dict[str, str] = {}
+        self.entry_of: dict[str, _Entry] = {}
         self.seen_group: dict[str, int] = {}
         self.entries: list[_Entry] = []
 
@@ -185,12 +190,18 @@ class _Run:
             return  # nameless: reported above, and nothing else can refer to it
         replaced = self.replacing and self.seen_group.get(name, self.group) != self.group
         if name in self.seen and not replaced:
+            first = self.entry_of[name]
+            if first.file != file and first.value == value and not problems:
+                self.repeated.append((where, first.file, file))  # the same object in two bundles: read once
+                return
             self.error(order, InputError(f"duplicate object: already defined in {self.seen[name]}", file=file,
                                          obj=where))
             return
         self.seen[name] = file
         self.seen_group[name] = self.group
-        self.entries.append(_Entry(file, order, name, value, derived, replaced))
+        entry = _Entry(file, order, name, value, derived, replaced)
+        self.entry_of[name] = entry
+        self.entries.append(entry)
 
     def check_uids(self) -> None:
         """Every uid, given or derived (for objects without one, from their name), must be unique; a derived one
@@ -226,6 +237,26 @@ class _Run:
 
     def of_kind(self, *kinds: str) -> list[Any]:
         return [e.value for e in self.entries if _kind_of(e.value) in kinds]
+
+def _warnings(run: _Run) -> tuple[str, ...]:
+    """What the load left out or read once, one line each: skipped kinds, files that hold no Kubernetes object,
+    objects repeated identically across files."""
+    lines = [f"skipped {count} object(s) of kind {escape(kind)}: " + _SKIP_REASONS.get(kind, _SKIP_REASON)
+             for kind, count in sorted(run.skipped.items())]
+    lines += [f"skipped {file}: not a Kubernetes object (no kind or apiVersion); a file named on the command line "
+              "is read as a manifest" for file in run.skipped_files]
+    if run.repeated:
+        where, first, again = run.repeated[0]
+        more = f" (and {len(run.repeated) - 1} more)" if len(run.repeated) > 1 else ""
+        lines.append(f"read {len(run.repeated)} object(s) defined identically in more than one file once: "
+                     f"{where} in {first} and {again}{more}")
+    return tuple(lines)
+
+_SKIP_REASON = "kubesched does not read this kind"
+#: Kinds users pass by mistake, with what to do instead.
+_SKIP_REASONS = {
+    "KubeSchedulerConfiguration": "a scheduler configuration is not a cluster object: pass its file with --profile",
+}
 
 def _kind_of(value: object) -> str:
     if isinstance(value, WorkloadController):
@@ -278,7 +309,7 @@ def _load_groups(groups: Sequence[Source]) -> list[ClusterInput]:
     return _finish(run, len(groups))
 
 def _read_source(run: _Run, source: Source) -> None:
-    files, missing = expand_paths(source.paths)
+    files, missing, in_directories = expand_paths(source.paths)
     for i, error in enumerate(missing):
         run.error((run.group, -1, i), error)  # before any file's problems
     for file_index, file in enumerate(files):
@@ -286,6 +317,9 @@ def _read_source(run: _Run, source: Source) -> None:
         after = 0  # where a syntax error sorts: after the documents read before it
         try:
             for doc in documents(file):
+                if after == 0 and file in in_directories and not is_manifest(doc.data):
+                    run.skipped_files.append(display(file))  # found beside manifests, not named: not ours
+                    break
                 after = doc.index + 1
                 run.decode_document(file_index, doc)
         except InputError as exc:
@@ -314,10 +348,7 @@ def _finish(run: _Run, groups: int) -> list[ClusterInput]:
         # Stable: within one object, problems keep the order they were found in.
         run.errors.sort(key=lambda pair: pair[0])
         raise InputErrorList([e for _, e in run.errors])
-    warnings = tuple(
-        f"skipped {count} object(s) of kind {escape(kind)}: kubesched does not read this kind"
-        for kind, count in sorted(run.skipped.items())
-    )
+    warnings = _warnings(run)
     admitted_of = {id(e.value): pod for e, pod in zip(pod_entries, admitted, strict=True)}
     results = []
     for group in range(groups):

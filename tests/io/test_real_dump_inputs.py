@@ -1,0 +1,106 @@
+"""Inputs real dumps contain: other tools' files beside the manifests, the same object in two bundles, and a
+scheduler configuration passed as a manifest."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kubesched.io.load import InputErrorList, load
+
+NAMESPACE = """\
+apiVersion: v1
+kind: Namespace
+metadata: {name: monitoring, labels: {team: obs}}
+"""
+
+NODE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+"""
+
+CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles: [{schedulerName: default-scheduler}]
+"""
+
+
+def write(directory: Path, name: str, text: str) -> Path:
+    """Write ``text`` (dedented) to ``directory/name`` and return the path."""
+    path = directory / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def errors_of(*paths: Path) -> list[str]:
+    """Every error message the load reports (fails when it reports none)."""
+    with pytest.raises(InputErrorList) as excinfo:
+        load(paths)
+    return [str(e) for e in excinfo.value.errors]
+
+
+@pytest.mark.parametrize("content", [
+    pytest.param('{"name": "cluster-a", "nodes": 3}\n', id="a JSON settings object"),
+    pytest.param('[1, 2, 3]\n', id="a JSON list"),
+    pytest.param('title: my cluster\nnodes: 3\n', id="a YAML settings map"),
+])
+def test_a_file_beside_the_manifests_that_holds_no_object_is_skipped_with_a_warning(tmp_path: Path,
+                                                                                   content: str) -> None:
+    """open-simulator's layout keeps a cluster settings file among the manifests: the rest still loads."""
+    write(tmp_path / "cluster", "nodes.yaml", NODE)
+    other = write(tmp_path / "cluster", "settings.json" if content[0] in "{[" else "settings.yaml", content)
+    cluster = load([tmp_path / "cluster"])
+    assert [n.name for n in cluster.nodes] == ["n1"]
+    assert cluster.warnings == (f"skipped {other}: not a Kubernetes object (no kind or apiVersion); a file named on "
+                                "the command line is read as a manifest",)
+
+
+def test_the_same_file_named_on_the_command_line_is_an_error(tmp_path: Path) -> None:
+    """A file the user named must be a manifest, even when its folder is named too (and it is read once)."""
+    write(tmp_path / "cluster", "nodes.yaml", NODE)
+    other = write(tmp_path / "cluster", "settings.json", '{"name": "cluster-a"}\n')
+    assert errors_of(tmp_path / "cluster", other) == [
+        f"{other}: document 1: kind: Required value: every object needs a kind"]
+
+
+def test_a_manifest_in_a_folder_missing_only_its_kind_stays_an_error(tmp_path: Path) -> None:
+    """A document with an apiVersion is meant as an object: a missing kind is reported, not skipped."""
+    broken = write(tmp_path / "cluster", "pod.yaml", "apiVersion: v1\nmetadata: {name: web}\n")
+    assert errors_of(tmp_path / "cluster") == [f"{broken}: document 1: kind: Required value: every object needs a kind"]
+
+
+def test_an_object_repeated_identically_in_two_files_is_read_once(tmp_path: Path) -> None:
+    """Two bundles both creating namespace monitoring: one namespace, and a warning naming both files."""
+    first = write(tmp_path, "a.yaml", NAMESPACE + "---\n" + NODE)
+    second = write(tmp_path, "b.yaml", NAMESPACE)
+    cluster = load([first, second])
+    assert [ns.name for ns in cluster.namespaces] == ["monitoring"]
+    assert cluster.warnings == ("read 1 object(s) defined identically in more than one file once: "
+                                f"namespaces/monitoring in {first} and {second}",)
+
+
+def test_an_object_repeated_with_a_difference_is_a_duplicate_error(tmp_path: Path) -> None:
+    """A second definition that differs (here in one label) cannot be told apart from a mistake."""
+    first = write(tmp_path, "a.yaml", NAMESPACE)
+    second = write(tmp_path, "b.yaml", NAMESPACE.replace("obs", "platform"))
+    assert errors_of(first, second) == [
+        f"{second}: namespaces/monitoring: duplicate object: already defined in {first}"]
+
+
+def test_an_object_repeated_within_one_file_is_a_duplicate_error(tmp_path: Path) -> None:
+    """Repetition is accepted across bundles only: twice in one file is a mistake in that file."""
+    only = write(tmp_path, "a.yaml", NAMESPACE + "---\n" + NAMESPACE)
+    assert errors_of(only) == [f"{only}: namespaces/monitoring: duplicate object: already defined in {only}"]
+
+
+def test_a_scheduler_configuration_manifest_points_to_the_profile_option(tmp_path: Path) -> None:
+    """A KubeSchedulerConfiguration among the manifests is skipped with the way to use it."""
+    cluster = load([write(tmp_path, "all.yaml", NODE + "---\n" + CONFIG)])
+    assert cluster.warnings == ("skipped 1 object(s) of kind KubeSchedulerConfiguration: a scheduler configuration "
+                                "is not a cluster object: pass its file with --profile",)
