@@ -421,7 +421,9 @@ def pod(obj: Obj) -> Pod:
     them into the terms' selectors first), so their problems follow the rest of the spec's."""
     status = f.mapping(obj.get("status"), "status")
     metadata = object_meta(obj, namespaced=True)
-    spec = _pod_spec_of_pod(f.mapping(obj.get("spec"), "spec"), "spec")
+    spec_obj = f.mapping(obj.get("spec"), "spec")
+    spec = _pod_spec_of_pod(spec_obj, "spec")
+    rules.check_volume_mounts(spec_obj, "spec")
     rules.check_affinity_label_keys(spec.affinity, metadata.labels, "spec.affinity")
     return Pod(
         metadata=metadata,

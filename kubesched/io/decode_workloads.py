@@ -76,6 +76,7 @@ def template(obj: Obj, path: str, restart_policies: tuple[str, ...], default_pol
     elif policy is not None:
         f.one_of(policy, f"{path}.spec.restartPolicy", restart_policies)
     spec = _pod_spec(spec_obj, f"{path}.spec")
+    rules.check_volume_mounts(spec_obj, f"{path}.spec")
     rules.check_affinity_label_keys(spec.affinity, None, f"{path}.spec.affinity")
     return PodTemplate(ObjectMeta(name="", labels=f.shared_map(labels), annotations=f.shared_map(annotations)),
                        spec, duration)

@@ -1,6 +1,6 @@
 """The API server's rules on a pod spec that reach across fields: label keys and values in selectors,
 matchLabelKeys and mismatchLabelKeys, repeated spread constraints, requests against limits, unique container names
-and host ports, a hostNetwork pod's ports.
+and host ports, a hostNetwork pod's ports, volume mounts naming the pod's volumes.
 
 Each check reports through the field readers, in the API server's words and order, and changes nothing.
 """
@@ -189,3 +189,22 @@ def check_host_network_ports(containers: tuple[Container, ...], path: str) -> No
             if port.host_port and port.host_port != port.container_port:
                 f.report(f"{path}[{i}].ports[{j}].hostPort", f"Invalid value: {port.host_port}: must match "
                                                               "`containerPort` when `hostNetwork` is true")
+
+
+def check_volume_mounts(spec: Mapping[str, object], path: str) -> None:
+    """Every container's volumeMounts name one of the pod's volumes (the API server's ValidateVolumeMounts: 422
+    ``Not found``). Read from the raw spec: kubesched models neither, so nothing else reads them."""
+    volumes = spec.get("volumes")
+    names = {v.get("name") for v in volumes if isinstance(v, Mapping)} if isinstance(volumes, list) else set()
+    for key in ("containers", "initContainers"):
+        containers = spec.get(key)
+        if not isinstance(containers, list):
+            continue
+        for i, container in enumerate(containers):
+            mounts = container.get("volumeMounts") if isinstance(container, Mapping) else None
+            if not isinstance(mounts, list):
+                continue
+            for j, mount in enumerate(mounts):
+                name = mount.get("name") if isinstance(mount, Mapping) else None
+                if isinstance(name, str) and name and name not in names:
+                    f.report(f"{path}.{key}[{i}].volumeMounts[{j}].name", f"Not found: {f.quote(name)}")

@@ -104,3 +104,56 @@ def test_a_scheduler_configuration_manifest_points_to_the_profile_option(tmp_pat
     cluster = load([write(tmp_path, "all.yaml", NODE + "---\n" + CONFIG)])
     assert cluster.warnings == ("skipped 1 object(s) of kind KubeSchedulerConfiguration: a scheduler configuration "
                                 "is not a cluster object: pass its file with --profile",)
+
+
+POD_WITH_MOUNTS = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  volumes: [{name: cache, emptyDir: {}}]
+  initContainers: [{name: init, volumeMounts: [{name: seed, mountPath: /s}]}]
+  containers: [{name: app, volumeMounts: [{name: data, mountPath: /d}, {name: cache, mountPath: /c}]}]
+"""
+
+
+def test_a_volume_mount_naming_no_volume_is_refused_as_the_api_server_refuses_it(tmp_path: Path) -> None:
+    """The v1.32 API server answers 422 with one cause per mount, containers first (checked on the binary)."""
+    manifest = write(tmp_path, "pod.yaml", POD_WITH_MOUNTS)
+    assert errors_of(manifest) == [
+        f'{manifest}: pods/default/web: spec.containers[0].volumeMounts[0].name: Not found: "data"',
+        f'{manifest}: pods/default/web: spec.initContainers[0].volumeMounts[0].name: Not found: "seed"']
+
+
+def test_volume_mounts_naming_the_pods_volumes_load(tmp_path: Path) -> None:
+    """Mounts of declared volumes are fine (kubesched models neither: the pod loads as if they were absent)."""
+    text = POD_WITH_MOUNTS.replace("[{name: cache, emptyDir: {}}]",
+                                   "[{name: cache, emptyDir: {}}, {name: data}, {name: seed}]")
+    cluster = load([write(tmp_path, "pod.yaml", text)])
+    assert [p.key for p in cluster.pods] == ["default/web"]
+
+
+def test_a_workload_templates_volume_mounts_are_checked_at_the_template(tmp_path: Path) -> None:
+    """A Deployment's template is validated as its pods will be, at spec.template.spec."""
+    manifest = write(tmp_path, "deploy.yaml", """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          selector: {matchLabels: {app: web}}
+          template:
+            metadata: {labels: {app: web}}
+            spec: {containers: [{name: app, volumeMounts: [{name: data, mountPath: /d}]}]}
+        """)
+    assert errors_of(manifest) == [
+        f'{manifest}: deployments/default/web: spec.template.spec.containers[0].volumeMounts[0].name: '
+        'Not found: "data"']
+
+
+def test_allocatable_above_capacity_loads_as_the_api_server_accepts_it(tmp_path: Path) -> None:
+    """The v1.32 API server stores a node whose allocatable exceeds its capacity (checked on the binary, on create
+    and on a status patch); the scheduler reads allocatable."""
+    node = NODE.replace('status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}',
+                        'status: {capacity: {cpu: "2"}, allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}')
+    cluster = load([write(tmp_path, "node.yaml", node)])
+    assert [(str(n.status.capacity["cpu"]), str(n.status.allocatable["cpu"])) for n in cluster.nodes] == [("2", "4")]

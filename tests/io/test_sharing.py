@@ -277,6 +277,7 @@ def test_pods_whose_containers_differ_only_in_fields_not_read_share_them(tmp_pat
     """A kubectl-printed pod mounts its own token volume; its containers are still one decoding per workload."""
     path = tmp_path / "pods.yaml"
     mounted = POD.replace("    ports:", "    volumeMounts: [{{name: token-{name}, mountPath: /t}}]\n    ports:")
+    mounted = mounted.replace("  tolerations:", "  volumes: [{{name: token-{name}, projected: {{}}}}]\n  tolerations:")
     path.write_text(NODES + mounted.format(name="a", node="n1", memory="1Gi")
                     + mounted.format(name="b", node="n2", memory="1Gi"), encoding="utf-8")
     a, b = load([path]).pods
