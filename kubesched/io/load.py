@@ -29,6 +29,7 @@ from kubesched.io.admission import admit_pods
 from kubesched.io.documents import Document, display, documents, expand_lists, expand_paths, is_manifest
 from kubesched.io.errors import InputErrorList as InputErrorList  # callers import it from here too
 from kubesched.io.fields import collecting, is_mapping
+from kubesched.io.unmodelled import resource_claims_path, skip_reason
 from kubesched.validation import MANIFEST, escape, quote
 
 # kind -> (resource used in object names, namespaced)
@@ -140,6 +141,8 @@ class _Run:
         self.skipped: dict[str, int] = {}
         #: Files found in a directory that hold no Kubernetes object (some other tool's file beside manifests).
         self.skipped_files: list[str] = []
+        #: Per-object notes of what kubesched reads but does not model (a pod's resource claims).
+        self.unmodelled: list[str] = []
         #: Objects repeated identically in another file: (where, first file, this file), read once.
         self.repeated: list[tuple[str, str, str]] = []
         self.seen: dict[str, str] = {}
@@ -184,6 +187,10 @@ class _Run:
             obj = {**obj, "metadata": {**meta, "uid": uid}}  # type: ignore[dict-item]
         with collecting() as problems:
             value = _DECODERS[kind](obj)
+        claims = resource_claims_path(kind, obj)
+        if claims is not None:
+            self.unmodelled.append(f"{where}: {claims}: kubesched does not model resource claims (dynamic resource "
+                                   "allocation, off by default in v1.32): scheduled as if the pod had none")
         for problem in problems:
             self.error(order, problem.located(file=file, obj=where))
         if name is None:
@@ -241,8 +248,9 @@ class _Run:
 def _warnings(run: _Run) -> tuple[str, ...]:
     """What the load left out or read once, one line each: skipped kinds, files that hold no Kubernetes object,
     objects repeated identically across files."""
-    lines = [f"skipped {count} object(s) of kind {escape(kind)}: " + _SKIP_REASONS.get(kind, _SKIP_REASON)
+    lines = [f"skipped {count} object(s) of kind {escape(kind)}: " + skip_reason(kind)
              for kind, count in sorted(run.skipped.items())]
+    lines += run.unmodelled
     lines += [f"skipped {file}: not a Kubernetes object (no kind or apiVersion); a file named on the command line "
               "is read as a manifest" for file in run.skipped_files]
     if run.repeated:
@@ -251,12 +259,6 @@ def _warnings(run: _Run) -> tuple[str, ...]:
         lines.append(f"read {len(run.repeated)} object(s) defined identically in more than one file once: "
                      f"{where} in {first} and {again}{more}")
     return tuple(lines)
-
-_SKIP_REASON = "kubesched does not read this kind"
-#: Kinds users pass by mistake, with what to do instead.
-_SKIP_REASONS = {
-    "KubeSchedulerConfiguration": "a scheduler configuration is not a cluster object: pass its file with --profile",
-}
 
 def _kind_of(value: object) -> str:
     if isinstance(value, WorkloadController):

@@ -157,3 +157,38 @@ def test_allocatable_above_capacity_loads_as_the_api_server_accepts_it(tmp_path:
                         'status: {capacity: {cpu: "2"}, allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}')
     cluster = load([write(tmp_path, "node.yaml", node)])
     assert [(str(n.status.capacity["cpu"]), str(n.status.allocatable["cpu"])) for n in cluster.nodes] == [("2", "4")]
+
+
+def test_a_pod_with_resource_claims_is_scheduled_with_a_warning_naming_it(tmp_path: Path) -> None:
+    """DRA is off by default in v1.32: the claims are not modelled, and the pod says so, not silently."""
+    text = NODE + """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+  containers: [{name: app, resources: {claims: [{name: gpu}]}}]
+"""
+    cluster = load([write(tmp_path, "pod.yaml", text)])
+    assert [p.key for p in cluster.pods] == ["default/trainer"]
+    assert cluster.warnings == ("pods/default/trainer: spec.resourceClaims: kubesched does not model resource claims "
+                                "(dynamic resource allocation, off by default in v1.32): scheduled as if the pod "
+                                "had none",)
+
+
+@pytest.mark.parametrize(("kind", "spec", "path"), [
+    pytest.param("deployments", "spec: {selector: {matchLabels: {app: a}}, template: {metadata: {labels: {app: a}}, "
+                 "spec: {resourceClaims: [{name: c}], containers: [{name: app}]}}}",
+                 "spec.template.spec.resourceClaims", id="a Deployment's template"),
+    pytest.param("cronjobs", "spec: {schedule: '*/5 * * * *', jobTemplate: {spec: {template: {spec: "
+                 "{restartPolicy: Never, resourceClaims: [{name: c}], containers: [{name: app}]}}}}}",
+                 "spec.jobTemplate.spec.template.spec.resourceClaims", id="a CronJob's job template"),
+])
+def test_a_workload_template_with_resource_claims_is_named_once(tmp_path: Path, kind: str, spec: str,
+                                                                 path: str) -> None:
+    """The warning is given at the template, once, not at every pod its controller will create."""
+    api = {"deployments": ("apps/v1", "Deployment"), "cronjobs": ("batch/v1", "CronJob")}[kind]
+    text = f"apiVersion: {api[0]}\nkind: {api[1]}\nmetadata: {{name: a}}\n{spec}\n"
+    cluster = load([write(tmp_path, "w.yaml", text)])
+    assert [w.split(": kubesched")[0] for w in cluster.warnings] == [f"{kind}/default/a: {path}"]
