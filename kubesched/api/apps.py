@@ -1,5 +1,5 @@
-"""The workload kinds whose controllers the simulator runs: apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet
-and batch/v1 Job and CronJob, with the fields their controllers read."""
+"""The workload kinds whose controllers the simulator runs: apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet,
+v1 ReplicationController and batch/v1 Job and CronJob, with the fields their controllers read."""
 
 from __future__ import annotations
 
@@ -42,6 +42,15 @@ class ReplicaSet:
 
     kind = "ReplicaSet"
     api_version = "apps/v1"
+
+
+@attrs.frozen(slots=True)
+class ReplicationController(ReplicaSet):
+    """A ReplicationController: the ReplicaSet's v1 predecessor (a selector of labels to equal, defaulted to the
+    template's labels), kept by the same controller logic, as kube-controller-manager does."""
+
+    kind = "ReplicationController"
+    api_version = "v1"
 
 
 @attrs.frozen(slots=True)
@@ -120,4 +129,5 @@ class CronJob:
 
 
 Workload = Deployment | ReplicaSet | StatefulSet | DaemonSet | Job | CronJob
-WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob")
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "DaemonSet", "Job",
+                  "CronJob")

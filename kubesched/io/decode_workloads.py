@@ -24,6 +24,7 @@ from kubesched.api.apps import (
     Job,
     PodTemplate,
     ReplicaSet,
+    ReplicationController,
     StatefulSet,
 )
 from kubesched.api.meta import LabelSelector, ObjectMeta
@@ -135,6 +136,24 @@ def replica_set(obj: Obj) -> ReplicaSet:
     return ReplicaSet(meta, _count(spec.get("replicas"), "spec.replicas", 1), selector, template_)
 
 
+def replication_controller(obj: Obj) -> ReplicationController:
+    """Decode a ReplicationController: its selector is a label map, defaulted to the template's labels
+    (SetDefaults_ReplicationController) and required to match them (ValidateReplicationControllerSpec)."""
+    meta = object_meta(obj, namespaced=True, name_rule=validation.dns1123_subdomain)
+    spec = f.mapping(obj.get("spec"), "spec")
+    template_ = template(spec, "spec.template", ("Always",), "Always")
+    labels = f.string_map(spec.get("selector"), "spec.selector") or dict(template_.metadata.labels)
+    selector = LabelSelector(match_labels=labels)
+    rules.check_selector_labels(selector, "spec.selector")
+    if not labels:
+        f.report("spec.selector", "Required value")
+    elif not selector.matches(template_.metadata.labels):
+        shown = ", ".join(f"{f.quote(k)}:{f.quote(v)}" for k, v in sorted(template_.metadata.labels.items()))
+        f.report("spec.template.metadata.labels", f"Invalid value: map[string]string{{{shown}}}: `selector` does "
+                                                  "not match template `labels`")  # the v1.32 binary's words
+    return ReplicationController(meta, _count(spec.get("replicas"), "spec.replicas", 1), selector, template_)
+
+
 def stateful_set(obj: Obj) -> StatefulSet:
     """Decode a StatefulSet (podManagementPolicy OrderedReady or Parallel)."""
     meta, spec, template_, selector = _apps(obj, "StatefulSet")
@@ -206,6 +225,14 @@ def replica_set_or_lookup(obj: Obj) -> ReplicaSet | WorkloadController:
     spec = obj.get("spec")
     if isinstance(spec, dict) and spec.get("template") is not None:
         return replica_set(obj)
+    return decode.workload_controller(obj)
+
+
+def replication_controller_or_lookup(obj: Obj) -> ReplicationController | WorkloadController:
+    """Like :func:`replica_set_or_lookup`, for ReplicationControllers."""
+    spec = obj.get("spec")
+    if isinstance(spec, dict) and spec.get("template") is not None:
+        return replication_controller(obj)
     return decode.workload_controller(obj)
 
 

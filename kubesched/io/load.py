@@ -121,7 +121,7 @@ _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "Service": decode.service,
     "ReplicaSet": decode_workloads.replica_set_or_lookup,
     "StatefulSet": decode_workloads.stateful_set_or_lookup,
-    "ReplicationController": decode.workload_controller,
+    "ReplicationController": decode_workloads.replication_controller_or_lookup,
     "Deployment": decode_workloads.deployment,
     "DaemonSet": decode_workloads.daemon_set,
     "Job": decode_workloads.job,

@@ -16,9 +16,9 @@ API_VERSION = "kubesched.io/v1alpha1"
 KIND = "Scenario"
 ACTIONS = ("create", "apply", "delete", "patch-node", "drain-node", "delete-node", "scale", "run-until")
 #: What ``delete`` and ``scale`` may name.
-DELETABLE = ("Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "PodDisruptionBudget",
-             "Service")
-SCALABLE = ("Deployment", "ReplicaSet", "StatefulSet")
+DELETABLE = ("Pod", "Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "DaemonSet", "Job", "CronJob",
+             "PodDisruptionBudget", "Service")
+SCALABLE = ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet")
 QUIESCENCE = "quiescence"
 #: kubectl drain's pause between refused evictions.
 DRAIN_RETRY = 5.0

@@ -1,4 +1,5 @@
-"""The ReplicaSet controller: keeps ``replicas`` active pods, named ``<replicaset>-<5 random characters>``.
+"""The ReplicaSet controller (ReplicationControllers' too): keeps ``replicas`` active pods, named
+``<replicaset>-<5 random characters>``.
 
 As kube's manageReplicas: a terminating pod no longer counts (its replacement is created at once); surplus pods
 are deleted unscheduled first, then the newest.
@@ -25,6 +26,8 @@ class ReplicaSetController(ScaledController):
     def __init__(self, manager: ControllerHost, workload: ReplicaSet) -> None:
         super().__init__(manager, workload.metadata, workload.replicas)
         self.workload = workload
+        # A ReplicationController is kept the same way; its pods' owner references and events name it.
+        self.kind, self.api_version = workload.kind, workload.api_version
 
 
     def active_pods(self) -> list[Pod]:
