@@ -74,9 +74,12 @@ class SimulationError(KubeschedError):
 
 
 def _base_time(cluster_input: ClusterInput) -> datetime:
-    """Simulated time 0: the latest timestamp in the input (so "now" is after everything it saw)."""
-    stamps = [n.metadata.creation_timestamp for n in cluster_input.nodes]
-    stamps += [p.metadata.creation_timestamp for p in cluster_input.pods]
+    """Simulated time 0: the latest timestamp in the input, of any object (so "now" is after everything it saw: a
+    CronJob never fires before it was created)."""
+    objects = (*cluster_input.nodes, *cluster_input.pods, *cluster_input.priority_classes, *cluster_input.pdbs,
+               *cluster_input.namespaces, *cluster_input.services, *cluster_input.controllers,
+               *cluster_input.workloads)
+    stamps = [o.metadata.creation_timestamp for o in objects]
     stamps += [p.status.start_time for p in cluster_input.pods]
     present = [s for s in stamps if s is not None]
     return max(present) if present else EPOCH

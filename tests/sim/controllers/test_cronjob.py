@@ -54,3 +54,15 @@ def test_replace_deletes_the_running_job(tmp_path: Path, registry: PluginRegistr
     sim = run(tmp_path, node("n1") + cron(policy="Replace"), registry, until=1200)
     deleted = [e for e in events(sim, "SuccessfulDelete") if (e.kind, e.object) == ("CronJob", "default/report")]
     assert [(e.time, e.message) for e in deleted] == [(1200.0, "Deleted job report-10")]
+
+
+def test_time_zero_is_the_latest_timestamp_of_any_object(tmp_path: Path, registry: PluginRegistry) -> None:
+    """A node created at 10:00 and a CronJob created at 10:25: the run starts at 10:25, so the every-10-minutes
+    schedule first fires at 10:30 (report-28575990 at 300 s), never at 10:10 or 10:20, before the CronJob existed."""
+    nodes = node("n1").replace("metadata: {name: n1,",
+                               "metadata: {creationTimestamp: '2024-05-01T10:00:00Z', name: n1,")
+    job = cron(duration="1m").replace("metadata: {name: report}",
+                                      "metadata: {name: report, creationTimestamp: '2024-05-01T10:25:00Z'}")
+    sim = run(tmp_path, nodes + job, registry, until=900)
+    made = [(e.time, e.message) for e in events(sim, "SuccessfulCreate") if e.kind == "CronJob"]
+    assert made == [(300.0, "Created job report-28575990"), (900.0, "Created job report-28576000")]

@@ -44,6 +44,7 @@ def test_a_replication_controller_without_selector_selects_its_template_labels(t
     sim = run(tmp_path, node("n1") + text, registry)
     assert len(live(sim)) == 1
     (controller,) = [c for c in sim.cluster.controllers.values() if c.kind == "ReplicationController"]
+    assert controller.selector is not None
     assert dict(controller.selector.match_labels) == {"app": "guestbook", "tier": "frontend"}
 
 
