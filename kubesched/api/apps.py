@@ -107,6 +107,11 @@ class Job:
     parallelism: int = 1
     completions: int | None = 1
     backoff_limit: int = 6
+    #: Where a Job read from a dump had got to (its status): pods succeeded and failed, and "Complete" or
+    #: "Failed" when a condition of that type is True ("" while it runs). A new Job starts from nothing.
+    succeeded: int = 0
+    failed: int = 0
+    finished: str = ""
 
     kind = "Job"
     api_version = "batch/v1"

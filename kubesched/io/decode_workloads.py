@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import attrs
+
 from kubesched.api import validation
 from kubesched.api.apps import (
     CONCURRENCY_POLICIES,
@@ -187,9 +189,24 @@ def _job_spec(spec: Obj, path: str, meta: ObjectMeta) -> Job:
 
 
 def job(obj: Obj) -> Job:
-    """Decode a Job: parallelism, completions, backoffLimit and a template with restartPolicy OnFailure or Never."""
+    """Decode a Job: parallelism, completions, backoffLimit and a template with restartPolicy OnFailure or Never;
+    and where it had got to, from its status (a Job complete in a dump stays complete)."""
     meta = object_meta(obj, namespaced=True, name_rule=validation.dns1123_subdomain)
-    return _job_spec(f.mapping(obj.get("spec"), "spec"), "spec", meta)
+    spec = _job_spec(f.mapping(obj.get("spec"), "spec"), "spec", meta)
+    status = f.mapping(obj.get("status"), "status")
+    counts = [_count(status.get(key), f"status.{key}", 0) for key in ("succeeded", "failed")]
+    finished = ""
+    for condition in f.items(status.get("conditions"), "status.conditions", _job_condition):
+        if condition[1] == "True" and condition[0] in ("Complete", "Failed"):
+            finished = condition[0]
+    if not counts[0] and not counts[1] and not finished:
+        return spec
+    return attrs.evolve(spec, succeeded=counts[0], failed=counts[1], finished=finished)
+
+
+def _job_condition(obj: Obj, path: str) -> tuple[str, str]:
+    """A Job condition's (type, status)."""
+    return f.string(obj.get("type"), f"{path}.type"), f.string(obj.get("status"), f"{path}.status")
 
 
 def cron_job(obj: Obj) -> CronJob:

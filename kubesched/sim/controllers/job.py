@@ -30,9 +30,11 @@ class JobController(Controller):
     def __init__(self, manager: ControllerHost, workload: Job) -> None:
         super().__init__(manager, workload.metadata)
         self.workload = workload
-        self.succeeded = 0
-        self.failed = 0
-        self.status = "Running"
+        # A Job from a dump goes on from its status: a complete one stays complete and starts no pod.
+        self.succeeded = workload.succeeded
+        self.failed = workload.failed
+        done = workload.completions is not None and workload.succeeded >= workload.completions
+        self.status = workload.finished or ("Complete" if done else "Running")
         uid, name = workload.metadata.uid, workload.metadata.name
         self._labels = dict(zip(JOB_LABELS, (uid, name, uid, name), strict=True))
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+from kubesched.io.load import InputErrorList, load
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.controllers import ControllerSettings
 from tests.sim.controllers.helpers import created, events, live, node, run
@@ -82,3 +85,32 @@ def test_work_queue_completes_when_the_last_pod_finishes(tmp_path: Path, registr
     assert [e.time for e in events(sim, "Completed")] == [60.0]
     assert len(created(sim)) == 2
     assert sim.cluster.ended[second.uid] == "Succeeded"
+
+
+def with_status(manifest: str, status: str) -> str:
+    """``manifest`` with a ``status:`` block appended, as a dump prints it."""
+    return manifest + f"status: {status}\n"
+
+
+@pytest.mark.parametrize(("status", "pods"), [
+    pytest.param("{succeeded: 4, conditions: [{type: Complete, status: 'True'}]}", 0, id="complete in the dump"),
+    pytest.param("{succeeded: 4}", 0, id="all completions succeeded, condition not yet written"),
+    pytest.param("{failed: 7, conditions: [{type: Failed, status: 'True'}]}", 0, id="failed in the dump"),
+    pytest.param("{succeeded: 3}", 1, id="one completion left"),
+    pytest.param("{succeeded: 1, conditions: [{type: Complete, status: 'False'}]}", 3, id="a False condition"),
+])
+def test_a_job_from_a_dump_goes_on_from_its_status(tmp_path: Path, registry: PluginRegistry, status: str,
+                                                   pods: int) -> None:
+    """A Job finished in a dump does not run again; a running one creates only the pods its completions lack."""
+    sim = run(tmp_path, node("n1", cpu="8") + with_status(job(parallelism=4), status), registry)
+    assert len(created(sim)) == pods
+
+
+def test_a_negative_count_in_a_jobs_status_is_refused(tmp_path: Path) -> None:
+    """status.succeeded is a non-negative int32, as the API server holds it."""
+    path = tmp_path / "job.yaml"
+    path.write_text(with_status(job(), "{succeeded: -1}"), encoding="utf-8")
+    with pytest.raises(InputErrorList) as excinfo:
+        load([path])
+    assert [str(e) for e in excinfo.value.errors] == [
+        f"{path}: jobs/default/batch: status.succeeded: Invalid value: -1: must be greater than or equal to 0"]
