@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Sequence
 from typing import IO
 
@@ -86,14 +87,23 @@ def print_simulation(result: SimulationResult, out: Console, *, events: bool = F
         )
     out.print("Nodes", style="bold")
     out.print(nodes)
-    bound = sum(1 for p in result.pods if p.phase == "Bound")
-    pending = sum(1 for p in result.pods if p.phase == "Pending")
-    evicted = sum(1 for p in result.pods if p.phase == "Evicted")
-    deleted = sum(1 for p in result.pods if p.phase == "Deleted")
-    gone = f"{evicted} evicted" + (f", {deleted} deleted" if deleted else "")
-    out.print(f"{bound} bound, {pending} pending, {gone}; seed {result.seed}")
+    out.print(f"{summary_counts(result)}; seed {result.seed}")
     if result.scenario is not None:
         print_scenario(result, out)
+
+
+#: The summary line's phases: always the first three, then each other phase that some pod ended in.
+_ALWAYS_COUNTED = ("Bound", "Pending", "Evicted")
+_COUNTED_IF_ANY = ("Succeeded", "Failed", "Lost", "Deleted")
+
+
+def summary_counts(result: SimulationResult) -> str:
+    """``N bound, N pending, N evicted`` and, when any pod ended so, ``N succeeded``, ``N failed``, ``N lost``,
+    ``N deleted`` (and any other phase): every input pod is counted once."""
+    counts = Counter(p.phase for p in result.pods)
+    others = sorted(set(counts) - set(_ALWAYS_COUNTED) - set(_COUNTED_IF_ANY))
+    shown = [*_ALWAYS_COUNTED, *(phase for phase in (*_COUNTED_IF_ANY, *others) if counts[phase])]
+    return ", ".join(f"{counts[phase]} {phase.lower()}" for phase in shown)
 
 
 def print_scenario(result: SimulationResult, out: Console) -> None:
