@@ -338,6 +338,8 @@ class Simulation:
         """Where every input pod ended up, with the events so far."""
         gated = {info.pod.uid: info.gating_status.message() for info in self.scheduler.queue.unschedulable_pods()
                  if info.gating_status is not None}
+        # An evicted pod's message is its eviction event's (the drain that evicted it), as kubectl describe shows.
+        evicted_by = {e.object: e.message for e in self.cluster.events if e.reason == "Evicted" and e.kind == "Pod"}
         results = []
         for original in self.pods:
             uid = original.uid
@@ -351,7 +353,8 @@ class Simulation:
                     phase, message = ended, ENDED_MESSAGES.get(ended, "")
                 else:
                     phase = PHASE_EVICTED
-                    message = next((c.message for c in gone.status.conditions if c.type == "DisruptionTarget"), "")
+                    message = evicted_by.get(gone.key) or next(
+                        (c.message for c in gone.status.conditions if c.type == "DisruptionTarget"), "")
                 results.append(PodResult(gone.namespace, gone.name, phase, gone.spec.node_name or None,
                                          None, gone.priority, message))
             elif live.spec.node_name:
