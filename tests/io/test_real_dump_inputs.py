@@ -3,12 +3,12 @@ scheduler configuration passed as a manifest."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from kubesched.io.load import InputErrorList, load
+from kubesched.io.load import load
+from tests.io.test_errors import errors_of, write
 
 NAMESPACE = """\
 apiVersion: v1
@@ -28,21 +28,6 @@ apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 profiles: [{schedulerName: default-scheduler}]
 """
-
-
-def write(directory: Path, name: str, text: str) -> Path:
-    """Write ``text`` (dedented) to ``directory/name`` and return the path."""
-    path = directory / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def errors_of(*paths: Path) -> list[str]:
-    """Every error message the load reports (fails when it reports none)."""
-    with pytest.raises(InputErrorList) as excinfo:
-        load(paths)
-    return [str(e) for e in excinfo.value.errors]
 
 
 @pytest.mark.parametrize("content", [
