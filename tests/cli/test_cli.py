@@ -149,9 +149,10 @@ def test_bad_input_is_one_clean_error_and_exit_1(case: str, run_cli: RunCli, tmp
 
 
 def test_duplicate_objects_are_an_error(run_cli: RunCli, tmp_path: Path) -> None:
-    """The same object twice is an error naming where it was first defined."""
+    """The same object defined twice, differently, is an error naming where it was first defined (an identical
+    copy in another file is read once, with a warning)."""
     first = write(tmp_path / "a.yaml", NODE)
-    second = write(tmp_path / "b.yaml", NODE)
+    second = write(tmp_path / "b.yaml", NODE.replace('cpu: "4"', 'cpu: "8"'))
     done = run_cli("simulate", str(first), str(second))
     assert done.returncode == 1
     assert done.stderr == f"error: {second}: nodes/n1: duplicate object: already defined in {first}\n"
