@@ -68,8 +68,8 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[InputErr
         else:
             errors.append(InputError("no such file or directory", file=display(path)))
     named = {Path(p) for p in paths if str(p) != STDIN}
-    unique = list(dict.fromkeys(files)) if len(set(files)) < len(files) else files  # a file named and in a folder
-    return unique, errors, in_directories - named
+    # A file both named and inside a named folder is read once.
+    return list(dict.fromkeys(files)), errors, in_directories - named
 
 
 def is_manifest(data: object) -> bool:

@@ -70,7 +70,7 @@ def test_an_evaluator_subclass_passes_class_creation_on_to_a_mixin() -> None:
     """Evaluator's ``__init_subclass__`` calls the next one in the MRO with the class keywords."""
 
     class Mixed(Evaluator, Registered, tag="x"):
-        pass
+        """An Evaluator mixed with Registered, created with a class keyword."""
 
     assert ("Mixed", {"tag": "x"}) in Registered.seen
     assert evaluator(Mixed).keeps_reference(*EVERY_RULE)

@@ -554,26 +554,6 @@ class LatestFirst(Evaluator):
         return (a.status.start_time or T0) > (b.status.start_time or T0)
 
 
-def test_an_evaluator_with_its_own_importance_does_not_read_answers_kept_by_the_default_one() -> None:
-    """Two priority-1 pods on a full node, started at T0 and an hour later: the default Evaluator evicts the later
-    one; then an Evaluator ranking later starts first, on the same snapshot, evicts the earlier one, as Filter on
-    node copies says."""
-    nodes = [make_node("n0").capacity(cpu="2", memory="4Gi", pods="10").obj()]
-    running = [make_pod(f"v{hours}").node("n0").req(cpu="1").priority(1).start_time(T0 + timedelta(hours=hours)).obj()
-               for hours in (0, 1)]
-    pod = make_pod("preemptor").req(cpu="1").priority(10).obj()
-    pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
-    state = pc.pre_filter(pod)
-    default, _ = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
-    own = LatestFirst("DefaultPreemption", pc.framework.handle)
-    own.resource_shortcut = pc.evaluator.resource_shortcut
-    pc.plugin.evaluator = own
-    fast, slow = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
-    assert ([[v.name for v in c.victims] for c in default[0]], [[v.name for v in c.victims] for c in slow[0]]) == \
-        ([["v1"]], [["v0"]])
-    assert fast == slow
-
-
 class LatestFirstOrder(Evaluator):
     """An Evaluator whose victim order (importance_order, not more_important_pod) puts later starts first."""
 
@@ -581,10 +561,15 @@ class LatestFirstOrder(Evaluator):
         pod_infos.sort(key=lambda pi: (-pi.pod.priority, -((pi.pod.status.start_time or T0) - T0).total_seconds()))
 
 
-def test_an_evaluator_with_its_own_victim_order_gets_it_from_the_accelerated_dry_run() -> None:
-    """Two priority-1 pods on a full node, started at T0 and an hour later: an Evaluator ordering later starts
-    first through importance_order evicts the earlier one, with the accelerator as on node copies (after the
-    default Evaluator's answer, the later one, was kept for the node)."""
+@pytest.mark.parametrize("evaluator_class", [
+    pytest.param(LatestFirst, id="its own importance (more_important_pod)"),
+    pytest.param(LatestFirstOrder, id="its own victim order (importance_order)"),
+])
+def test_an_evaluator_with_its_own_ranking_does_not_read_answers_kept_by_the_default_one(
+        evaluator_class: type[Evaluator]) -> None:
+    """Two priority-1 pods on a full node, started at T0 and an hour later: the default Evaluator evicts the later
+    one; then an Evaluator ranking later starts first, on the same snapshot, evicts the earlier one, with the
+    accelerator as on node copies (the default's answer, kept for the node, is not read)."""
     nodes = [make_node("n0").capacity(cpu="2", memory="4Gi", pods="10").obj()]
     running = [make_pod(f"v{hours}").node("n0").req(cpu="1").priority(1).start_time(T0 + timedelta(hours=hours)).obj()
                for hours in (0, 1)]
@@ -592,7 +577,7 @@ def test_an_evaluator_with_its_own_victim_order_gets_it_from_the_accelerated_dry
     pc = preemption_cluster(nodes, running, points=FILTERS, extra=EXTRA)
     state = pc.pre_filter(pod)
     default, _ = both_dry_runs(pc, state, pod, pc.filter_statuses(pod, state), 0, 1, DisruptionBudgets())
-    own = LatestFirstOrder("DefaultPreemption", pc.framework.handle)
+    own = evaluator_class("DefaultPreemption", pc.framework.handle)
     own.resource_shortcut = pc.evaluator.resource_shortcut
     pc.plugin.evaluator = own
     assert pc.shortcut_request(state, pod) is not None
