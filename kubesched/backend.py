@@ -13,7 +13,9 @@ from typing import Protocol
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
 from kubesched.api.workload import Namespace, Service, WorkloadController
+from kubesched.storage import StorageStore
 
 
 class Clock(Protocol):
@@ -95,6 +97,17 @@ class ClusterClient(Protocol):
 
     def get_controller(self, kind: str, namespace: str, name: str) -> WorkloadController | None:
         """The ReplicaSet, StatefulSet or ReplicationController of that kind and name, or None."""
+
+    @property
+    def storage(self) -> StorageStore:
+        """The storage objects (PersistentVolumes, claims, StorageClasses, CSI objects); it tells its subscribers
+        of every change."""
+
+    def update_claim(self, claim: PersistentVolumeClaim) -> None:
+        """Write a claim's new version (VolumeBinding's PreBind: the selected-node annotation)."""
+
+    def update_volume(self, volume: PersistentVolume) -> None:
+        """Write a PersistentVolume's new version (VolumeBinding's PreBind: the claimRef binding it to a claim)."""
 
 
 class ClusterListener(Protocol):

@@ -8,6 +8,7 @@ import attrs
 from kubesched.api.meta import LabelSelector, ObjectMeta
 from kubesched.api.pod import PodSpec
 from kubesched.api.policy import IntOrPercent
+from kubesched.api.volume import VolumeClaimTemplate, frozen_claim_templates
 
 #: The annotation on a pod template that says how long its pods run (a Go duration such as ``90s``).
 DURATION_ANNOTATION = "kubesched.io/duration"
@@ -80,6 +81,9 @@ class StatefulSet:
     template: PodTemplate
     service_name: str = ""
     pod_management_policy: str = ORDERED_READY
+    #: The claims each pod gets, created before it and kept when it is deleted (the Retain policy).
+    volume_claim_templates: tuple[VolumeClaimTemplate, ...] = attrs.field(default=(),
+                                                                          converter=frozen_claim_templates)
 
     kind = "StatefulSet"
     api_version = "apps/v1"

@@ -18,6 +18,7 @@ from kubesched.api.meta import (
 )
 from kubesched.api.quantity import Quantity
 from kubesched.api.replace import replaced
+from kubesched.api.volume import Volume, frozen_volumes
 
 ResourceList = Mapping[str, Quantity]
 EMPTY_RESOURCES: ResourceList = EMPTY_MAP  # type: ignore[assignment]  # empty, so any value type
@@ -224,6 +225,8 @@ class PodSpec:
     overhead: ResourceList = attrs.field(default=EMPTY_RESOURCES, converter=frozen_resources)
     scheduling_gates: tuple[str, ...] = attrs.field(default=(), converter=frozen_strs)
     termination_grace_period_seconds: int = 30
+    #: The pod's volumes (what the volume plugins read of them).
+    volumes: tuple[Volume, ...] = attrs.field(default=(), converter=frozen_volumes)
 
 
 @attrs.frozen(slots=True)

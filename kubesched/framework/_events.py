@@ -31,6 +31,12 @@ class EventResource(enum.Enum):
     #: A pod not bound yet, in the queue (the runtime's incoming events; internal in kube-scheduler v1.32).
     UNSCHEDULED_POD = "UnschedulablePod"
     NODE = "Node"
+    PERSISTENT_VOLUME = "PersistentVolume"
+    PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
+    STORAGE_CLASS = "StorageClass"
+    CSI_NODE = "CSINode"
+    CSI_DRIVER = "CSIDriver"
+    CSI_STORAGE_CAPACITY = "CSIStorageCapacity"
     #: Every resource; with :attr:`ActionType.ALL`, a wildcard event that matches everything.
     WILDCARD = "*"
 
@@ -189,3 +195,15 @@ def pod_events(new: Pod, old: Pod) -> list[ClusterEvent]:
     if not actions:
         actions.append(ActionType.UPDATE_POD_OTHER)
     return [ClusterEvent(resource, action) for action in actions]
+
+
+def storage_event(old: object, new: object) -> ClusterEvent:
+    """The event of a storage object's change: Add (``old`` None), Delete (``new`` None) or Update, on the
+    object's kind (PersistentVolumeClaim, StorageClass, CSINode...)."""
+    obj = new if new is not None else old
+    resource = EventResource(type(obj).__name__)
+    if old is None:
+        return ClusterEvent(resource, ActionType.ADD)
+    if new is None:
+        return ClusterEvent(resource, ActionType.DELETE)
+    return ClusterEvent(resource, ActionType.UPDATE)

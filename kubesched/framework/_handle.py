@@ -8,6 +8,14 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Protocol
 
 from kubesched.api.pod import Pod
+from kubesched.api.storage import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
 from kubesched.api.workload import Namespace
 from kubesched.backend import Clock, ClusterClient, ClusterListener
 from kubesched.framework._cycle_state import CycleState
@@ -134,6 +142,37 @@ class NamespaceLister(Protocol):
         """The Namespace ``name``, or None when the cluster holds no such object."""
 
 
+class StorageLister(Protocol):
+    """Reads the storage objects the volume plugins need (through the backend, inside and outside a cycle)."""
+
+    def claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
+        """PersistentVolumeClaim ``namespace/name``, or None."""
+
+    def claims(self) -> Collection[PersistentVolumeClaim]:
+        """Every claim."""
+
+    def volume(self, name: str) -> PersistentVolume | None:
+        """PersistentVolume ``name``, or None."""
+
+    def volumes(self) -> Collection[PersistentVolume]:
+        """Every PersistentVolume."""
+
+    def storage_class(self, name: str) -> StorageClass | None:
+        """StorageClass ``name``, or None."""
+
+    def storage_classes(self) -> Collection[StorageClass]:
+        """Every StorageClass."""
+
+    def csi_node(self, name: str) -> CSINode | None:
+        """The CSINode of node ``name``, or None."""
+
+    def csi_driver(self, name: str) -> CSIDriver | None:
+        """CSIDriver ``name``, or None."""
+
+    def capacities(self) -> Collection[CSIStorageCapacity]:
+        """Every CSIStorageCapacity."""
+
+
 class Handle(Protocol):
     """The services a plugin may use; passed to every plugin's constructor."""
 
@@ -156,6 +195,10 @@ class Handle(Protocol):
     @property
     def namespace_lister(self) -> NamespaceLister:
         """Namespaces as the cluster holds them."""
+
+    @property
+    def storage_lister(self) -> StorageLister:
+        """PersistentVolumes, claims, StorageClasses and CSI objects as the cluster holds them."""
 
     @property
     def nominator(self) -> PodNominator:

@@ -32,6 +32,7 @@ from kubesched.api.pod import (
     WeightedPodAffinityTerm,
 )
 from kubesched.api.replace import replaced
+from kubesched.io import decode_volumes
 from kubesched.io import fields as f
 from kubesched.io import pod_rules as rules
 from kubesched.io.meta import Obj, check_name, label_selector, object_meta, operator_and_values
@@ -72,6 +73,10 @@ def _node_selector_term(obj: Obj, path: str) -> NodeSelectorTerm:
                                   _node_selector_requirement),
         match_fields=f.items(obj.get("matchFields"), f"{path}.matchFields", _node_field_requirement),
     )
+
+
+#: A node selector term, for the decoders of other kinds (a PersistentVolume's node affinity).
+node_selector_term = _node_selector_term
 
 
 def _preferred_term(obj: Obj, path: str) -> PreferredSchedulingTerm:
@@ -416,13 +421,20 @@ def _spec_part(obj: Obj, skip: str = "") -> Obj:
     return part
 
 
+def with_volumes(spec: PodSpec, spec_obj: Obj, path: str) -> PodSpec:
+    """``spec`` with the volumes of ``spec_obj`` the volume plugins read (decoded apart from the rest of the spec,
+    which pods of a workload share though each has its own service-account token volume)."""
+    volumes = decode_volumes.volumes(spec_obj.get("volumes"), f"{path}.volumes")
+    return replaced(spec, volumes=volumes) if volumes else spec
+
+
 def pod(obj: Obj) -> Pod:
     """Decode a Pod. Its affinity terms' label keys are checked last, against its labels (the API server merges
     them into the terms' selectors first), so their problems follow the rest of the spec's."""
     status = f.mapping(obj.get("status"), "status")
     metadata = object_meta(obj, namespaced=True)
     spec_obj = f.mapping(obj.get("spec"), "spec")
-    spec = _pod_spec_of_pod(spec_obj, "spec")
+    spec = with_volumes(_pod_spec_of_pod(spec_obj, "spec"), spec_obj, "spec")
     rules.check_volume_mounts(spec_obj, "spec")
     rules.check_affinity_label_keys(spec.affinity, metadata.labels, "spec.affinity")
     return Pod(

@@ -33,10 +33,10 @@ from kubesched.api.meta import LabelSelector, ObjectMeta
 from kubesched.api.policy import IntOrPercent
 from kubesched.api.timespec import TimeSpecError, parse_duration, parse_schedule
 from kubesched.api.workload import WorkloadController
-from kubesched.io import decode
+from kubesched.io import decode, decode_volumes
 from kubesched.io import fields as f
 from kubesched.io import pod_rules as rules
-from kubesched.io.decode_pod import _pod_spec
+from kubesched.io.decode_pod import _pod_spec, with_volumes
 from kubesched.io.meta import Obj, check_name, label_selector, object_meta
 from kubesched.validation import key_path
 
@@ -78,7 +78,7 @@ def template(obj: Obj, path: str, restart_policies: tuple[str, ...], default_pol
         f.report(f"{path}.spec.restartPolicy", f"Required value: valid values: {choices}")
     elif policy is not None:
         f.one_of(policy, f"{path}.spec.restartPolicy", restart_policies)
-    spec = _pod_spec(spec_obj, f"{path}.spec")
+    spec = with_volumes(_pod_spec(spec_obj, f"{path}.spec"), spec_obj, f"{path}.spec")
     rules.check_volume_mounts(spec_obj, f"{path}.spec")
     rules.check_affinity_label_keys(spec.affinity, None, f"{path}.spec.affinity")
     return PodTemplate(ObjectMeta(name="", labels=f.shared_map(labels), annotations=f.shared_map(annotations)),
@@ -164,8 +164,9 @@ def stateful_set(obj: Obj) -> StatefulSet:
     service = f.string(spec.get("serviceName"), "spec.serviceName")
     if service:
         check_name(service, "spec.serviceName", validation.dns1123_label)
+    claims = decode_volumes.volume_claim_templates(spec.get("volumeClaimTemplates"), "spec.volumeClaimTemplates")
     return StatefulSet(meta, _count(spec.get("replicas"), "spec.replicas", 1), selector, template_, service,
-                       policy or ORDERED_READY)
+                       policy or ORDERED_READY, claims)
 
 
 def daemon_set(obj: Obj) -> DaemonSet:

@@ -22,9 +22,10 @@ from kubesched.api.apps import CronJob, DaemonSet, Deployment, Job, ReplicaSet, 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
+from kubesched.api.storage import STORAGE_TYPES, StorageObject
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError
-from kubesched.io import decode, decode_pod, decode_workloads
+from kubesched.io import decode, decode_pod, decode_storage, decode_workloads
 from kubesched.io.admission import admit_pods
 from kubesched.io.documents import Document, display, documents, expand_lists, expand_paths, is_manifest
 from kubesched.io.errors import InputErrorList as InputErrorList  # callers import it from here too
@@ -47,6 +48,12 @@ _KINDS: dict[str, tuple[str, bool]] = {
     "DaemonSet": ("daemonsets", True),
     "Job": ("jobs", True),
     "CronJob": ("cronjobs", True),
+    "PersistentVolume": ("persistentvolumes", False),
+    "PersistentVolumeClaim": ("persistentvolumeclaims", True),
+    "StorageClass": ("storageclasses", False),
+    "CSINode": ("csinodes", False),
+    "CSIDriver": ("csidrivers", False),
+    "CSIStorageCapacity": ("csistoragecapacities", True),
 }
 
 @attrs.frozen
@@ -65,6 +72,8 @@ class ClusterInput:
     #: The workloads whose controllers the simulation runs (Deployments, ReplicaSets and StatefulSets with a
     #: template, DaemonSets, Jobs, CronJobs), in input order.
     workloads: tuple[Workload, ...] = ()
+    #: PersistentVolumes, PersistentVolumeClaims, StorageClasses and the CSI objects, in input order.
+    storage: tuple[StorageObject, ...] = ()
 
 @attrs.define
 class _Entry:
@@ -126,6 +135,12 @@ _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "DaemonSet": decode_workloads.daemon_set,
     "Job": decode_workloads.job,
     "CronJob": decode_workloads.cron_job,
+    "PersistentVolume": decode_storage.persistent_volume,
+    "PersistentVolumeClaim": decode_storage.persistent_volume_claim,
+    "StorageClass": decode_storage.storage_class,
+    "CSINode": decode_storage.csi_node,
+    "CSIDriver": decode_storage.csi_driver,
+    "CSIStorageCapacity": decode_storage.csi_storage_capacity,
 }
 
 class _Run:
@@ -366,7 +381,8 @@ def _finish(run: _Run, groups: int) -> list[ClusterInput]:
             namespaces=tuple(of_kind("Namespace")), services=tuple(of_kind("Service")),
             controllers=tuple(_lookup(c) for c in of_kind("ReplicaSet", "StatefulSet", "ReplicationController")),
             warnings=warnings if group == 0 else (),
-            workloads=tuple(e.value for e in entries if isinstance(e.value, WORKLOAD_TYPES))))
+            workloads=tuple(e.value for e in entries if isinstance(e.value, WORKLOAD_TYPES)),
+            storage=tuple(e.value for e in entries if isinstance(e.value, STORAGE_TYPES))))
     return results
 
 def _lookup(value: WorkloadController | ReplicaSet | StatefulSet) -> WorkloadController:

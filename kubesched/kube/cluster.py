@@ -13,20 +13,23 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
 from kubesched.api.workload import Namespace, Service, WorkloadController, namespace_labels
 from kubesched.backend import ClusterListener, DeletionError
 from kubesched.errors import InputError
-from kubesched.io import decode
+from kubesched.io import decode, decode_storage
 from kubesched.io.decode_pod import pod as decode_pod
 from kubesched.io.fields import collecting
 from kubesched.kube.binder import BindConflictError, Binder
 from kubesched.kube.events import EventRecorder
 from kubesched.kube.informer import Delta, Replace
 from kubesched.kube.rest import MERGE_PATCH, STRATEGIC_MERGE_PATCH, ApiError, KubeApi, Obj, pod_path
+from kubesched.storage import StorageStore
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +38,14 @@ DECODERS: Mapping[str, Callable[[Obj], Any]] = {
     "PodDisruptionBudget": decode.pod_disruption_budget, "Service": decode.service,
     "ReplicaSet": decode.workload_controller, "StatefulSet": decode.workload_controller,
     "ReplicationController": decode.workload_controller, "Pod": decode_pod,
+    "PersistentVolume": decode_storage.persistent_volume,
+    "PersistentVolumeClaim": decode_storage.persistent_volume_claim,
+    "StorageClass": decode_storage.storage_class, "CSINode": decode_storage.csi_node,
+    "CSIDriver": decode_storage.csi_driver, "CSIStorageCapacity": decode_storage.csi_storage_capacity,
 }
+#: The kinds kept in the storage store the volume plugins read.
+STORAGE_KINDS = frozenset(("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
+                           "CSIStorageCapacity"))
 
 
 def decode_object(obj: Obj) -> Any | None:
@@ -87,6 +97,8 @@ class KubeCluster:
         #: Fresher versions of pods learned from direct reads (a 409 on bind), until the watch catches up.
         self.fresher: dict[str, Pod] = {}
         self.binder = Binder(api, decode_object)
+        #: PersistentVolumes, claims, StorageClasses and CSI objects, as the informers show them.
+        self.storage = StorageStore()
 
     # -- Clock ---------------------------------------------------------------------------------------
     def now(self) -> float:
@@ -140,6 +152,8 @@ class KubeCluster:
                     self.listener.on_pod_add(value)
                 else:
                     self.listener.on_pod_update(old[1], value)
+        elif kind in STORAGE_KINDS:
+            self.storage.put(value)
         elif kind == "Node" and self.listener is not None:
             if old is None:
                 self.listener.on_node_add(value)
@@ -161,6 +175,8 @@ class KubeCluster:
                 value = value.with_node_name(bound[0])  # bound by us, deleted before the watch showed it
             if self.listener is not None:
                 self.listener.on_pod_delete(value)
+        elif kind in STORAGE_KINDS:
+            self.storage.delete(value)
         elif kind == "Node" and self.listener is not None:
             self.listener.on_node_delete(value.name)
 
@@ -228,6 +244,23 @@ class KubeCluster:
             status["nominatedNodeName"] = nominated_node_name or None  # null clears it
         self.api.request("PATCH", pod_path(pod.namespace, pod.name, "status"),
                          body={"status": status}, content_type=STRATEGIC_MERGE_PATCH)
+
+    def update_claim(self, claim: PersistentVolumeClaim) -> None:
+        """Patch the claim's annotations (VolumeBinding's PreBind sets the selected node); the informer brings the
+        new version back."""
+        self.api.request("PATCH", f"/api/v1/namespaces/{quote(claim.namespace)}/persistentvolumeclaims/"
+                                  f"{quote(claim.name)}",
+                         body={"metadata": {"annotations": dict(claim.metadata.annotations)}},
+                         content_type=MERGE_PATCH)
+
+    def update_volume(self, volume: PersistentVolume) -> None:
+        """Patch the PersistentVolume's claimRef (VolumeBinding's PreBind pre-binds it to the claim); the PV
+        controller completes the binding."""
+        ref = volume.claim_ref
+        claim_ref = None if ref is None else {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                                              "namespace": ref.namespace, "name": ref.name, "uid": ref.uid or None}
+        self.api.request("PATCH", f"/api/v1/persistentvolumes/{quote(volume.name)}",
+                         body={"spec": {"claimRef": claim_ref}}, content_type=MERGE_PATCH)
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
         """Patch status.nominatedNodeName (``""`` clears it)."""

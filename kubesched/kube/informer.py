@@ -46,6 +46,12 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("StatefulSet", "/apis/apps/v1/statefulsets"),
     Resource("ReplicationController", "/api/v1/replicationcontrollers"),
     Resource("Pod", "/api/v1/pods", {"fieldSelector": "status.phase!=Succeeded,status.phase!=Failed"}),
+    Resource("PersistentVolume", "/api/v1/persistentvolumes"),
+    Resource("PersistentVolumeClaim", "/api/v1/persistentvolumeclaims"),
+    Resource("StorageClass", "/apis/storage.k8s.io/v1/storageclasses"),
+    Resource("CSINode", "/apis/storage.k8s.io/v1/csinodes"),
+    Resource("CSIDriver", "/apis/storage.k8s.io/v1/csidrivers"),
+    Resource("CSIStorageCapacity", "/apis/storage.k8s.io/v1/csistoragecapacities"),
 )
 
 

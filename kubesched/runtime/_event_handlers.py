@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.api.storage import StorageObject
 from kubesched.backend import ClusterListener
 from kubesched.framework._events import (
     ASSIGNED_POD_ADD,
@@ -17,6 +18,7 @@ from kubesched.framework._events import (
     NODE_DELETE,
     node_events,
     pod_events,
+    storage_event,
 )
 from kubesched.runtime._cache import Cache
 from kubesched.runtime._framework import Framework
@@ -67,6 +69,13 @@ class EventHandlers:
         self._cache.remove_node(name)
         for listener in self._listeners():
             listener.on_node_delete(name)
+
+    def on_storage_change(self, old: StorageObject | None, new: StorageObject | None) -> None:
+        """A PersistentVolume, claim, StorageClass or CSI object was added, changed or deleted: its event (the
+        volume plugins register them to retry the pods they rejected)."""
+        if old is not None and new is not None and old == new:
+            return
+        self._queue.move_all_to_active_or_backoff(storage_event(old, new), old, new)
 
     def on_pod_add(self, pod: Pod) -> None:
         """A pod appeared: assigned pods go to the cache (the AssignedPodAdd event), unassigned ones to the queue."""

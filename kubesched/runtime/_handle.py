@@ -18,6 +18,7 @@ from kubesched.framework._status import Status
 from kubesched.runtime._cycle_observer import QUIET, CycleObserver
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._snapshot import NodeSnapshot
+from kubesched.storage import StorageStore
 
 if TYPE_CHECKING:
     from kubesched.framework.preemption import CandidateChoice, PreemptionAccelerator
@@ -128,6 +129,11 @@ class RuntimeHandle:
     def namespace_lister(self) -> ClientNamespaceLister:
         """Namespaces as the cluster holds them, read through the backend."""
         return self._namespace_lister
+
+    @property
+    def storage_lister(self) -> StorageStore:
+        """The storage objects as the cluster holds them."""
+        return self._client.storage
 
     @property
     def nominator(self) -> Nominator:

@@ -155,6 +155,7 @@ class Scheduler:
         self.metrics.watch_pending_pods(self.queue.pending_counts)
         #: What the cluster tells the scheduler (subscribe it to the backend: it is the ClusterListener).
         self.events = EventHandlers(self.cache, self.queue, self.frameworks, self._forget_failure)
+        client.storage.subscribe(self.events.on_storage_change)
         self._searches = NodeSearches(self.snapshot, self.nominator, batch=self.settings.fast_path)
         self._placement = Placement(self.cache, self.snapshot, self._searches, self.metrics, rng,
                                     self.settings.percentage_of_nodes_to_score)

@@ -15,6 +15,7 @@ from kubesched.api.meta import ObjectMeta
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
 from kubesched.api.workload import (
     NAMESPACE_NAME_LABEL,
     Namespace,
@@ -27,6 +28,7 @@ from kubesched.sim.agenda import EPOCH as EPOCH
 from kubesched.sim.agenda import MAX_TIMESTAMP as MAX_TIMESTAMP
 from kubesched.sim.agenda import Agenda, as_utc
 from kubesched.sim.agenda import VirtualClock as VirtualClock
+from kubesched.storage import StorageStore
 
 #: The events.k8s.io/v1 ``action`` of the events kube-scheduler writes, by reason.
 SCHEDULER_ACTIONS = {"Scheduled": "Binding", "FailedScheduling": "Scheduling", "Preempted": "Preempting"}
@@ -79,6 +81,8 @@ class InMemoryCluster:
         self.namespaces: dict[str, Namespace] = {}
         self.services: list[Service] = []
         self.controllers: dict[tuple[str, str, str], WorkloadController] = {}
+        #: PersistentVolumes, claims, StorageClasses and CSI objects.
+        self.storage = StorageStore()
         self.events: list[Event] = []
         #: Every preemption, in the order they happened.
         self.preemptions: list[RecordedPreemption] = []
@@ -341,6 +345,14 @@ class InMemoryCluster:
     def get_controller(self, kind: str, namespace: str, name: str) -> WorkloadController | None:
         """The ReplicaSet, StatefulSet or ReplicationController ``namespace/name`` of that kind, if known."""
         return self.controllers.get((kind, namespace, name))
+
+    def update_claim(self, claim: PersistentVolumeClaim) -> None:
+        """Store a claim's new version (its subscribers, the storage controller among them, are told)."""
+        self.storage.put(claim)
+
+    def update_volume(self, volume: PersistentVolume) -> None:
+        """Store a PersistentVolume's new version."""
+        self.storage.put(volume)
 
     def add_workloads(self, namespaces: Iterable[Namespace], services: Iterable[Service],
                       controllers: Iterable[WorkloadController]) -> None:

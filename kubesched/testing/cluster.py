@@ -9,11 +9,13 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.backend import BindingError
 from kubesched.framework._node_info import ImageStateSummary, NodeInfo, PodInfo
 from kubesched.runtime import NodeSnapshot
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
+from kubesched.storage import StorageStore
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -196,3 +198,16 @@ class RecordingClient:
     def get_controller(self, kind: str, namespace: str, name: str) -> WorkloadController | None:
         """The cluster's workload controller."""
         return self.cluster.get_controller(kind, namespace, name)
+
+    @property
+    def storage(self) -> StorageStore:
+        """The cluster's storage objects."""
+        return self.cluster.storage
+
+    def update_claim(self, claim: PersistentVolumeClaim) -> None:
+        """Write the claim to the cluster."""
+        self.cluster.update_claim(claim)
+
+    def update_volume(self, volume: PersistentVolume) -> None:
+        """Write the PersistentVolume to the cluster."""
+        self.cluster.update_volume(volume)

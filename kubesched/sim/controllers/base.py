@@ -23,10 +23,33 @@ def safe_encode(text: str) -> str:
     return "".join(ALPHANUMS[ord(c) % len(ALPHANUMS)] for c in text)
 
 
+#: Fields the object model gained after pod-template-hashes were first printed: left out of a template's canonical
+#: form while they hold their default, so a template that does not set them keeps the hash it always had.
+_LATER_FIELDS = frozenset({"volumes"})
+
+
+def _canonical(value: object) -> str:
+    """``value``'s repr, without the later fields (:data:`_LATER_FIELDS`) of attrs classes that hold their
+    default."""
+    kind = type(value)
+    if attrs.has(kind):
+        parts = []
+        for field in attrs.fields(kind):
+            item = getattr(value, field.name)
+            if field.name in _LATER_FIELDS and item == field.default:
+                continue
+            parts.append(f"{field.name}={_canonical(item)}")
+        return f"{type(value).__name__}({', '.join(parts)})"
+    if isinstance(value, tuple):
+        inner = ", ".join(_canonical(item) for item in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return repr(value)
+
+
 def template_hash(value: object) -> str:
     """A pod-template-hash for ``value``: a 32-bit hash of its canonical form, safe-encoded as the Deployment
     controller encodes its FNV hash (the value differs from kube's, which hashes Go's dump of the template)."""
-    return safe_encode(str(zlib.crc32(repr(value).encode("utf-8"))))
+    return safe_encode(str(zlib.crc32(_canonical(value).encode("utf-8"))))
 
 
 def is_active(pod: Pod) -> bool:

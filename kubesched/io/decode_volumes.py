@@ -1,0 +1,157 @@
+"""Decode a pod's volumes and the claim spec a claim is made from (a PVC's, a volumeClaimTemplate's, a generic
+ephemeral volume's), checked as the API server checks them."""
+
+from __future__ import annotations
+
+from kubesched.api import validation
+from kubesched.api.quantity import Quantity
+from kubesched.api.storage import ACCESS_MODES, READ_WRITE_ONCE_POD
+from kubesched.api.volume import CSI_SOURCE, EPHEMERAL_SOURCE, PVC_SOURCE, ClaimTemplate, Volume, VolumeClaimTemplate
+from kubesched.io import fields as f
+from kubesched.io.meta import Obj, check_name, label_selector, object_meta
+
+VOLUME_MODES = ("Block", "Filesystem")
+#: The pod volume sources some volume plugin reads.
+SCHEDULING_SOURCES = frozenset((PVC_SOURCE, EPHEMERAL_SOURCE, CSI_SOURCE, "gcePersistentDisk", "awsElasticBlockStore",
+                                "azureDisk", "cinder", "iscsi", "rbd"))
+#: Every pod volume source the API server knows (core/v1 VolumeSource), one of which each volume names.
+POD_VOLUME_SOURCES = (
+    "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi",
+    "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "downwardAPI", "fc",
+    "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "projected",
+    "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image",
+)
+def handle(source: str, spec: Obj, path: str) -> tuple[str, bool]:
+    """The identity of the disk a volume source names, for the same-disk checks and the volume limits, and whether
+    it is mounted read-only."""
+    read_only = f.boolean(spec.get("readOnly"), f"{path}.readOnly")
+    if source == "gcePersistentDisk":
+        return f.string(spec.get("pdName"), f"{path}.pdName"), read_only
+    if source in ("awsElasticBlockStore", "cinder"):
+        return f.string(spec.get("volumeID"), f"{path}.volumeID"), read_only
+    if source == "azureDisk":
+        return f.string(spec.get("diskURI"), f"{path}.diskURI"), read_only
+    if source == "iscsi":
+        return f.string(spec.get("iqn"), f"{path}.iqn"), read_only
+    if source == "rbd":
+        monitors = ",".join(sorted(f.string_list(spec.get("monitors"), f"{path}.monitors")))
+        pool = f.string(spec.get("pool"), f"{path}.pool") or "rbd"
+        return f"{monitors}/{pool}/{f.string(spec.get('image'), f'{path}.image')}", read_only
+    if source == "csi":
+        return f.string(spec.get("volumeHandle"), f"{path}.volumeHandle"), read_only
+    return "", read_only
+
+
+def sources(obj: Obj, path: str, known: tuple[str, ...], default: str = "") -> str:
+    """The one source kind a volume names, reported as the API server reports several, or none without a
+    ``default`` (a pod volume without one is an emptyDir: SetDefaults_Volume)."""
+    given = [key for key in known if obj.get(key) is not None]
+    if not given:
+        if default:
+            return default
+        f.report(path, "Required value: must specify a volume type")
+        return ""
+    if len(given) > 1:
+        f.report(f"{path}.{given[1]}", "Forbidden: may not specify more than 1 volume type")
+    return given[0]
+
+
+def access_modes(value: object, path: str, *, required: bool) -> tuple[str, ...]:
+    modes = f.string_list(value, path)
+    if not modes and required:
+        f.report(path, "Required value: at least 1 access mode is required")
+    for i, mode in enumerate(modes):
+        if mode not in ACCESS_MODES:
+            choices = ", ".join(f'"{m}"' for m in sorted(ACCESS_MODES))
+            f.report(f"{path}[{i}]", f"Unsupported value: {f.quote(mode)}: supported values: {choices}")
+    if READ_WRITE_ONCE_POD in modes and len(modes) > 1:
+        f.report(path, f"Forbidden: may not use {READ_WRITE_ONCE_POD} with other access modes")
+    return modes
+
+
+def _storage_request(spec: Obj, path: str, *, required: bool) -> Quantity | None:
+    resources = f.mapping(spec.get("resources"), f"{path}.resources")
+    requests = f.resource_list(resources.get("requests"), f"{path}.resources.requests")
+    storage = requests.get("storage")
+    if storage is None:
+        if required:
+            f.report(f"{path}.resources[storage]", "Required value")
+        return None
+    if storage.amount <= 0:
+        f.report(f"{path}.resources[storage]", f"Invalid value: {f.quote(storage.text)}: must be greater than zero")
+    return storage
+
+
+def claim_template(spec: Obj, path: str) -> ClaimTemplate:
+    """A claim's spec (a PVC's, a volumeClaimTemplate's or an ephemeral volume's), checked as the API server's
+    ValidatePersistentVolumeClaimSpec checks what the binder reads."""
+    class_name = spec.get("storageClassName")
+    return ClaimTemplate(
+        access_modes=access_modes(spec.get("accessModes"), f"{path}.accessModes", required=True),
+        storage=_storage_request(spec, path, required=True),
+        storage_class_name=None if class_name is None else f.string(class_name, f"{path}.storageClassName"),
+        volume_name=f.string(spec.get("volumeName"), f"{path}.volumeName"),
+        selector=label_selector(spec.get("selector"), f"{path}.selector"),
+        volume_mode=f.one_of(spec.get("volumeMode"), f"{path}.volumeMode", VOLUME_MODES, "Filesystem") or "Filesystem",
+    )
+
+
+def _volume(obj: Obj, path: str) -> Volume:
+    name = f.string(obj.get("name"), f"{path}.name")
+    if not name:
+        f.report(f"{path}.name", "Required value")
+    else:
+        check_name(name, f"{path}.name", validation.dns1123_label)
+    source = sources(obj, path, POD_VOLUME_SOURCES, "emptyDir")
+    spec = f.mapping(obj.get(source), f"{path}.{source}") if source else {}
+    claim_name, driver, ephemeral = "", "", None
+    if source == PVC_SOURCE:
+        claim_name = f.string(spec.get("claimName"), f"{path}.{source}.claimName")
+        if not claim_name:
+            f.report(f"{path}.{source}.claimName", "Required value")
+    elif source == CSI_SOURCE:
+        driver = f.string(spec.get("driver"), f"{path}.{source}.driver")
+        if not driver:
+            f.report(f"{path}.{source}.driver", "Required value")
+    elif source == EPHEMERAL_SOURCE:
+        template = f.mapping(spec.get("volumeClaimTemplate"), f"{path}.{source}.volumeClaimTemplate")
+        if spec.get("volumeClaimTemplate") is None:
+            f.report(f"{path}.{source}.volumeClaimTemplate", "Required value")
+        ephemeral = claim_template(f.mapping(template.get("spec"), f"{path}.{source}.volumeClaimTemplate.spec"),
+                                   f"{path}.{source}.volumeClaimTemplate.spec")
+    disk, read_only = handle(source, spec, f"{path}.{source}") if source else ("", False)
+    return Volume(name=name, source=source, claim_name=claim_name, read_only=read_only, handle=disk,
+                  driver=driver, ephemeral=ephemeral)
+
+
+_remembered_volume = f.remembered(_volume)
+
+
+def volumes(value: object, path: str) -> tuple[Volume, ...]:
+    """A pod's volumes, none named twice; the result keeps the volumes the volume plugins read (claims, CSI and
+    the disks they count or compare), not configMaps, secrets, tokens or emptyDirs."""
+    result = f.items(value, path, _remembered_volume)
+    seen: set[str] = set()
+    for i, volume in enumerate(result):
+        if volume.name and volume.name in seen:
+            f.report(f"{path}[{i}].name", f"Duplicate value: {f.quote(volume.name)}")
+        seen.add(volume.name)
+    return tuple(volume for volume in result if volume.source in SCHEDULING_SOURCES)
+
+
+
+
+def _claim_template_item(obj: Obj, path: str) -> VolumeClaimTemplate:
+    meta = object_meta(obj, f"{path}.metadata", namespaced=False)
+    spec_path = f"{path}.spec"
+    return VolumeClaimTemplate(name=meta.name, spec=claim_template(f.mapping(obj.get("spec"), spec_path), spec_path),
+                               labels=meta.labels)
+
+
+def volume_claim_templates(value: object, path: str) -> tuple[VolumeClaimTemplate, ...]:
+    """A StatefulSet's volumeClaimTemplates, none named twice."""
+    result = f.items(value, path, _claim_template_item)
+    for i, template in enumerate(result):
+        if template.name and any(t.name == template.name for t in result[:i]):
+            f.report(f"{path}[{i}].metadata.name", f"Duplicate value: {f.quote(template.name)}")
+    return result
