@@ -21,6 +21,14 @@ from kubesched.testing.builders import (
     make_selector,
     port,
 )
+from kubesched.testing.builders_storage import (
+    make_capacity,
+    make_csi_driver,
+    make_csi_node,
+    make_pv,
+    make_pvc,
+    make_storage_class,
+)
 from kubesched.testing.cluster import Buildable, RecordingClient, make_snapshot
 from kubesched.testing.conformance import (
     ConformanceReport,
@@ -69,14 +77,20 @@ __all__ = [
     "hint",
     "like",
     "make_affinity_term",
+    "make_capacity",
+    "make_csi_driver",
+    "make_csi_node",
     "make_namespace",
     "make_node",
     "make_node_term",
     "make_pdb",
     "make_pod",
     "make_priority_class",
+    "make_pv",
+    "make_pvc",
     "make_selector",
     "make_snapshot",
+    "make_storage_class",
     "new_queue",
     "place",
     "plugin_framework",

@@ -27,6 +27,8 @@ from kubesched.api.pod import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
+from kubesched.api.quantity import Quantity
+from kubesched.api.volume import EPHEMERAL_SOURCE, PVC_SOURCE, ClaimTemplate, Volume
 from kubesched.testing.builders_terms import (
     UNSET,
     AffinityTermLike,
@@ -128,6 +130,21 @@ class PodBuilder(MetadataBuilder):
         self._init_containers.append(Container(name=f"init{len(self._init_containers)}", image=image,
                                                ports=(*_host_ports(host_ports), *ports),
                                                restart_policy="Always" if sidecar else None))
+        return self
+
+    def pvc(self, claim_name: str, volume: str | None = None, *, read_only: bool = False) -> PodBuilder:
+        """Add a persistentVolumeClaim volume using claim ``claim_name`` (volume name: the claim's unless given)."""
+        return self.volume(Volume(name=volume or claim_name, source=PVC_SOURCE, claim_name=claim_name,
+                                  read_only=read_only))
+
+    def ephemeral(self, volume: str, template: ClaimTemplate | None = None) -> PodBuilder:
+        """Add a generic ephemeral volume; its claim is ``<pod>-<volume>`` (1Gi ReadWriteOnce unless given)."""
+        spec = template or ClaimTemplate(access_modes=("ReadWriteOnce",), storage=Quantity.parse("1Gi"))
+        return self.volume(Volume(name=volume, source=EPHEMERAL_SOURCE, ephemeral=spec))
+
+    def volume(self, volume: Volume) -> PodBuilder:
+        """Add a volume as given (an inline CSI volume, a gcePersistentDisk...)."""
+        self._spec = attrs.evolve(self._spec, volumes=(*self._spec.volumes, volume))
         return self
 
     def host_network(self) -> PodBuilder:

@@ -9,7 +9,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
-from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
+from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim, StorageObject
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.backend import BindingError
 from kubesched.framework._node_info import ImageStateSummary, NodeInfo, PodInfo
@@ -35,6 +35,7 @@ PodLike = Pod | Buildable[Pod]
 NodeLike = Node | Buildable[Node]
 PdbLike = PodDisruptionBudget | Buildable[PodDisruptionBudget]
 NamespaceLike = Namespace | Buildable[Namespace]
+StorageLike = StorageObject | Buildable[StorageObject]
 
 
 def built(items: Sequence[T | Buildable[T]]) -> tuple[T, ...]:

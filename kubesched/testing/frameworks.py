@@ -40,6 +40,7 @@ from kubesched.testing.cluster import (
     PdbLike,
     PodLike,
     RecordingClient,
+    StorageLike,
     built,
     cluster_and_snapshot,
 )
@@ -217,7 +218,8 @@ def plugin_framework(*plugins: PluginArg | Any, path: SearchPath = "per-node",
                      nodes: Sequence[NodeLike | NodeInfo] = (), pods: Sequence[PodLike] = (),
                      pdbs: Sequence[PdbLike] = (), namespaces: Sequence[NamespaceLike] = (),
                      services: Sequence[Service] = (), controllers: Sequence[WorkloadController] = (),
-                     cluster: InMemoryCluster | None = None, client: ClusterClient | None = None,
+                     storage: Sequence[StorageLike] = (), cluster: InMemoryCluster | None = None,
+                     client: ClusterClient | None = None,
                      weights: Mapping[str, int] | None = None, seed: int = 0) -> PluginFramework:
     """A framework of ``plugins`` (classes, or ``(class, args)`` pairs; ``plugin_framework(Cls, args)`` for one
     plugin with args), each at every extension point it implements, in the order given.
@@ -225,12 +227,15 @@ def plugin_framework(*plugins: PluginArg | Any, path: SearchPath = "per-node",
     The snapshot holds ``nodes`` (Nodes, or NodeInfos with their pods) and the bound ``pods``; an in-memory cluster
     (``cluster`` when given, with its own objects too) holds every object and is the plugins' client, unless
     ``client`` is given: a :class:`RecordingClient` (its cluster is then the one used) or any fake backend. The
-    plugins' Handle is ``framework.handle``; ``path`` chooses the scheduler path of ``run_filter``/``run_score``."""
+    plugins' Handle is ``framework.handle``; ``storage`` (PersistentVolumes, claims, StorageClasses, CSI objects)
+    goes to the cluster's storage store; ``path`` chooses the scheduler path of ``run_filter``/``run_score``."""
     pairs = _pairs(plugins)
     if cluster is None and isinstance(client, RecordingClient):
         cluster = client.cluster
     cluster, snapshot = cluster_and_snapshot(built(nodes), built(pods), built(pdbs), cluster=cluster)
     cluster.add_workloads(built(namespaces), services, controllers)
+    for obj in built(storage):
+        cluster.storage.put(obj)
     return PluginFramework(plugin_profile(*pairs, weights=weights), plugin_registry(*(c for c, _ in pairs)),
                            path=path, client=client if client is not None else cluster, rng=random.Random(seed),
                            clock=cluster.clock, snapshot=snapshot)
