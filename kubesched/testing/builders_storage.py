@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 import attrs
 
@@ -103,7 +104,7 @@ class PvcBuilder(MetadataBuilder):
         self._pvc = PersistentVolumeClaim(self._meta, ClaimTemplate(access_modes=(READ_WRITE_ONCE,),
                                                                     storage=Quantity.parse("1Gi")))
 
-    def _spec(self, **changes: object) -> PvcBuilder:
+    def _spec(self, **changes: Any) -> PvcBuilder:
         self._pvc = attrs.evolve(self._pvc, spec=attrs.evolve(self._pvc.spec, **changes))
         return self
 

@@ -35,6 +35,7 @@ from kubesched.runtime import (
 )
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.testing.cluster import (
+    Buildable,
     NamespaceLike,
     NodeLike,
     PdbLike,
@@ -234,8 +235,8 @@ def plugin_framework(*plugins: PluginArg | Any, path: SearchPath = "per-node",
         cluster = client.cluster
     cluster, snapshot = cluster_and_snapshot(built(nodes), built(pods), built(pdbs), cluster=cluster)
     cluster.add_workloads(built(namespaces), services, controllers)
-    for obj in built(storage):
-        cluster.storage.put(obj)
+    for obj in storage:
+        cluster.storage.put(obj.obj() if isinstance(obj, Buildable) else obj)
     return PluginFramework(plugin_profile(*pairs, weights=weights), plugin_registry(*(c for c, _ in pairs)),
                            path=path, client=client if client is not None else cluster, rng=random.Random(seed),
                            clock=cluster.clock, snapshot=snapshot)
