@@ -57,28 +57,34 @@ def _volume_node_affinity(value: object, path: str) -> NodeSelector | None:
 
 
 def persistent_volume(obj: Obj) -> PersistentVolume:
-    """Decode a PersistentVolume (ValidatePersistentVolume's checks on what the plugins read)."""
+    """Decode a PersistentVolume, checked in ValidatePersistentVolumeSpec's order: access modes, capacity, node
+    affinity, then the one volume source."""
+    meta = object_meta(obj, namespaced=False)
     spec = f.mapping(obj.get("spec"), "spec")
     status = f.mapping(obj.get("status"), "status")
+    modes = decode_volumes.access_modes(spec.get("accessModes"), "spec.accessModes", required=True)
     capacity = f.resource_list(spec.get("capacity"), "spec.capacity")
     storage = capacity.get("storage")
     if storage is None:
         f.report("spec.capacity", "Required value")
+        if not capacity:
+            f.report("spec.capacity", 'Unsupported value: core.ResourceList(nil): supported values: "storage"')
+    for name in capacity:
+        if name != "storage":
+            f.report("spec.capacity", f'Unsupported value: {f.quote(name)}: supported values: "storage"')
+    affinity = _volume_node_affinity(spec.get("nodeAffinity"), "spec.nodeAffinity")
+    if spec.get("local") is not None and affinity is None:
+        f.report("spec.nodeAffinity", "Required value: Local volume requires node affinity")
     source = decode_volumes.sources(spec, "spec", PV_SOURCES)
     source_spec = f.mapping(spec.get(source), f"spec.{source}") if source else {}
-    handle, _read_only = decode_volumes.handle(source, source_spec, f"spec.{source}") if source else ("", False)
-    driver = f.string(source_spec.get("driver"), f"spec.{source}.driver") if source == CSI_SOURCE else ""
+    driver = ""
     if source == CSI_SOURCE:
-        for key, value in (("driver", driver), ("volumeHandle", handle)):
-            if not value:
-                f.report(f"spec.{source}.{key}", "Required value")
-    affinity = _volume_node_affinity(spec.get("nodeAffinity"), "spec.nodeAffinity")
-    if source == "local" and affinity is None:
-        f.report("spec.nodeAffinity", "Required value: Local volume requires node affinity")
+        driver = decode_volumes.csi_driver_name(source_spec, f"spec.{source}.driver")
+        if not source_spec.get("volumeHandle"):
+            f.report(f"spec.{source}.volumeHandle", "Required value")
+    handle, _read_only = decode_volumes.handle(source, source_spec, f"spec.{source}") if source else ("", False)
     return PersistentVolume(
-        metadata=object_meta(obj, namespaced=False),
-        capacity=storage,
-        access_modes=decode_volumes.access_modes(spec.get("accessModes"), "spec.accessModes", required=True),
+        metadata=meta, capacity=storage, access_modes=modes,
         storage_class_name=f.string(spec.get("storageClassName"), "spec.storageClassName"),
         claim_ref=_claim_ref(spec.get("claimRef"), "spec.claimRef"),
         node_affinity=affinity,
@@ -100,12 +106,12 @@ def persistent_volume_claim(obj: Obj) -> PersistentVolumeClaim:
 
 
 def _topology_requirement(obj: Obj, path: str) -> TopologySelectorRequirement:
-    key = f.string(obj.get("key"), f"{path}.key")
-    if not key:
-        f.report(f"{path}.key", "Required value")
+    """One allowedTopologies requirement: its values (at least one), then its key (a qualified name)."""
     values = f.string_list(obj.get("values"), f"{path}.values")
     if not values:
-        f.report(f"{path}.values", "Required value: must specify as least one value")
+        f.report(f"{path}.values", "Required value")
+    key = f.string(obj.get("key"), f"{path}.key")
+    check_name(key, f"{path}.key", validation.qualified_name)
     return TopologySelectorRequirement(key=key, values=values)
 
 
@@ -135,21 +141,25 @@ def _csi_node_driver(obj: Obj, path: str) -> CSINodeDriver:
     count = f.integer(allocatable.get("count"), f"{path}.allocatable.count", bits=32)
     if count is not None and count < 0:
         f.report(f"{path}.allocatable.count", f"Invalid value: {count}: must be greater than or equal to 0")
-    name = f.string(obj.get("name"), f"{path}.name")
-    if not name:
-        f.report(f"{path}.name", "Required value")
-    return CSINodeDriver(name=name, node_id=f.string(obj.get("nodeID"), f"{path}.nodeID"), allocatable_count=count,
+    name = decode_volumes.csi_driver_name(obj, f"{path}.name", "name")
+    node_id = f.string(obj.get("nodeID"), f"{path}.nodeID")
+    if not node_id:
+        f.report(f"{path}.nodeID", "Required value")
+    return CSINodeDriver(name=name, node_id=node_id, allocatable_count=count,
                          topology_keys=f.string_list(obj.get("topologyKeys"), f"{path}.topologyKeys"))
 
 
 def csi_node(obj: Obj) -> CSINode:
-    """Decode a CSINode: its drivers and their attachable-volume counts."""
+    """Decode a CSINode: its drivers and their attachable-volume counts (a driver's problems, then its name
+    repeated)."""
     spec = f.mapping(obj.get("spec"), "spec")
-    drivers = f.items(spec.get("drivers"), "spec.drivers", _csi_node_driver)
-    for i, driver in enumerate(drivers):
-        if driver.name and any(d.name == driver.name for d in drivers[:i]):
+    drivers: list[CSINodeDriver] = []
+    for i, item in enumerate(f.sequence(spec.get("drivers"), "spec.drivers")):
+        driver = _csi_node_driver(f.mapping(item, f"spec.drivers[{i}]"), f"spec.drivers[{i}]")
+        if driver.name and any(d.name == driver.name for d in drivers):
             f.report(f"spec.drivers[{i}].name", f"Duplicate value: {f.quote(driver.name)}")
-    return CSINode(metadata=object_meta(obj, namespaced=False), drivers=drivers)
+        drivers.append(driver)
+    return CSINode(metadata=object_meta(obj, namespaced=False), drivers=tuple(drivers))
 
 
 def csi_driver(obj: Obj) -> CSIDriver:
@@ -167,8 +177,7 @@ def _optional_quantity(value: object, path: str) -> Quantity | None:
 def csi_storage_capacity(obj: Obj) -> CSIStorageCapacity:
     """Decode a CSIStorageCapacity: a class's remaining capacity in one topology segment."""
     class_name = f.string(obj.get("storageClassName"), "storageClassName")
-    if not class_name:
-        f.report("storageClassName", "Required value")
+    check_name(class_name, "storageClassName", validation.dns1123_subdomain)
     return CSIStorageCapacity(
         metadata=object_meta(obj, namespaced=True),
         storage_class_name=class_name,

@@ -3,12 +3,15 @@ ephemeral volume's), checked as the API server checks them."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from kubesched.api import validation
 from kubesched.api.quantity import Quantity
 from kubesched.api.storage import ACCESS_MODES, READ_WRITE_ONCE_POD
 from kubesched.api.volume import CSI_SOURCE, EPHEMERAL_SOURCE, PVC_SOURCE, ClaimTemplate, Volume, VolumeClaimTemplate
 from kubesched.io import fields as f
 from kubesched.io.meta import Obj, check_name, label_selector, object_meta
+from kubesched.validation import MANIFEST
 
 VOLUME_MODES = ("Block", "Filesystem")
 #: The pod volume sources some volume plugin reads.
@@ -60,10 +63,10 @@ def access_modes(value: object, path: str, *, required: bool) -> tuple[str, ...]
     modes = f.string_list(value, path)
     if not modes and required:
         f.report(path, "Required value: at least 1 access mode is required")
-    for i, mode in enumerate(modes):
+    for mode in modes:
         if mode not in ACCESS_MODES:
             choices = ", ".join(f'"{m}"' for m in sorted(ACCESS_MODES))
-            f.report(f"{path}[{i}]", f"Unsupported value: {f.quote(mode)}: supported values: {choices}")
+            f.report(path, f"Unsupported value: {f.quote(mode)}: supported values: {choices}")
     if READ_WRITE_ONCE_POD in modes and len(modes) > 1:
         f.report(path, f"Forbidden: may not use {READ_WRITE_ONCE_POD} with other access modes")
     return modes
@@ -97,46 +100,71 @@ def claim_template(spec: Obj, path: str) -> ClaimTemplate:
 
 
 def _volume(obj: Obj, path: str) -> Volume:
+    """A pod volume: its source checked first, then its name (validateVolumes' order)."""
     name = f.string(obj.get("name"), f"{path}.name")
-    if not name:
-        f.report(f"{path}.name", "Required value")
-    else:
-        check_name(name, f"{path}.name", validation.dns1123_label)
     source = sources(obj, path, POD_VOLUME_SOURCES, "emptyDir")
-    spec = f.mapping(obj.get(source), f"{path}.{source}") if source else {}
+    spec = f.mapping(obj.get(source), f"{path}.{source}")
     claim_name, driver, ephemeral = "", "", None
     if source == PVC_SOURCE:
         claim_name = f.string(spec.get("claimName"), f"{path}.{source}.claimName")
         if not claim_name:
             f.report(f"{path}.{source}.claimName", "Required value")
     elif source == CSI_SOURCE:
-        driver = f.string(spec.get("driver"), f"{path}.{source}.driver")
-        if not driver:
-            f.report(f"{path}.{source}.driver", "Required value")
+        driver = csi_driver_name(spec, f"{path}.{source}.driver")
     elif source == EPHEMERAL_SOURCE:
         template = f.mapping(spec.get("volumeClaimTemplate"), f"{path}.{source}.volumeClaimTemplate")
         if spec.get("volumeClaimTemplate") is None:
             f.report(f"{path}.{source}.volumeClaimTemplate", "Required value")
-        ephemeral = claim_template(f.mapping(template.get("spec"), f"{path}.{source}.volumeClaimTemplate.spec"),
-                                   f"{path}.{source}.volumeClaimTemplate.spec")
-    disk, read_only = handle(source, spec, f"{path}.{source}") if source else ("", False)
+        else:
+            spec_path = f"{path}.{source}.volumeClaimTemplate.spec"
+            ephemeral = claim_template(f.mapping(template.get("spec"), spec_path), spec_path)
+    disk, read_only = handle(source, spec, f"{path}.{source}")
+    if not name:
+        f.report(f"{path}.name", "Required value")
+    else:
+        check_name(name, f"{path}.name", validation.dns1123_label)
     return Volume(name=name, source=source, claim_name=claim_name, read_only=read_only, handle=disk,
                   driver=driver, ephemeral=ephemeral)
+
+
+def csi_driver_name(spec: Obj, path: str, key: str = "driver") -> str:
+    """A CSI driver name (``spec[key]``): required, and a DNS-1123 subdomain (the API server reports both for an
+    empty one)."""
+    driver = f.string(spec.get(key), path)
+    if not driver:
+        f.report(path, "Required value")
+    check_name(driver, path, validation.dns1123_subdomain)
+    return driver
 
 
 _remembered_volume = f.remembered(_volume)
 
 
 def volumes(value: object, path: str) -> tuple[Volume, ...]:
-    """A pod's volumes, none named twice; the result keeps the volumes the volume plugins read (claims, CSI and
-    the disks they count or compare), not configMaps, secrets, tokens or emptyDirs."""
-    result = f.items(value, path, _remembered_volume)
-    seen: set[str] = set()
-    for i, volume in enumerate(result):
-        if volume.name and volume.name in seen:
-            f.report(f"{path}[{i}].name", f"Duplicate value: {f.quote(volume.name)}")
-        seen.add(volume.name)
-    return tuple(volume for volume in result if volume.source in SCHEDULING_SOURCES)
+    """A pod's volumes, none named as a valid one before it (validateVolumes); the result keeps the volumes the
+    volume plugins read (claims, CSI and the disks they count or compare), not configMaps, secrets, tokens or
+    emptyDirs."""
+    if value is None:
+        return ()
+    result: list[Volume] = []
+    valid_names: set[str] = set()
+    for i, item in enumerate(f.sequence(value, path)):
+        item_path = f"{path}[{i}]"
+        if not isinstance(item, Mapping):
+            f.report(item_path, MANIFEST.wrong_type(item, "an object"))
+            continue
+        with f.collecting() as problems:
+            volume = _remembered_volume(item, item_path)
+            if volume.name in valid_names:
+                f.report(f"{item_path}.name", f"Duplicate value: {f.quote(volume.name)}")
+        found = list(problems)
+        for problem in found:
+            f.report(problem.field or item_path, problem.message)
+        if not found:
+            valid_names.add(volume.name)
+        if volume.source in SCHEDULING_SOURCES:
+            result.append(volume)
+    return tuple(result)
 
 
 
