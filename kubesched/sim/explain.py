@@ -113,13 +113,13 @@ class Resolution:
 
 
 def resolve(request: ExplainRequest, pods: Sequence[Pod], results: Sequence[PodResult],
-            recorded: Mapping[str, Sequence[Attempt]], finished: Iterable[Pod] = ()) -> Resolution:
+            recorded: Mapping[str, Sequence[Attempt]], input_pods: Iterable[Pod] = ()) -> Resolution:
     """The pods to explain once the run has ended: those named, in the order given, then those the selector
     matches or pending at the end, in the order the run created them, then (``--explain-all``) every other pod
-    attempted. ``pods`` are every pod of the run as created and ``results`` where each ended; ``finished`` are
-    the input's pods the run skipped (Succeeded or Failed), which may be named too. A name no pod of the run ever
-    had is an :class:`ExplainError` (every one, a line each)."""
-    latest = {p.key: p for p in [*finished, *pods]}
+    attempted. ``pods`` are every pod of the run as created and ``results`` where each ended; ``input_pods``
+    are the input's, with those the run skipped (Succeeded or Failed), which may be named too. A name no pod of
+    the run ever had is an :class:`ExplainError` (every one, a line each)."""
+    latest = {p.key: p for p in [*input_pods, *pods]}
     problems = [_never_existed(argument, key) for argument, key in request.names if key not in latest]
     if problems:
         raise ExplainError("\n".join(problems))

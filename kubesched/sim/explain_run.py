@@ -47,16 +47,16 @@ def _finish(run: Run) -> tuple[SimulationResult, SimulationError | None]:
 
 
 def run_explaining(start: Callable[[Explainer | None], Run], request: ExplainRequest | None,
-                   finished: Sequence[Pod] = ()) -> ExplainedRun:
+                   input_pods: Sequence[Pod] = ()) -> ExplainedRun:
     """Make the run ``start`` builds with the explainer ``request`` needs, and resolve the request when it ends
-    (:func:`~kubesched.sim.explain.resolve`; ``finished`` are the input's pods the run skips). A name that never
-    existed is an :class:`~kubesched.sim.explain.ExplainError`, raised before anything is shown."""
+    (:func:`~kubesched.sim.explain.resolve`; ``input_pods`` are the input's, finished ones included). A name
+    that never existed is an :class:`~kubesched.sim.explain.ExplainError`, raised before anything is shown."""
     if request is None:
         return ExplainedRun(*_finish(start(None)))
     explainer = RequestExplainer(request)
     run = start(explainer)
     result, unsettled = _finish(run)
-    resolution = resolve(request, run.pods, result.pods, explainer.attempts, finished)
+    resolution = resolve(request, run.pods, result.pods, explainer.attempts, input_pods)
     missed = [p for p, r in zip(run.pods, result.pods, strict=True)
               if r.phase == PHASE_PENDING and request.pending and not explainer.wants(p)]
     if missed:  # pending pods the run did not record: record exactly the pods resolved, in their order

@@ -140,7 +140,7 @@ def test_flag_that_selects_no_pod_warns(flags: dict[str, object], warning: str) 
 def test_named_pod_never_attempted_says_why(pod: object, warning: str) -> None:
     """A named pod created on a node, or finished in the input, is explained with no attempt and a warning."""
     built = pod.obj()  # type: ignore[attr-defined]
-    resolved = resolve(request("a"), [], [], attempted(), finished=[built])
+    resolved = resolve(request("a"), [], [], attempted(), input_pods=[built])
     assert (resolved.keys, resolved.warnings) == (("default/a",), (warning,))
 
 
