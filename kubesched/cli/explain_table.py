@@ -1,5 +1,6 @@
-"""The ``--explain`` tables: per attempt, a node-by-Filter-plugin matrix, a node-by-Score-plugin matrix and the
-preemption candidates, bounded for large clusters (the best and the rejecting nodes, then counts of the rest)."""
+"""The ``--explain`` tables: a summary of the pods by the outcome of their last attempt, then per attempt a
+node-by-Filter-plugin matrix, a node-by-Score-plugin matrix and the preemption candidates, bounded for large
+clusters (the best and the rejecting nodes, then counts of the rest)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from collections.abc import Mapping, Sequence
 from rich.console import Console
 from rich.table import Table
 
+from kubesched.cli.explain_summary import final_results, no_attempt, summary_lines
 from kubesched.cli.render import _text
 from kubesched.runtime import Attempt
+from kubesched.sim.result import PodResult
 
 #: Feasible (scored) nodes shown per attempt: the selected one first, then by total score.
 BEST_NODES = 5
@@ -23,11 +26,17 @@ GROUPS = 3
 NOT_RUN = "-"
 
 
-def print_explain(explain: Mapping[str, Sequence[Attempt]], out: Console) -> None:
-    """Every explained pod's attempts, in order."""
+def print_explain(explain: Mapping[str, Sequence[Attempt]], out: Console, pods: Sequence[PodResult] = ()) -> None:
+    """The summary (one line per outcome of the pods' last attempts), then every explained pod's attempts, in
+    order; ``pods`` (the run's results) say where a pod never attempted ended."""
+    if explain:
+        out.print(_text("Explain summary, by each pod's last attempt:"), style="bold")
+        for line in summary_lines(explain, pods):
+            out.print(_text(line))
+    results = final_results(pods)
     for key, attempts in explain.items():
         if not attempts:
-            out.print(_text(f"Explain {key}: no scheduling attempt"), style="bold")
+            out.print(_text(f"Explain {key}: {no_attempt(results.get(key))}"), style="bold")
         for attempt in attempts:
             _print_attempt(attempt, out)
 

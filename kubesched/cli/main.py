@@ -18,13 +18,13 @@ from kubesched.errors import InputError, KubeschedError
 from kubesched.io.load import ClusterInput, InputErrorList, load
 from kubesched.metrics import SchedulerMetrics
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
-from kubesched.runtime import PluginRegistry
-from kubesched.sim.explain import explainer_for, explainer_for_names
+from kubesched.runtime import Explainer, PluginRegistry
+from kubesched.sim.explain import ExplainError, explain_request
+from kubesched.sim.explain_run import Run, run_explaining
 from kubesched.sim.scenario import is_scenario_file, load_scenario
-from kubesched.sim.scenario_run import run_scenario
+from kubesched.sim.scenario_run import ScenarioRunner
 from kubesched.sim.scenario_steps import Scenario
-from kubesched.sim.simulate import SimulationError
-from kubesched.sim.simulate import simulate as run_simulation
+from kubesched.sim.simulate import Simulation
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,9 +36,10 @@ def _error_lines(exc: KubeschedError) -> list[str]:
     return [str(e) for e in exc.errors] if isinstance(exc, InputErrorList) else str(exc).splitlines() or [""]
 
 
-def _fail(exc: KubeschedError) -> None:
-    for line in _error_lines(exc):
-        click.echo(f"error: {line}", err=True)
+def _fail(*errors: KubeschedError) -> None:
+    for exc in errors:
+        for line in _error_lines(exc):
+            click.echo(f"error: {line}", err=True)
     sys.exit(1)
 
 
@@ -79,13 +80,17 @@ def main() -> None:
               help="Write the scheduler's metrics to PATH in the Prometheus text format (see docs/metrics.md).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar on stderr (it is drawn only on a terminal anyway).")
 @click.option("--explain", "explain", multiple=True, metavar="NAMESPACE/NAME",
-              help="Record every scheduling attempt of this pod, per node and plugin (repeatable; see "
-                   "docs/explain.md).")
+              help="Record every scheduling attempt of this pod, per node and plugin: a pod of the input or one "
+                   "created during the run (repeatable; see docs/explain.md).")
+@click.option("-l", "--explain-selector", "explain_selector", default=None, metavar="LABELSELECTOR",
+              help="Explain every pod of the run whose labels match (app=web,tier!=db, env in (a,b), !x, x).")
+@click.option("--explain-pending", "explain_pending", is_flag=True,
+              help="Explain every pod pending at the end of the run.")
 @click.option("--explain-all", "explain_all", is_flag=True, help="Record every scheduling attempt of every pod.")
 @_guarded
 def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str,
              strict: bool, show_events: bool, metrics_file: str | None, quiet: bool, explain: tuple[str, ...],
-             explain_all: bool) -> None:
+             explain_selector: str | None, explain_pending: bool, explain_all: bool) -> None:
     """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
     cluster, or run a Scenario file (kind: Scenario, see docs/scenarios.md) given as the only PATH."""
     if not paths and not filenames:
@@ -93,30 +98,32 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     registry = PluginRegistry.discover()
     config = _load_profile(profile, registry)
     inputs = [*filenames, *paths]
-    scenario = _scenario(inputs)
-    cluster_input = None if scenario is not None else load(inputs)
-    if cluster_input is not None:
-        explainer, explain_warnings = explainer_for(cluster_input, explain, explain_all)
-    else:  # a scenario's pods are created by its steps and controllers: they can only be named
-        explainer, explain_warnings = explainer_for_names(explain, explain_all), []
-    unsettled: SimulationError | None = None
     try:
-        with contextlib.ExitStack() as stack:
-            bar = (stack.enter_context(progress_bar.SimulationBar())
-                   if progress_bar.wants_progress(progress_bar.stderr_is_terminal(), quiet) else None)
+        scenario = _scenario(inputs)
+        cluster_input = None if scenario is not None else load(inputs)
+    except KubeschedError as exc:
+        try:  # every problem in one run: the explain flags' too
+            explain_request(explain, explain_selector, explain_pending, explain_all)
+        except ExplainError as also:
+            _fail(exc, also)
+        raise
+    request = explain_request(explain, explain_selector, explain_pending, explain_all, cluster_input)
+    with contextlib.ExitStack() as stack:
+        bar = (stack.enter_context(progress_bar.SimulationBar())
+               if progress_bar.wants_progress(progress_bar.stderr_is_terminal(), quiet) else None)
+
+        def start(explainer: Explainer | None) -> Run:
             if scenario is not None:
-                result = run_scenario(scenario, config, registry, seed=seed, progress=bar, explainer=explainer)
-            else:
-                assert cluster_input is not None
-                result = run_simulation(cluster_input, config, registry, seed=seed, progress=bar,
-                                        explainer=explainer)
-    except SimulationError as exc:
-        if exc.result is None:
-            raise
-        unsettled, result = exc, exc.result  # the partial result is printed before the error
+                return ScenarioRunner(scenario, config, registry, seed=seed, progress=bar, explainer=explainer)
+            assert cluster_input is not None
+            return Simulation(cluster_input, config, registry, seed=seed, progress=bar, explainer=explainer)
+
+        explained = run_explaining(start, request, cluster_input.pods if cluster_input else ())
+    # A run that did not settle (unsettled) still has a result: it is printed before the error.
+    result, unsettled = explained.result, explained.unsettled
     if metrics_file is not None and result.metrics is not None:
         _write_metrics(metrics_file, result.metrics)
-    for warning in [*result.warnings, *explain_warnings]:
+    for warning in [*result.warnings, *explained.warnings]:
         click.echo(f"warning: {warning}", err=True)
     nothing = _nothing_to_schedule(cluster_input) if cluster_input is not None else ""
     if nothing:
@@ -134,7 +141,7 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
         if result.explain is not None:
             from kubesched.cli.explain_table import print_explain
 
-            print_explain(result.explain, console(sys.stdout))
+            print_explain(result.explain, console(sys.stdout), result.pods)
     # Plugin errors once, at the end of the run: one line per failing plugin (the events hold every failure).
     for line in result.plugin_error_summary():
         click.echo(f"warning: plugin error: {line}", err=True)

@@ -43,9 +43,13 @@ class SimulationBar:
         self._progress.stop()
 
     def started(self, pods: int, clock: Clock) -> None:
-        """The run starts with ``pods`` pods to schedule on simulated time ``clock``."""
+        """The run starts with ``pods`` pods to schedule on simulated time ``clock``; a run made again (to explain
+        the pods pending at the end) starts the bar afresh."""
+        if self._task is not None:
+            self._progress.remove_task(self._task)
         self._clock = clock
         self._total = pods
+        self._done = 0
         self._task = self._progress.add_task("scheduling", total=pods, virtual=_virtual(clock.now()))
 
     def pod_bound(self) -> None:

@@ -62,6 +62,11 @@ class ScenarioRunner:
         self._next = 0
 
     @property
+    def pods(self) -> list[Pod]:
+        """Every pod of the run so far (created by the steps or the controllers), as created, in order."""
+        return self.sim.pods
+
+    @property
     def manager(self) -> ControllerManager:
         """The controller manager (started with the run)."""
         assert self.sim.manager is not None

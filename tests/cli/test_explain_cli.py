@@ -16,7 +16,7 @@ def test_unknown_pod_is_an_error_and_nothing_runs(run_cli: RunCli) -> None:
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.splitlines() == [
-        'error: --explain "default/nope": no pod "nope" in namespace "default" in the input',
+        'error: --explain "default/nope": no pod "nope" in namespace "default" existed during the run',
         'error: --explain "x/y/z": expected NAMESPACE/NAME (or NAME in namespace "default")',
     ]
 

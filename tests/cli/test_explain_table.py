@@ -8,10 +8,12 @@ import json
 import pytest
 from rich.console import Console
 
+from kubesched.cli.explain_summary import SUMMARY_PODS, summary_lines
 from kubesched.cli.explain_table import BEST_NODES, REJECTED_NODES, print_explain
 from kubesched.io.load import ClusterInput, load
 from kubesched.profiles import load_config
 from kubesched.runtime import Attempt, Explainer, PluginRegistry
+from kubesched.sim.result import PodResult
 from kubesched.sim.simulate import SimulationResult, simulate
 from kubesched.testing import make_node, make_pod
 from tests.conftest import EXAMPLES
@@ -23,6 +25,12 @@ def table(result: SimulationResult) -> str:
     assert result.explain is not None
     print_explain(result.explain, Console(file=out, width=140, highlight=False, soft_wrap=False))
     return out.getvalue()
+
+
+def attempt_lines(text: str) -> list[str]:
+    """The lines of ``text`` after the summary (from the first pod's "Explain" line)."""
+    lines = text.splitlines()
+    return lines[next(i for i, line in enumerate(lines) if line.startswith("Explain default/")):]
 
 
 def cluster(nodes: int, full: int) -> ClusterInput:
@@ -101,16 +109,24 @@ def test_pre_filter_rejection_is_noted() -> None:
                                   "nodes": None, "skippedFilters": []}, fit_error="0/1 nodes are available: refused.")
     out = io.StringIO()
     print_explain({"default/d": [attempt]}, Console(file=out, width=140))
-    lines = out.getvalue().splitlines()
+    lines = attempt_lines(out.getvalue())
     assert lines[1] == "PreFilter rejected the pod: Refuse: refused by policy"
     assert "│ 1 node(s) │ not tried: PreFilter rejected the pod │" in out.getvalue()
 
 
-def test_pod_without_attempts_says_so() -> None:
-    """A pod explained but never attempted (already on a node) gets one line saying so."""
+@pytest.mark.parametrize(("result", "line"), [
+    pytest.param(None, "Explain default/cache: no scheduling attempt", id="unknown-end"),
+    pytest.param(PodResult("default", "cache", "Bound", "n3", None, 0, ""),
+                 "Explain default/cache: no scheduling attempt (Bound on n3)", id="bound"),
+    pytest.param(PodResult("default", "cache", "Pending", None, None, 0, "waiting for scheduling gates: [g]"),
+                 "Explain default/cache: no scheduling attempt (Pending: waiting for scheduling gates: [g])",
+                 id="gated"),
+])
+def test_pod_without_attempts_says_so_and_where_it_ended(result: PodResult | None, line: str) -> None:
+    """A pod explained but never attempted gets one line saying so, with where the run left it when known."""
     out = io.StringIO()
-    print_explain({"default/cache": []}, Console(file=out, width=140))
-    assert out.getvalue() == "Explain default/cache: no scheduling attempt\n"
+    print_explain({"default/cache": []}, Console(file=out, width=140), () if result is None else (result,))
+    assert attempt_lines(out.getvalue()) == [line]
 
 
 def test_failure_after_the_choice_shows_both() -> None:
@@ -119,5 +135,41 @@ def test_failure_after_the_choice_shows_both() -> None:
                       selected_node="n1", fit_error="0/1 nodes are available: 1 volume claim taken.")
     out = io.StringIO()
     print_explain({"default/d": [attempt]}, Console(file=out, width=140))
-    assert out.getvalue().splitlines()[0] == (
+    assert attempt_lines(out.getvalue())[0] == (
         "Explain default/d, attempt 1 at 0 s (profile default-scheduler): selected n1, then unschedulable")
+
+
+def outcome(key: str, **kwargs: object) -> list[Attempt]:
+    """One attempt of ``key`` that came to what ``kwargs`` say (fit_error, error, selected_node)."""
+    return [Attempt(key, 0.0, 1, "default-scheduler", **kwargs)]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("explain", "pods", "lines"), [
+    pytest.param({"default/a": outcome("default/a", selected_node="n1"),
+                  "default/b": outcome("default/b", fit_error="0/1 nodes are available: 1 Insufficient cpu."),
+                  "default/c": outcome("default/c", fit_error="0/1 nodes are available: 1 Insufficient cpu.")},
+                 (), ["2 pod(s): 0/1 nodes are available: 1 Insufficient cpu. [default/b, default/c]",
+                      "1 pod(s): selected a node [default/a]"], id="largest-group-first"),
+    pytest.param({"default/a": outcome("default/a", error="running Filter plugin \"X\": boom"),
+                  "default/b": outcome("default/b", selected_node="n1")},
+                 (), ['1 pod(s): error: running Filter plugin "X": boom [default/a]',
+                      "1 pod(s): selected a node [default/b]"], id="ties-in-order-of-first-pod"),
+    pytest.param({"default/a": [], "default/b": []},
+                 (PodResult("default", "a", "Bound", "n1", None, 0, ""),
+                  PodResult("default", "b", "Bound", "n2", None, 0, "")),
+                 ["2 pod(s): no scheduling attempt (Bound) [default/a, default/b]"], id="never-attempted-any-node"),
+    pytest.param({"default/a": [*outcome("default/a", fit_error="0/1 nodes are available: 1 Insufficient cpu."),
+                                *outcome("default/a", selected_node="n1")]},
+                 (), ["1 pod(s): selected a node [default/a]"], id="last-attempt-decides"),
+])
+def test_summary_has_one_line_per_outcome_of_the_last_attempt(explain: dict[str, list[Attempt]],
+                                                              pods: tuple[PodResult, ...], lines: list[str]) -> None:
+    """Pods whose last attempts came to the same thing share a line: count, outcome, pods; largest group first."""
+    assert summary_lines(explain, pods) == lines
+
+
+def test_summary_line_names_a_bounded_number_of_pods() -> None:
+    """A group of many pods names the first ones, then counts the rest."""
+    keys = [f"default/p{i:02}" for i in range(SUMMARY_PODS + 5)]
+    (line,) = summary_lines({key: outcome(key, selected_node="n1") for key in keys}, ())
+    assert line == f"{SUMMARY_PODS + 5} pod(s): selected a node [{', '.join(keys[:SUMMARY_PODS])} and 5 more]"

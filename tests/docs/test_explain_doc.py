@@ -27,8 +27,8 @@ def explain_part(stdout: str) -> str:
 
 
 def test_the_page_has_its_examples() -> None:
-    """Two table outputs and one JSON block are checked below."""
-    assert len(blocks("explain-output")) == 2
+    """Three table outputs and one JSON block are checked below."""
+    assert len(blocks("explain-output")) == 3
     assert len(blocks("explain-json")) == 1
 
 

@@ -132,3 +132,17 @@ def test_rich_bar_shows_pods_and_simulated_time() -> None:
         shown = out.getvalue()
     assert "1/3" in shown
     assert "t=12.5s" in shown
+
+
+def test_rich_bar_starts_afresh_for_a_run_made_again() -> None:
+    """A second run (--explain-pending records the pods pending at the end) replaces the first run's bar."""
+    clock = VirtualClock()
+    bar = SimulationBar(Console(file=io.StringIO(), force_terminal=True, width=120))
+    with bar:
+        bar.started(3, clock)
+        bar.pod_bound()
+        bar.pod_bound()
+        bar.started(3, clock)
+        bar.pod_bound()
+        tasks = bar._progress.tasks
+    assert [(task.completed, task.total) for task in tasks] == [(1, 3)]

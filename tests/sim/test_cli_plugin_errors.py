@@ -10,10 +10,8 @@ from click.testing import CliRunner, Result
 
 from kubesched.cli.main import main
 from kubesched.framework._plugin import Plugin
-from kubesched.io.load import ClusterInput
-from kubesched.profiles import SchedulerConfiguration
-from kubesched.runtime import Explainer, PluginRegistry
-from kubesched.sim.simulate import Simulation, SimulationProgress, SimulationResult
+from kubesched.runtime import PluginRegistry
+from kubesched.sim.simulate import Simulation, SimulationResult
 from tests.conftest import write
 from tests.sim.test_keeps_going import ExitInFilter, RefuseBind
 
@@ -69,13 +67,11 @@ def test_strict_makes_a_plugin_error_exit_1(tmp_path: Path, monkeypatch: pytest.
 def test_an_unsettled_run_prints_the_partial_result_then_the_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run that hits the attempt bound prints what it has, then one error line naming the cycling pods; exit 1."""
-    def bounded(cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry, *,
-                seed: int = 0, progress: SimulationProgress | None = None,
-                explainer: Explainer | None = None) -> SimulationResult:
-        return Simulation(cluster_input, config, registry, seed=seed, progress=progress,
-                          explainer=explainer).run(max_attempts=3)
+    class Bounded(Simulation):
+        def run(self, max_attempts: int | None = None) -> SimulationResult:
+            return super().run(max_attempts=3)
 
-    monkeypatch.setattr("kubesched.cli.main.run_simulation", bounded)
+    monkeypatch.setattr("kubesched.cli.main.Simulation", Bounded)
     done = simulate_with(tmp_path, monkeypatch, RefuseBind, "bind")
     assert done.exit_code == 1
     assert [p["phase"] for p in json.loads(done.stdout)["pods"]] == ["Pending", "Pending"]

@@ -1,5 +1,6 @@
 """``--explain``: the worked example of docs/explain.md value by value, preemption and multi-attempt records, the
-PreFilter and nominated-pod cases, and pod selection."""
+PreFilter and nominated-pod cases, and recording only the pods named (which pods the flags name:
+tests/sim/test_explain_request.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ from kubesched.runtime._explain import (
 )
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._score_runners import ScoreRunners
-from kubesched.sim.explain import ExplainError, explainer_for
 from kubesched.sim.simulate import SimulationResult, simulate
 from kubesched.testing import make_node, make_pod
 from tests.conftest import EXAMPLES
@@ -282,27 +282,6 @@ def test_a_second_pass_on_a_node_replaces_the_first() -> None:
     recorder.filter_result("B", "n1", None)
     recorder.filter_result("A", "n1", None)
     assert recorder.attempt.filter == {"n1": {"A": "passed"}}
-
-
-def test_unknown_pods_are_one_error_each() -> None:
-    """--explain of a pod not in the input (or a malformed name) is an error naming each argument."""
-    cluster = small_cluster(make_pod("d"))
-    with pytest.raises(ExplainError) as caught:
-        explainer_for(cluster, ["default/nope", "a/b/c", "d"], False)
-    assert str(caught.value).splitlines() == [
-        '--explain "default/nope": no pod "nope" in namespace "default" in the input',
-        '--explain "a/b/c": expected NAMESPACE/NAME (or NAME in namespace "default")',
-    ]
-
-
-def test_bare_name_means_the_default_namespace() -> None:
-    """--explain d is default/d; a pod already on a node gets a warning, as it is never attempted."""
-    cluster = small_cluster(make_pod("d"), make_pod("r").node("n1"))
-    explainer, warnings = explainer_for(cluster, ["d", "default/r"], False)
-    assert explainer is not None
-    assert explainer.pods == frozenset({"default/d", "default/r"})
-    assert warnings == ['--explain default/r: the pod is already on node "n1": it is not scheduled']
-    assert explainer_for(cluster, [], False) == (None, [])
 
 
 def test_a_pod_created_again_under_its_name_counts_attempts_from_one() -> None:
