@@ -69,8 +69,21 @@ from kubesched.api.resources import (
     pod_requests,
 )
 from kubesched.api.selector_errors import label_selector_error, preferred_terms_error
+from kubesched.api.storage import (
+    ClaimRef,
+    CSIDriver,
+    CSINode,
+    CSINodeDriver,
+    CSIStorageCapacity,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+    TopologySelectorRequirement,
+    TopologySelectorTerm,
+)
 from kubesched.api.taints import find_untolerated_taint, tolerated
 from kubesched.api.validation import label_value, qualified_name
+from kubesched.api.volume import ClaimTemplate, Volume, VolumeClaimTemplate
 from kubesched.api.workload import (
     CONTROLLER_KINDS,
     NAMESPACE_NAME_LABEL,
@@ -98,6 +111,12 @@ __all__ = [
     "TAINT_EFFECTS",
     "TAINT_NODE_UNSCHEDULABLE",
     "Affinity",
+    "CSIDriver",
+    "CSINode",
+    "CSINodeDriver",
+    "CSIStorageCapacity",
+    "ClaimRef",
+    "ClaimTemplate",
     "Container",
     "ContainerImage",
     "ContainerPort",
@@ -115,6 +134,8 @@ __all__ = [
     "NodeStatus",
     "ObjectMeta",
     "OwnerReference",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
     "Pod",
     "PodAffinity",
     "PodAffinityTerm",
@@ -129,9 +150,14 @@ __all__ = [
     "QuantityError",
     "RequiredNodeAffinity",
     "Service",
+    "StorageClass",
     "Taint",
     "Toleration",
+    "TopologySelectorRequirement",
+    "TopologySelectorTerm",
     "TopologySpreadConstraint",
+    "Volume",
+    "VolumeClaimTemplate",
     "WeightedPodAffinityTerm",
     "WorkloadController",
     "find_untolerated_taint",

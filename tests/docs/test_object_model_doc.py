@@ -12,7 +12,7 @@ import re
 import attrs
 import pytest
 
-from kubesched.api import meta, node, pod, policy, quantity, workload
+from kubesched.api import meta, node, pod, policy, quantity, storage, volume, workload
 from kubesched.api.node_selector import RequiredNodeAffinity
 from kubesched.framework import NodeInfo, PodInfo, Resource
 from tests.conftest import REPO
@@ -25,7 +25,10 @@ CLASSES: list[type] = [
     pod.TopologySpreadConstraint, pod.PodStatus, pod.PodCondition, node.Node, node.NodeSpec, node.NodeStatus,
     node.Taint, node.ContainerImage, quantity.Quantity, meta.LabelSelector, meta.LabelSelectorRequirement,
     RequiredNodeAffinity, PodInfo, NodeInfo, Resource, policy.PodDisruptionBudget, policy.PriorityClass,
-    workload.Namespace,
+    workload.Namespace, volume.Volume, volume.ClaimTemplate, volume.VolumeClaimTemplate, storage.PersistentVolume,
+    storage.ClaimRef, storage.PersistentVolumeClaim, storage.StorageClass, storage.TopologySelectorTerm,
+    storage.TopologySelectorRequirement, storage.CSINode, storage.CSINodeDriver, storage.CSIDriver,
+    storage.CSIStorageCapacity,
 ]
 
 
