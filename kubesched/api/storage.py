@@ -64,6 +64,8 @@ class PersistentVolume:
     driver: str = ""
     handle: str = ""
     phase: str = "Available"
+    #: An azureDisk volume's kind as the API server defaults it (``Shared`` when unset); "" for other sources.
+    disk_kind: str = ""
 
     @property
     def name(self) -> str:

@@ -48,6 +48,8 @@ class Volume:
     driver: str = ""
     #: A generic ephemeral volume's claim template.
     ephemeral: ClaimTemplate | None = None
+    #: An azureDisk's kind as the API server defaults it (``Shared`` when unset); "" for other sources.
+    disk_kind: str = ""
 
     def claim_of(self, pod_name: str) -> str:
         """The claim this volume uses: its claimName, or ``<pod>-<volume>`` for a generic ephemeral volume,

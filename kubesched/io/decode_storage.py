@@ -83,6 +83,7 @@ def persistent_volume(obj: Obj) -> PersistentVolume:
         if not source_spec.get("volumeHandle"):
             f.report(f"spec.{source}.volumeHandle", "Required value")
     handle, _read_only = decode_volumes.handle(source, source_spec, f"spec.{source}") if source else ("", False)
+    kind = decode_volumes.disk_kind(source, source_spec, f"spec.{source}")
     return PersistentVolume(
         metadata=meta, capacity=storage, access_modes=modes,
         storage_class_name=f.string(spec.get("storageClassName"), "spec.storageClassName"),
@@ -90,7 +91,7 @@ def persistent_volume(obj: Obj) -> PersistentVolume:
         node_affinity=affinity,
         volume_mode=f.one_of(spec.get("volumeMode"), "spec.volumeMode", decode_volumes.VOLUME_MODES,
                              "Filesystem") or "Filesystem",
-        source=source, driver=driver, handle=handle,
+        source=source, driver=driver, handle=handle, disk_kind=kind,
         phase=f.string(status.get("phase"), "status.phase", "Available") or "Available",
     )
 

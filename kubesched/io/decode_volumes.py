@@ -16,7 +16,7 @@ from kubesched.validation import MANIFEST
 VOLUME_MODES = ("Block", "Filesystem")
 #: The pod volume sources some volume plugin reads.
 SCHEDULING_SOURCES = frozenset((PVC_SOURCE, EPHEMERAL_SOURCE, CSI_SOURCE, "gcePersistentDisk", "awsElasticBlockStore",
-                                "azureDisk", "cinder", "iscsi", "rbd"))
+                                "azureDisk", "cinder", "iscsi", "rbd", "portworxVolume"))
 #: Every pod volume source the API server knows (core/v1 VolumeSource), one of which each volume names.
 POD_VOLUME_SOURCES = (
     "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi",
@@ -30,7 +30,7 @@ def handle(source: str, spec: Obj, path: str) -> tuple[str, bool]:
     read_only = f.boolean(spec.get("readOnly"), f"{path}.readOnly")
     if source == "gcePersistentDisk":
         return f.string(spec.get("pdName"), f"{path}.pdName"), read_only
-    if source in ("awsElasticBlockStore", "cinder"):
+    if source in ("awsElasticBlockStore", "cinder", "portworxVolume"):
         return f.string(spec.get("volumeID"), f"{path}.volumeID"), read_only
     if source == "azureDisk":
         return f.string(spec.get("diskURI"), f"{path}.diskURI"), read_only
@@ -43,6 +43,30 @@ def handle(source: str, spec: Obj, path: str) -> tuple[str, bool]:
     if source == "csi":
         return f.string(spec.get("volumeHandle"), f"{path}.volumeHandle"), read_only
     return "", read_only
+
+
+AZURE_DISK_KINDS = ("Dedicated", "Managed", "Shared")
+_DISK_URI_FORMS = {"Managed": ("/subscriptions/", "/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/"
+                                                   "microsoft.compute/disks/{disk-id}"),
+                   "": ("https://", "https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd")}
+
+
+def disk_kind(source: str, spec: Obj, path: str) -> str:
+    """An azureDisk's kind as the API server defaults it (``Shared``), checked with its diskURI as validateAzureDisk
+    checks them (NodeVolumeLimits translates only a Managed disk to CSI); "" for other sources."""
+    if source != "azureDisk":
+        return ""
+    uri = f.string(spec.get("diskURI"), f"{path}.diskURI")
+    if not uri:
+        f.report(f"{path}.diskURI", "Required value")
+    kind = f.string(spec.get("kind"), f"{path}.kind", "Shared")
+    if kind not in AZURE_DISK_KINDS:
+        choices = ", ".join(f'"{k}"' for k in AZURE_DISK_KINDS)
+        f.report(f"{path}.kind", f"Unsupported value: {f.quote(kind)}: supported values: {choices}")
+    prefix, form = _DISK_URI_FORMS["Managed" if kind == "Managed" else ""]
+    if not uri.startswith(prefix):
+        f.report(f"{path}.diskURI", f'Unsupported value: {f.quote(uri)}: supported values: "{form}"')
+    return kind
 
 
 def sources(obj: Obj, path: str, known: tuple[str, ...], default: str = "") -> str:
@@ -119,12 +143,13 @@ def _volume(obj: Obj, path: str) -> Volume:
             spec_path = f"{path}.{source}.volumeClaimTemplate.spec"
             ephemeral = claim_template(f.mapping(template.get("spec"), spec_path), spec_path)
     disk, read_only = handle(source, spec, f"{path}.{source}")
+    kind = disk_kind(source, spec, f"{path}.{source}")
     if not name:
         f.report(f"{path}.name", "Required value")
     else:
         check_name(name, f"{path}.name", validation.dns1123_label)
     return Volume(name=name, source=source, claim_name=claim_name, read_only=read_only, handle=disk,
-                  driver=driver, ephemeral=ephemeral)
+                  driver=driver, ephemeral=ephemeral, disk_kind=kind)
 
 
 def csi_driver_name(spec: Obj, path: str, key: str = "driver") -> str:

@@ -125,6 +125,27 @@ def test_a_pod_keeps_the_volumes_the_volume_plugins_read(tmp_path: Path) -> None
                     ("disk", "gcePersistentDisk", "", "pd-1", True)]
 
 
+def test_in_tree_disks_keep_what_the_volume_limits_read(tmp_path: Path) -> None:
+    """An azureDisk's kind defaults to Shared as the API server defaults it (a Managed one is kept as given), and a
+    portworxVolume is kept with its volume ID: NodeVolumeLimits counts both through CSI migration."""
+    path = write(tmp_path, "pod.yaml", """\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p}
+        spec:
+          containers: [{name: c, image: x}]
+          volumes:
+          - {name: a, azureDisk: {diskName: a, diskURI: "https://acc.blob.core.windows.net/c/a.vhd"}}
+          - {name: b, azureDisk: {diskName: b, kind: Managed, diskURI: /subscriptions/s/disks/b}}
+          - {name: c, portworxVolume: {volumeID: px-1}}
+        """)
+    (pod,) = load([path]).pods
+    assert [(v.source, v.handle, v.disk_kind) for v in pod.spec.volumes] == [
+        ("azureDisk", "https://acc.blob.core.windows.net/c/a.vhd", "Shared"),
+        ("azureDisk", "/subscriptions/s/disks/b", "Managed"),
+        ("portworxVolume", "px-1", "")]
+
+
 def test_a_statefulset_keeps_its_volume_claim_templates(tmp_path: Path) -> None:
     """volumeClaimTemplates are read with their claim spec (the controller makes <template>-<set>-<n> claims)."""
     path = write(tmp_path, "sts.yaml", """\
@@ -280,6 +301,41 @@ def test_a_statefulset_keeps_its_volume_claim_templates(tmp_path: Path) -> None:
         "1 access mode is required",
         "pods/default/bad: spec.volumes[6].ephemeral.volumeClaimTemplate.spec.resources[storage]: Required value",
     ], id="pod-volumes-invalid"),
+    pytest.param("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: bad}
+        spec:
+          containers: [{name: c, image: x}]
+          volumes:
+          - {name: a, azureDisk: {diskName: x, diskURI: /subscriptions/s/resourceGroups/g/providers/x/disks/x}}
+          - {name: b, azureDisk: {diskName: x, kind: Managed, diskURI: "https://a.blob.core.windows.net/c/x.vhd"}}
+          - {name: c, azureDisk: {diskName: x, kind: managed, diskURI: "https://a.blob.core.windows.net/c/x.vhd"}}
+        """, [
+        'pods/default/bad: spec.volumes[0].azureDisk.diskURI: Unsupported value: '
+        '"/subscriptions/s/resourceGroups/g/providers/x/disks/x": supported values: '
+        '"https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"',
+        'pods/default/bad: spec.volumes[1].azureDisk.diskURI: Unsupported value: '
+        '"https://a.blob.core.windows.net/c/x.vhd": supported values: '
+        '"/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"',
+        'pods/default/bad: spec.volumes[2].azureDisk.kind: Unsupported value: "managed": supported values: '
+        '"Dedicated", "Managed", "Shared"',
+    ], id="pod-azure-disk-kind-and-uri"),
+    pytest.param("""\
+        apiVersion: v1
+        kind: PersistentVolume
+        metadata: {name: bad}
+        spec:
+          capacity: {storage: 1Gi}
+          accessModes: [ReadWriteOnce]
+          azureDisk: {diskName: x, kind: Y, diskURI: ""}
+        """, [
+        "persistentvolumes/bad: spec.azureDisk.diskURI: Required value",
+        'persistentvolumes/bad: spec.azureDisk.kind: Unsupported value: "Y": supported values: "Dedicated", '
+        '"Managed", "Shared"',
+        'persistentvolumes/bad: spec.azureDisk.diskURI: Unsupported value: "": supported values: '
+        '"https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"',
+    ], id="pv-azure-disk-invalid"),
 ])
 def test_storage_problems_are_reported_as_the_api_server_words_them(tmp_path: Path, manifest: str,
                                                                     expected: list[str]) -> None:
