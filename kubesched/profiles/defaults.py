@@ -1,6 +1,6 @@
 """kube-scheduler's default plugin set (the v1 multiPoint list), for the plugins kubesched ships.
 
-The order and weights are kube-scheduler's. Left out: the volume and DRA plugins (out of scope).
+The order and weights are kube-scheduler's. Left out: VolumeBinding and the DRA plugin.
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ DEFAULT_MULTI_POINT: tuple[PluginEntry, ...] = (
     PluginEntry("NodeAffinity", 2),
     PluginEntry("NodePorts"),
     PluginEntry("NodeResourcesFit", 1),
+    PluginEntry("VolumeRestrictions"),
+    PluginEntry("NodeVolumeLimits"),
+    PluginEntry("VolumeZone"),
     PluginEntry("PodTopologySpread", 2),
     PluginEntry("InterPodAffinity", 2),
     PluginEntry("DefaultPreemption"),

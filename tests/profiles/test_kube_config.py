@@ -159,11 +159,10 @@ def test_real_kube_scheduler_defaulted_config_is_the_default_profile(tmp_path: P
 
 def test_real_defaulted_config_warns_once_about_the_volume_plugins(tmp_path: Path,
                                                                     registry: PluginRegistry) -> None:
-    """The volume plugins kubesched does not model are ignored with one located warning per profile."""
+    """The plugins kubesched does not model (VolumeBinding) are ignored with one located warning per profile."""
     config = load_kube(tmp_path, registry, REAL_DEFAULTED)
     assert len(config.warnings) == 1
-    assert config.warnings[0].startswith(f"{tmp_path}/sched.yaml: profiles[0]: ignoring NodeVolumeLimits, "
-                                         "VolumeBinding, VolumeRestrictions, VolumeZone: ")
+    assert config.warnings[0].startswith(f"{tmp_path}/sched.yaml: profiles[0]: ignoring VolumeBinding: ")
 
 
 SAME_AS_TOML = [

@@ -374,16 +374,19 @@ BUILTIN_NOTES = {
     "InterPodAffinity": [NO_DECLARATION,
                          f"PreFilter AddPod/RemovePod: while these extensions run, {NOMINATED}, and {DRY_RUN}"],
     "NodePorts": [NO_DECLARATION],
+    "NodeVolumeLimits": [NO_FILTER_NODES, NO_DECLARATION],
     "PodTopologySpread": [NO_DECLARATION,
                           f"PreFilter AddPod/RemovePod: while these extensions run, {NOMINATED}, and {DRY_RUN}"],
+    "VolumeRestrictions": [NO_DECLARATION,
+                           f"PreFilter AddPod/RemovePod: while these extensions run, {NOMINATED}, and {DRY_RUN}"],
 }
 BUILTINS = {name: spec.cls for name, spec in PluginRegistry.discover().items() if spec.source == "builtin"}
 
 
 @pytest.mark.parametrize("name", sorted(BUILTINS))
 def test_builtin_notes(name: str) -> None:
-    """InterPodAffinity, PodTopologySpread and NodePorts read the node's pods; every other built-in is fully on the
-    fast path."""
+    """InterPodAffinity, PodTopologySpread, NodePorts, VolumeRestrictions and NodeVolumeLimits read the node's pods
+    (the last without a batch form); every other built-in is fully on the fast path."""
     assert fast_path(BUILTINS[name], resource_shortcut=RESOURCE_SHORTCUT).sentences == BUILTIN_NOTES.get(name, [])
 
 
@@ -392,4 +395,4 @@ def test_the_builtins_fully_on_the_fast_path() -> None:
     assert sorted(n for n, cls in BUILTINS.items() if not fast_path(cls, resource_shortcut=RESOURCE_SHORTCUT).notes) \
         == ["DefaultBinder", "DefaultPreemption", "ImageLocality", "NodeAffinity", "NodeName",
             "NodeResourcesBalancedAllocation", "NodeResourcesFit", "NodeUnschedulable", "PrioritySort",
-            "SchedulingGates", "TaintToleration"]
+            "SchedulingGates", "TaintToleration", "VolumeZone"]
