@@ -32,9 +32,10 @@ SEED = 0
 
 
 def load_cluster(paths: Sequence[str | Path]) -> tuple[tuple[Node, ...], tuple[Pod, ...], tuple[Pod, ...],
-                                                       tuple[StorageObject, ...]]:
-    """(nodes, running pods, pods to schedule, storage objects) from manifest files: bound pods run, the others are
-    scheduled. A problem with the files, or a cluster without a node or a pod to schedule, is an InputError."""
+                                                      tuple[StorageObject, ...]]:
+    """(nodes, running pods, pods to schedule, storage objects) from manifest files: bound pods run, the others
+    are scheduled. A problem with the files, or a cluster without a node or a pod to schedule, is an
+    InputError."""
     manifests = load(paths)
     pending = tuple(p for p in manifests.pods if not p.spec.node_name)
     if not manifests.nodes or not pending:
