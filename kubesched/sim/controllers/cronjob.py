@@ -62,16 +62,13 @@ class CronJobController(Controller):
     def _start(self, scheduled: datetime) -> None:
         running = [j for j in self.jobs if not j.finished and not j.deleted]
         policy = self.workload.concurrency_policy
-        cluster = self.manager.cluster
         if running and policy == "Forbid":
-            cluster.record_object_event(*self.regarding, "Normal", "JobAlreadyActive",
-                                        "Not starting job because prior execution is running and concurrency "
-                                        "policy is Forbid")
+            self.record_event("Normal", "JobAlreadyActive",
+                              "Not starting job because prior execution is running and concurrency policy is Forbid")
             return
         if running and policy == "Replace":
             for job in running:
-                cluster.record_object_event(*self.regarding, "Normal", "SuccessfulDelete",
-                                            f"Deleted job {job.metadata.name}")
+                self.record_event("Normal", "SuccessfulDelete", f"Deleted job {job.metadata.name}")
                 self.manager.remove(job)
         name = f"{self.metadata.name}-{int(scheduled.timestamp()) // 60}"
         template = self.workload.job_template
@@ -80,7 +77,7 @@ class CronJobController(Controller):
         controller = self.manager.add(spec, owner=self)
         assert isinstance(controller, JobController)
         self.jobs.append(controller)
-        cluster.record_object_event(*self.regarding, "Normal", "SuccessfulCreate", f"Created job {name}")
+        self.record_event("Normal", "SuccessfulCreate", f"Created job {name}")
 
     def delete(self) -> None:
         """Deleting a CronJob deletes its Jobs and their pods."""
