@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Protocol
 
+from kubesched.api.apps import CronJob
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.errors import KubeschedError
@@ -76,12 +77,13 @@ class SimulationError(KubeschedError):
 
 def _base_time(cluster_input: ClusterInput) -> datetime:
     """Simulated time 0: the latest timestamp in the input, of any object (so "now" is after everything it saw: a
-    CronJob never fires before it was created)."""
+    CronJob never fires before it was created, nor before its last run)."""
     objects = (*cluster_input.nodes, *cluster_input.pods, *cluster_input.priority_classes, *cluster_input.pdbs,
                *cluster_input.namespaces, *cluster_input.services, *cluster_input.controllers,
                *cluster_input.workloads)
     stamps = [o.metadata.creation_timestamp for o in objects]
     stamps += [p.status.start_time for p in cluster_input.pods]
+    stamps += [w.last_schedule_time for w in cluster_input.workloads if isinstance(w, CronJob)]
     present = [s for s in stamps if s is not None]
     return max(present) if present else EPOCH
 
