@@ -49,6 +49,37 @@ class NodeUsage:
     allocatable: Mapping[str, int]
     requested: Mapping[str, int]
 
+    # The fields NodeUsage had before it held every resource, kept for code that reads them.
+    @property
+    def pods(self) -> int:
+        """How many pods the node holds."""
+        return self.requested.get(PODS, 0)
+
+    @property
+    def max_pods(self) -> int:
+        """The node's allocatable pods."""
+        return self.allocatable.get(PODS, 0)
+
+    @property
+    def cpu_requested(self) -> int:
+        """Its pods' cpu requests, in millicores."""
+        return self.requested.get(CPU, 0)
+
+    @property
+    def cpu_allocatable(self) -> int:
+        """Its allocatable cpu, in millicores."""
+        return self.allocatable.get(CPU, 0)
+
+    @property
+    def memory_requested(self) -> int:
+        """Its pods' memory requests, in bytes."""
+        return self.requested.get(MEMORY, 0)
+
+    @property
+    def memory_allocatable(self) -> int:
+        """Its allocatable memory, in bytes."""
+        return self.allocatable.get(MEMORY, 0)
+
     def to_json(self) -> dict[str, object]:
         """The node's entry of the result's ``nodes`` key: amounts as canonical quantity strings."""
         return {"name": self.name,

@@ -123,3 +123,10 @@ def test_nodes_table_shows_ephemeral_storage_only_when_a_node_carries_it() -> No
     rows = table(plain, storage).splitlines()
     assert rows[2] == "┃ NODE ┃ CPU      ┃ EPHEMERAL-STORAGE ┃"
     assert rows[4:6] == ["│ a    │ 0/1 (0%) │ -                 │", "│ b    │ 0/1 (0%) │ 1Gi/10Gi (10%)    │"]
+
+
+def test_usage_keeps_the_fields_it_had() -> None:
+    """pods, max_pods and the cpu and memory fields read the per-resource maps, for code written against them."""
+    usage = NodeUsage("n1", {"cpu": 4000, "memory": 2**33, "pods": 110}, {"cpu": 1500, "memory": 2**30, "pods": 3})
+    assert (usage.pods, usage.max_pods, usage.cpu_requested, usage.cpu_allocatable, usage.memory_requested,
+            usage.memory_allocatable) == (3, 110, 1500, 4000, 2**30, 2**33)
