@@ -3,6 +3,8 @@ v1 ReplicationController and batch/v1 Job and CronJob, with the fields their con
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import attrs
 
 from kubesched.api.meta import LabelSelector, ObjectMeta
@@ -124,7 +126,7 @@ class Job:
 @attrs.frozen(slots=True)
 class CronJob:
     """A CronJob: a Job from ``job_template`` at each time its cron ``schedule`` names (in ``time_zone``, UTC by
-    default)."""
+    default), no later than ``starting_deadline_seconds`` after that time when set."""
 
     metadata: ObjectMeta
     schedule: str
@@ -132,6 +134,11 @@ class CronJob:
     concurrency_policy: str = "Allow"
     suspend: bool = False
     time_zone: str = ""
+    starting_deadline_seconds: int | None = None
+    #: Where a CronJob read from a dump had got to (its status): the time of the last Job it started, and the
+    #: names of the Jobs it counts as running. A new CronJob has neither.
+    last_schedule_time: datetime | None = None
+    active: tuple[str, ...] = ()
 
     kind = "CronJob"
     api_version = "batch/v1"

@@ -85,6 +85,40 @@ class Quantity:
         return self.text
 
 
+#: The notations apimachinery writes a quantity in (resource.Format): binary suffixes (Ki..Ei), decimal suffixes
+#: (n..E), or a decimal exponent (e3).
+BINARY_SI = "BinarySI"
+DECIMAL_SI = "DecimalSI"
+DECIMAL_EXPONENT = "DecimalExponent"
+_BINARY_NAMES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+_DECIMAL_NAMES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_NANO = Fraction(1, 10**9)
+
+
+def canonical_text(amount: Fraction, notation: str) -> str:
+    """``amount`` as resource.Quantity's String() writes it in ``notation`` (:data:`BINARY_SI`, :data:`DECIMAL_SI`
+    or :data:`DECIMAL_EXPONENT`): nanounits rounded up, binary only for whole amounts of at least 1024, e.g.
+    1.5 as "1500m", 512 MiB as "512Mi", 3e9 as "3G"."""
+    amount = -((-amount) // _NANO) * _NANO
+    if notation == BINARY_SI and abs(amount) >= 1024 and amount.denominator == 1:
+        number, power = int(amount), 0
+        while power < len(_BINARY_NAMES) - 1 and number % 1024 == 0:
+            number, power = number // 1024, power + 1
+        return f"{number}{_BINARY_NAMES[power]}"
+    mantissa, exponent = int(amount / _NANO), -9
+    while mantissa and mantissa % 10 == 0:
+        mantissa, exponent = mantissa // 10, exponent + 1
+    if not mantissa:
+        exponent = 0
+    while exponent % 3:
+        mantissa, exponent = mantissa * 10, exponent - 1
+    if notation == DECIMAL_EXPONENT:
+        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+    while exponent > 18:
+        mantissa, exponent = mantissa * 1000, exponent - 3
+    return f"{mantissa}{_DECIMAL_NAMES[exponent]}"
+
+
 def parse_quantity(raw: object) -> Quantity:
     """Parse a quantity; shorthand for :meth:`Quantity.parse`."""
     return Quantity.parse(raw)

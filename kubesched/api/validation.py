@@ -8,7 +8,14 @@ import re
 from collections.abc import Mapping
 from fractions import Fraction
 
-from kubesched.api.quantity import Quantity, QuantityError
+from kubesched.api.quantity import (
+    BINARY_SI,
+    DECIMAL_EXPONENT,
+    DECIMAL_SI,
+    Quantity,
+    QuantityError,
+    canonical_text,
+)
 from kubesched.api.resources import CPU, MEMORY, is_extended_resource_name, is_native_resource
 from kubesched.validation import MAX_SHOWN, escape, quote
 
@@ -100,33 +107,17 @@ def label_value(value: str) -> list[str]:
 
 
 _HUGEPAGES_PREFIX = "hugepages-"
-_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
-_DECIMAL_SUFFIXES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
-_NANO = Fraction(1, 10**9)
-
-
 def canonical_quantity(quantity: Quantity) -> str:
     """``quantity`` as the API server shows it (resource.Quantity's String()): its amount in the canonical form of
     the notation it was written in, e.g. "1.5" as "1500m", "0.5Gi" as "512Mi", "3000000k" as "3G"."""
-    amount = -((-quantity.amount) // _NANO) * _NANO  # the API server keeps nanounits, rounding up
     suffix = quantity.text.lstrip("+-0123456789.")
-    if suffix in _BINARY_SUFFIXES[1:] and abs(amount) >= 1024 and amount.denominator == 1:
-        number, power = int(amount), 0
-        while power < len(_BINARY_SUFFIXES) - 1 and number % 1024 == 0:
-            number, power = number // 1024, power + 1
-        return f"{number}{_BINARY_SUFFIXES[power]}"
-    mantissa, exponent = int(amount / _NANO), -9
-    while mantissa and mantissa % 10 == 0:
-        mantissa, exponent = mantissa // 10, exponent + 1
-    if not mantissa:
-        exponent = 0
-    while exponent % 3:
-        mantissa, exponent = mantissa * 10, exponent - 1
-    if suffix[:1] in ("e", "E") and suffix not in _DECIMAL_SUFFIXES.values():
-        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
-    while exponent > 18:
-        mantissa, exponent = mantissa * 1000, exponent - 3
-    return f"{mantissa}{_DECIMAL_SUFFIXES[exponent]}"
+    if suffix in ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"):
+        notation = BINARY_SI
+    elif suffix[:1] in ("e", "E") and suffix != "E":
+        notation = DECIMAL_EXPONENT
+    else:
+        notation = DECIMAL_SI
+    return canonical_text(quantity.amount, notation)
 
 
 def _overcommit_allowed(name: str) -> bool:

@@ -11,7 +11,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kubesched.api.resources import CPU
 from kubesched.runtime import FastPath, PluginSpec
+from kubesched.sim.node_usage import NodeUsage, is_bytes, resource_order
 from kubesched.sim.simulate import SimulationResult
 
 # Without a terminal rich would assume 80 columns; a fixed width keeps piped output stable and readable.
@@ -48,6 +50,35 @@ def _percent(used: int, total: int) -> str:
     return f"{100 * used // total}%" if total else "-"
 
 
+def _amount(resource: str, value: int) -> str:
+    """An amount for reading: cpu in cores, bytes in binary units (``5.2Gi``), counts as they are."""
+    if resource == CPU:
+        return _cores(value)
+    return _memory(value) if is_bytes(resource) else str(value)
+
+
+def _usage_cell(usage: NodeUsage, resource: str) -> str:
+    """``requested/allocatable (percent)`` of one resource on one node; ``-`` when the node neither carries it nor
+    has pods asking for it."""
+    if resource not in usage.allocatable and resource not in usage.requested:
+        return "-"
+    used, total = usage.requested.get(resource, 0), usage.allocatable.get(resource, 0)
+    return f"{_amount(resource, used)}/{_amount(resource, total)} ({_percent(used, total)})"
+
+
+def print_nodes(result: SimulationResult, out: Console) -> None:
+    """The Nodes table: one row per node, one column per resource any node carries (cpu, memory,
+    ephemeral-storage, pods, then the others by name, such as nvidia.com/gpu), each requested/allocatable."""
+    resources = resource_order(name for usage in result.nodes for name in (*usage.allocatable, *usage.requested))
+    table = Table()
+    for column in ("NODE", *(name.upper() for name in resources)):
+        table.add_column(_text(column))
+    for usage in result.nodes:
+        table.add_row(_text(usage.name), *(_usage_cell(usage, name) for name in resources))
+    out.print("Nodes", style="bold")
+    out.print(table)
+
+
 def print_events(result: SimulationResult, out: Console) -> None:
     """One row per event, in order: simulated time, type, reason, object (kind namespace/name), message."""
     table = Table()
@@ -73,20 +104,7 @@ def print_simulation(result: SimulationResult, out: Console, *, events: bool = F
     out.print(pods)
     if events and result.scenario is None:
         print_events(result, out)
-    nodes = Table()
-    for column in ("NODE", "PODS", "CPU REQUESTED", "MEMORY REQUESTED"):
-        nodes.add_column(column)
-    for usage in result.nodes:
-        nodes.add_row(
-            _text(usage.name),
-            f"{usage.pods}/{usage.max_pods}",
-            f"{_cores(usage.cpu_requested)}/{_cores(usage.cpu_allocatable)} "
-            f"({_percent(usage.cpu_requested, usage.cpu_allocatable)})",
-            f"{_memory(usage.memory_requested)}/{_memory(usage.memory_allocatable)} "
-            f"({_percent(usage.memory_requested, usage.memory_allocatable)})",
-        )
-    out.print("Nodes", style="bold")
-    out.print(nodes)
+    print_nodes(result, out)
     out.print(f"{summary_counts(result)}; seed {result.seed}")
     if result.scenario is not None:
         print_scenario(result, out)

@@ -211,7 +211,8 @@ def _job_condition(obj: Obj, path: str) -> tuple[str, str]:
 
 
 def cron_job(obj: Obj) -> CronJob:
-    """Decode a CronJob: its cron schedule (checked here), time zone, concurrencyPolicy and Job template."""
+    """Decode a CronJob: its cron schedule (checked here), time zone, concurrencyPolicy, startingDeadlineSeconds
+    and Job template; and where it had got to, from its status (lastScheduleTime and the active Jobs)."""
     meta = object_meta(obj, namespaced=True, name_rule=validation.dns1123_subdomain)
     spec = f.mapping(obj.get("spec"), "spec")
     schedule = f.string(spec.get("schedule"), "spec.schedule")
@@ -229,12 +230,24 @@ def cron_job(obj: Obj) -> CronJob:
         except (ZoneInfoNotFoundError, ValueError):
             f.report("spec.timeZone", f"Invalid value: {f.quote(zone)}: unknown time zone {f.escape(zone)}")
             zone = ""
+    deadline = f.integer(spec.get("startingDeadlineSeconds"), "spec.startingDeadlineSeconds")
+    if deadline is not None and deadline < 0:
+        f.report("spec.startingDeadlineSeconds", f"Invalid value: {deadline}: must be greater than or equal to 0")
+        deadline = None
     job_template = f.mapping(spec.get("jobTemplate"), "spec.jobTemplate")
     job_meta = ObjectMeta(name=meta.name, namespace=meta.namespace)
+    status = f.mapping(obj.get("status"), "status")
     return CronJob(meta, schedule, _job_spec(f.mapping(job_template.get("spec"), "spec.jobTemplate.spec"),
                                              "spec.jobTemplate.spec", job_meta),
                    f.one_of(spec.get("concurrencyPolicy"), "spec.concurrencyPolicy", CONCURRENCY_POLICIES, "Allow")
-                   or "Allow", f.boolean(spec.get("suspend"), "spec.suspend"), zone)
+                   or "Allow", f.boolean(spec.get("suspend"), "spec.suspend"), zone, deadline,
+                   f.timestamp(status.get("lastScheduleTime"), "status.lastScheduleTime"),
+                   f.items(status.get("active"), "status.active", _reference_name))
+
+
+def _reference_name(obj: Obj, path: str) -> str:
+    """An ObjectReference's name (a CronJob's ``status.active`` entry names one of its Jobs)."""
+    return f.string(obj.get("name"), f"{path}.name")
 
 
 def replica_set_or_lookup(obj: Obj) -> ReplicaSet | WorkloadController:

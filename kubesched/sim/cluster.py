@@ -37,7 +37,8 @@ SCHEDULER_ACTIONS = {"Scheduled": "Binding", "FailedScheduling": "Scheduling", "
 @attrs.frozen
 class Event:
     """A recorded event: when (simulated seconds), Normal/Warning, reason, the object (``ns/name``, or ``name`` for
-    a cluster-scoped one) and the message; then the object's kind, namespace and name, and the action taken."""
+    a cluster-scoped one) and the message; then the object's kind, namespace and name, the action taken, and the
+    object's uid ("" for one without, such as a scenario)."""
 
     time: float
     type: str
@@ -48,23 +49,27 @@ class Event:
     namespace: str = ""
     name: str = ""
     action: str = ""
+    uid: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The event as the ``events`` entries of the JSON output (docs/simulate.md)."""
         return {"time": self.time, "type": self.type, "reason": self.reason, "object": self.object,
                 "message": self.message, "action": self.action,
-                "regarding": {"kind": self.kind, "namespace": self.namespace, "name": self.name}}
+                "regarding": {"kind": self.kind, "namespace": self.namespace, "name": self.name, "uid": self.uid}}
 
 
 @attrs.frozen
 class RecordedPreemption:
     """One preemption: the preemptor and node, the victims (``ns/name``) in kube-scheduler's order, and for each
-    victim whether it was already terminating (an earlier preemption or a user's delete) when it was chosen."""
+    victim whether it was already terminating (an earlier preemption or a user's delete) when it was chosen; then
+    the uids of the preemptor and of each victim."""
 
     preemptor: str
     node: str
     victims: tuple[str, ...]
     already_terminating: tuple[bool, ...]
+    preemptor_uid: str = ""
+    victim_uids: tuple[str, ...] = ()
 
 
 class InMemoryCluster:
@@ -270,15 +275,17 @@ class InMemoryCluster:
         """Append an event about a pod at the current simulated time (the scheduler's events, with their action as
         kube-scheduler writes it)."""
         self.events.append(Event(self.clock.now(), event_type, reason, regarding.key, message, "Pod",
-                                 regarding.namespace, regarding.name, SCHEDULER_ACTIONS.get(reason, "")))
+                                 regarding.namespace, regarding.name, SCHEDULER_ACTIONS.get(reason, ""),
+                                 regarding.uid))
 
     def record_object_event(self, kind: str, namespace: str, name: str, event_type: str, reason: str, message: str,
-                            *, action: str = "") -> None:
+                            *, action: str = "", uid: str = "") -> None:
         """Append an event about any object at the current simulated time: the simulation's own events (a node
         deleted, a pod created by a controller or evicted, a scenario step). ``namespace`` is "" for a
-        cluster-scoped object such as a Node."""
+        cluster-scoped object such as a Node; ``uid`` is the object's ("" for one without, such as a scenario)."""
         key = f"{namespace}/{name}" if namespace else name
-        self.events.append(Event(self.clock.now(), event_type, reason, key, message, kind, namespace, name, action))
+        self.events.append(Event(self.clock.now(), event_type, reason, key, message, kind, namespace, name, action,
+                                 uid))
 
     def get_pod(self, namespace: str, name: str) -> Pod | None:
         """The live pod ``namespace/name``."""
@@ -332,7 +339,8 @@ class InMemoryCluster:
         so a deletion timestamp on one means it was already terminating."""
         self.preemptions.append(RecordedPreemption(
             preemptor.key, node_name, tuple(v.key for v in victims),
-            tuple(v.metadata.deletion_timestamp is not None for v in victims)))
+            tuple(v.metadata.deletion_timestamp is not None for v in victims), preemptor.uid,
+            tuple(v.uid for v in victims)))
 
     def get_namespace_labels(self, name: str) -> Mapping[str, str]:
         """A namespace's labels; namespaces absent from the input carry only their name label."""

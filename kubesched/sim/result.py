@@ -10,6 +10,7 @@ import attrs
 from kubesched.metrics import SchedulerMetrics, metrics_json
 from kubesched.runtime import Attempt, PluginFailure
 from kubesched.sim.cluster import Event
+from kubesched.sim.node_usage import NodeUsage as NodeUsage
 
 PHASE_BOUND = "Bound"
 PHASE_PENDING = "Pending"
@@ -24,7 +25,8 @@ ENDED_MESSAGES = {"Succeeded": "ran to completion", "Lost": "lost with its node 
 
 @attrs.frozen
 class PodResult:
-    """Where a pod ended up."""
+    """Where a pod ended up; ``uid`` tells apart pods of one name (a StatefulSet's re-created replica), ``owner``
+    is its controller's (kind, name), None without one."""
 
     namespace: str
     name: str
@@ -33,30 +35,35 @@ class PodResult:
     nominated_node: str | None
     priority: int
     message: str
+    uid: str = ""
+    owner: tuple[str, str] | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """The pod's entry of the result's ``pods`` key."""
+        owner = None if self.owner is None else {"kind": self.owner[0], "name": self.owner[1]}
+        return {"namespace": self.namespace, "name": self.name, "uid": self.uid, "owner": owner,
+                "phase": self.phase, "node": self.node, "nominatedNode": self.nominated_node,
+                "priority": self.priority, "message": self.message}
 
 
 @attrs.frozen
 class Preemption:
-    """One preemption: the preemptor, the node, its victims in kube-scheduler's order and, per victim, whether it
-    was already terminating when chosen (kube-scheduler chooses such pods again: they hold their resources)."""
+    """One preemption: the preemptor (``namespace/name``), the node, its victims in kube-scheduler's order and, per
+    victim, whether it was already terminating when chosen (kube-scheduler chooses such pods again: they hold their
+    resources); then the uids of the preemptor and of each victim, in the same order."""
 
     preemptor: str
     node: str
     victims: tuple[str, ...]
     victims_already_terminating: tuple[bool, ...] = ()
+    preemptor_uid: str = ""
+    victim_uids: tuple[str, ...] = ()
 
-
-@attrs.frozen
-class NodeUsage:
-    """A node's requests against its allocatable at the end of the run."""
-
-    name: str
-    pods: int
-    max_pods: int
-    cpu_requested: int
-    cpu_allocatable: int
-    memory_requested: int
-    memory_allocatable: int
+    def to_json(self) -> dict[str, object]:
+        """The preemption's entry of the result's ``preemptions`` key."""
+        return {"preemptor": self.preemptor, "preemptorUid": self.preemptor_uid, "node": self.node,
+                "victims": list(self.victims), "victimUids": list(self.victim_uids),
+                "victimsAlreadyTerminating": list(self.victims_already_terminating)}
 
 
 @attrs.frozen
@@ -67,6 +74,7 @@ class SimulationResult:
     pods: tuple[PodResult, ...]
     preemptions: tuple[Preemption, ...]
     events: tuple[Event, ...]
+    #: Every node at the end of the run, by name.
     nodes: tuple[NodeUsage, ...] = ()
     warnings: tuple[str, ...] = ()
     #: Every plugin error, in order (each is also a PluginError event).
@@ -91,16 +99,9 @@ class SimulationResult:
         document: dict[str, object] = {
             "kind": "SimulationResult",
             "seed": self.seed,
-            "pods": [
-                {"namespace": p.namespace, "name": p.name, "phase": p.phase, "node": p.node,
-                 "nominatedNode": p.nominated_node, "priority": p.priority, "message": p.message}
-                for p in self.pods
-            ],
-            "preemptions": [
-                {"preemptor": p.preemptor, "node": p.node, "victims": list(p.victims),
-                 "victimsAlreadyTerminating": list(p.victims_already_terminating)}
-                for p in self.preemptions
-            ],
+            "pods": [p.to_json() for p in self.pods],
+            "nodes": [n.to_json() for n in self.nodes],
+            "preemptions": [p.to_json() for p in self.preemptions],
             "events": [e.to_json() for e in self.events],
             "metrics": metrics_json(self.metrics) if self.metrics is not None else {},
             **({} if self.explain is None else

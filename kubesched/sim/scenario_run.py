@@ -145,9 +145,11 @@ class ScenarioRunner:
             self._drain(action)
         elif isinstance(action, DeleteNode):
             self._event(step, f"node {action.name}")
+            gone = self.sim.cluster.nodes.get(action.name)
             lost = self.sim.cluster.delete_node(action.name)
             self.sim.cluster.record_object_event("Node", "", action.name, "Normal", "NodeDeleted",
-                                    f"node deleted; {len(lost)} pod(s) on it lost")
+                                                 f"node deleted; {len(lost)} pod(s) on it lost",
+                                                 uid=gone.metadata.uid if gone is not None else "")
         elif isinstance(action, Scale):
             self._event(step, f"{action.target} to {action.replicas}")
             target = action.target
@@ -244,20 +246,22 @@ class ScenarioRunner:
             refusal = disruption.evict(pod)
             if refusal is None:
                 cluster.record_object_event("Pod", pod.metadata.namespace, pod.metadata.name, "Normal", "Evicted",
-                                            f"Evicted by the drain of node {node_name}")
+                                            f"Evicted by the drain of node {node_name}", uid=pod.uid)
                 continue
             left.append(pod)
             if pod.uid not in self._refused:
                 self._refused.add(pod.uid)
                 cluster.record_object_event("Pod", pod.metadata.namespace, pod.metadata.name, "Warning",
                                             "EvictionRefused", f"{refusal} (drain of node {node_name}; retrying "
-                                            f"every {DRAIN_RETRY:g}s)")
+                                            f"every {DRAIN_RETRY:g}s)", uid=pod.uid)
         if not left:
-            cluster.record_object_event("Node", "", node_name, "Normal", "Drained", "node drained")
+            cluster.record_object_event("Node", "", node_name, "Normal", "Drained", "node drained",
+                                        uid=cluster.nodes[node_name].metadata.uid)
             return
         if deadline is not None and cluster.clock.now() + DRAIN_RETRY > deadline:
             cluster.record_object_event("Node", "", node_name, "Warning", "DrainTimeout",
-                           f"drain timed out; {len(left)} pod(s) left: {', '.join(p.key for p in left)}")
+                                        f"drain timed out; {len(left)} pod(s) left: {', '.join(p.key for p in left)}",
+                                        uid=cluster.nodes[node_name].metadata.uid)
             return
         cluster.after(DRAIN_RETRY, lambda: self._evict_from(node_name, deadline), background=True)
 

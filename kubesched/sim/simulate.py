@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Protocol
 
+from kubesched.api.apps import CronJob
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.errors import KubeschedError
@@ -28,6 +29,7 @@ from kubesched.sim.agenda import EPOCH, Agenda, Entry, Phase, VirtualClock
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.sim.controllers import ControllerManager, ControllerSettings
 from kubesched.sim.controllers.disruption import DisruptionController
+from kubesched.sim.node_usage import node_usage
 from kubesched.sim.result import ENDED_MESSAGES as ENDED_MESSAGES
 from kubesched.sim.result import PHASE_BOUND as PHASE_BOUND
 from kubesched.sim.result import PHASE_DELETED as PHASE_DELETED
@@ -75,12 +77,13 @@ class SimulationError(KubeschedError):
 
 def _base_time(cluster_input: ClusterInput) -> datetime:
     """Simulated time 0: the latest timestamp in the input, of any object (so "now" is after everything it saw: a
-    CronJob never fires before it was created)."""
+    CronJob never fires before it was created, nor before its last run)."""
     objects = (*cluster_input.nodes, *cluster_input.pods, *cluster_input.priority_classes, *cluster_input.pdbs,
                *cluster_input.namespaces, *cluster_input.services, *cluster_input.controllers,
                *cluster_input.workloads)
     stamps = [o.metadata.creation_timestamp for o in objects]
     stamps += [p.status.start_time for p in cluster_input.pods]
+    stamps += [w.last_schedule_time for w in cluster_input.workloads if isinstance(w, CronJob)]
     present = [s for s in stamps if s is not None]
     return max(present) if present else EPOCH
 
@@ -358,16 +361,16 @@ class Simulation:
                     message = evicted_by.get(gone.key) or next(
                         (c.message for c in gone.status.conditions if c.type == "DisruptionTarget"), "")
                 results.append(PodResult(gone.namespace, gone.name, phase, gone.spec.node_name or None,
-                                         None, gone.priority, message))
+                                         None, gone.priority, message, uid, _owner(gone)))
             elif live.spec.node_name:
                 results.append(PodResult(live.namespace, live.name, PHASE_BOUND, live.spec.node_name, None,
-                                         live.priority, ""))
+                                         live.priority, "", uid, _owner(live)))
             else:
                 results.append(PodResult(live.namespace, live.name, PHASE_PENDING, None,
                                          live.status.nominated_node_name or None, live.priority,
-                                         self._pending_message(live, gated)))
-        preemptions = tuple(Preemption(p.preemptor, p.node, p.victims, p.already_terminating)
-                            for p in self.cluster.preemptions)
+                                         self._pending_message(live, gated), uid, _owner(live)))
+        preemptions = tuple(Preemption(p.preemptor, p.node, p.victims, p.already_terminating, p.preemptor_uid,
+                                       p.victim_uids) for p in self.cluster.preemptions)
         explainer = self.scheduler.explainer
         explain = None if explainer is None else {key: tuple(a) for key, a in explainer.attempts.items()}
         return SimulationResult(self.seed, tuple(results), preemptions, tuple(self.cluster.events), self._usage(),
@@ -384,15 +387,18 @@ class Simulation:
         return warnings
 
     def _usage(self) -> tuple[NodeUsage, ...]:
+        """Every node's resources and its pods' requests, by node name."""
         usage = []
-        for node in self.cluster.nodes.values():
-            info = self.scheduler.cache.node_info(node.name)
-            if info is None:
-                continue
-            usage.append(NodeUsage(node.name, len(info.pods), info.allocatable.allowed_pod_number,
-                                   info.requested.milli_cpu, info.allocatable.milli_cpu, info.requested.memory,
-                                   info.allocatable.memory))
+        for name in sorted(self.cluster.nodes):
+            info = self.scheduler.cache.node_info(name)
+            if info is not None:
+                usage.append(node_usage(self.cluster.nodes[name], info))
         return tuple(usage)
+
+
+def _owner(pod: Pod) -> tuple[str, str] | None:
+    """The (kind, name) of the pod's controller (its ownerReference with controller: true), None without one."""
+    return next(((ref.kind, ref.name) for ref in pod.metadata.owner_references if ref.controller), None)
 
 
 def _seconds(value: float) -> str:

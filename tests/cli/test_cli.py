@@ -30,22 +30,25 @@ class TestSimulate:
         assert "worker-a" in out
         assert ("0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu."
                 in out)
-        assert "CPU REQUESTED" in out
+        assert "┃ NODE     ┃ CPU       ┃ MEMORY          ┃ PODS       ┃ NVIDIA.COM/GPU ┃" in out
+        assert "│ gpu-1    │ 4/8 (50%) │ 16Gi/32Gi (50%) │ 1/110 (0%) │ 1/2 (50%)      │" in out
         assert "gpu-1" in out
         assert "6 bound, 1 pending, 0 evicted; seed 0" in out
 
     def test_json_has_exactly_the_documented_shape(self, run_cli: RunCli) -> None:
-        """JSON output: kind, seed, pods (input order, fixed keys), preemptions, events, metrics."""
+        """JSON output: kind, seed, pods (input order, fixed keys), nodes, preemptions, events, metrics."""
         done = run_cli("simulate", QUICKSTART, "--output", "json")
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
-        assert list(result) == ["kind", "seed", "pods", "preemptions", "events", "metrics"]
+        assert list(result) == ["kind", "seed", "pods", "nodes", "preemptions", "events", "metrics"]
         assert (result["kind"], result["seed"], result["preemptions"]) == ("SimulationResult", 0, [])
         pods = result["pods"]
         assert [p["name"] for p in pods] == ["metrics-agent", "web-1", "web-2", "web-3", "db", "trainer",
                                              "analytics"]
-        assert all(list(p) == ["namespace", "name", "phase", "node", "nominatedNode", "priority", "message"]
-                   for p in pods)
+        assert all(list(p) == ["namespace", "name", "uid", "owner", "phase", "node", "nominatedNode", "priority",
+                               "message"] for p in pods)
+        assert [n["name"] for n in result["nodes"]] == ["gpu-1", "worker-a", "worker-b"]
+        assert all(list(n) == ["name", "allocatable", "requested"] for n in result["nodes"])
         placed = {p["name"]: (p["phase"], p["node"]) for p in pods}
         assert placed["db"] == ("Bound", "worker-a")
         assert placed["trainer"] == ("Bound", "gpu-1")
@@ -53,6 +56,7 @@ class TestSimulate:
         assert {p["name"]: p["priority"] for p in pods}["web-1"] == 1000
         event = result["events"][0]
         assert list(event) == ["time", "type", "reason", "object", "message", "action", "regarding"]
+        assert list(event["regarding"]) == ["kind", "namespace", "name", "uid"]
         assert event["type"] == "Normal"
         assert event["reason"] == "Scheduled"
 

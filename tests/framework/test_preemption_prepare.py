@@ -80,7 +80,8 @@ class TestPrepareCandidate:
             ("Normal", "Preempted", "default/b", "Preempted by pod p-uid on node n1"),
         ]
         assert setup.cluster.preemptions == [
-            RecordedPreemption("default/p", "n1", ("default/a", "default/b"), (False, False))]
+            RecordedPreemption("default/p", "n1", ("default/a", "default/b"), (False, False), "p-uid",
+                               ("default/a-uid", "default/b-uid"))]
 
     def test_condition_names_the_preemptors_scheduler(self) -> None:
         """The DisruptionTarget message starts with the preemptor's schedulerName."""
@@ -104,7 +105,8 @@ class TestPrepareCandidate:
         assert (live.status.conditions, live.metadata.deletion_timestamp) == ((PREEMPTED_CONDITION,), ends)
         assert [e.object for e in setup.cluster.events] == ["default/going", "default/fresh"]
         assert setup.cluster.preemptions == [
-            RecordedPreemption("default/p", "n1", ("default/going", "default/fresh"), (True, False))]
+            RecordedPreemption("default/p", "n1", ("default/going", "default/fresh"), (True, False), "default/p-uid",
+                               ("default/going-uid", "default/fresh-uid"))]
 
     def test_waiting_pod_is_rejected_instead_of_deleted(self) -> None:
         """A victim held by Permit is rejected with "preempted" on behalf of the plugin, not deleted."""

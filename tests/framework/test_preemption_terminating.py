@@ -78,8 +78,10 @@ def test_the_record_says_which_victims_were_already_terminating(registry: Plugin
     """The first preemption found low-a running, the second found it terminating."""
     simulation = two_preemptions_of_low_a(registry)
     assert simulation.cluster.preemptions == [
-        RecordedPreemption("default/mid-1", "n1", ("default/low-a",), (False,)),
-        RecordedPreemption("default/high-1", "n1", ("default/low-a",), (True,)),
+        RecordedPreemption("default/mid-1", "n1", ("default/low-a",), (False,), "default/mid-1-uid",
+                           ("default/low-a-uid",)),
+        RecordedPreemption("default/high-1", "n1", ("default/low-a",), (True,), "default/high-1-uid",
+                           ("default/low-a-uid",)),
     ]
 
 
@@ -111,7 +113,8 @@ def test_a_pod_deleted_by_a_user_gets_the_disruption_target_when_chosen(registry
     drain(simulation)
     assert live(simulation, "low-a").status.conditions == (PREEMPTED,)
     assert simulation.cluster.preemptions == [
-        RecordedPreemption("default/high-1", "n1", ("default/low-a",), (True,))]
+        RecordedPreemption("default/high-1", "n1", ("default/low-a",), (True,), "default/high-1-uid",
+                           ("default/low-a-uid",))]
 
 
 def test_the_simulate_json_marks_already_terminating_victims(registry: PluginRegistry) -> None:
@@ -119,10 +122,10 @@ def test_the_simulate_json_marks_already_terminating_victims(registry: PluginReg
     simulation = two_preemptions_of_low_a(registry)
     preemptions = simulation.result().to_json()["preemptions"]
     assert preemptions == [
-        {"preemptor": "default/mid-1", "node": "n1", "victims": ["default/low-a"],
-         "victimsAlreadyTerminating": [False]},
-        {"preemptor": "default/high-1", "node": "n1", "victims": ["default/low-a"],
-         "victimsAlreadyTerminating": [True]},
+        {"preemptor": "default/mid-1", "preemptorUid": "default/mid-1-uid", "node": "n1",
+         "victims": ["default/low-a"], "victimUids": ["default/low-a-uid"], "victimsAlreadyTerminating": [False]},
+        {"preemptor": "default/high-1", "preemptorUid": "default/high-1-uid", "node": "n1",
+         "victims": ["default/low-a"], "victimUids": ["default/low-a-uid"], "victimsAlreadyTerminating": [True]},
     ]
 
 

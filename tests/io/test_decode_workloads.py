@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,20 @@ spec: {{schedule: "0 2 * * *", concurrencyPolicy: Forbid, jobTemplate: {{spec: {
     assert [(c.kind, c.metadata.name) for c in cluster.controllers] == [("ReplicaSet", "rs"), ("StatefulSet", "db")]
 
 
+def test_cronjob_status_and_deadline_are_read(tmp_path: Path) -> None:
+    """startingDeadlineSeconds, and the status a dump carries: lastScheduleTime and the active Jobs' names."""
+    (cron,) = load_text(tmp_path, f"""kind: CronJob
+metadata: {{name: nightly}}
+spec: {{schedule: "0 2 * * *", startingDeadlineSeconds: 300, jobTemplate: {{spec: {{{JOB_TEMPLATE}}}}}}}
+status:
+  lastScheduleTime: "2024-05-01T02:00:00Z"
+  active: [{{apiVersion: batch/v1, kind: Job, name: nightly-28576200, namespace: default, uid: j-1}}]
+""").workloads
+    assert isinstance(cron, CronJob)
+    assert (cron.starting_deadline_seconds, cron.last_schedule_time, cron.active) == (
+        300, datetime(2024, 5, 1, 2, tzinfo=UTC), ("nightly-28576200",))
+
+
 def test_deployment_max_surge_may_exceed_100_percent(tmp_path: Path) -> None:
     """Only maxUnavailable is capped at 100% (IsNotMoreThan100Percent); a maxSurge of 200% is valid."""
     web = load_text(tmp_path, f"kind: Deployment\nmetadata: {{name: web}}\nspec: {{selector: {{matchLabels: "
@@ -139,6 +154,10 @@ def test_deployment_strategy_defaults_to_rolling_update_25_percent(tmp_path: Pat
                  f"jobTemplate: {{spec: {{{JOB_TEMPLATE}}}}}}}\n",
                  'cronjobs/default/c: spec.concurrencyPolicy: Unsupported value: "Sometimes": supported values: '
                  '"Allow", "Forbid", "Replace"', id="concurrency-policy"),
+    pytest.param(f"kind: CronJob\nmetadata: {{name: c}}\nspec: {{schedule: '@daily', startingDeadlineSeconds: -1, "
+                 f"jobTemplate: {{spec: {{{JOB_TEMPLATE}}}}}}}\n",
+                 "cronjobs/default/c: spec.startingDeadlineSeconds: Invalid value: -1: must be greater than or equal "
+                 "to 0", id="negative-starting-deadline"),
     pytest.param("kind: Job\nmetadata: {name: j}\nspec: {template: {metadata: {annotations: {kubesched.io/duration: "
                  "soon}}, spec: {restartPolicy: Never, containers: [{name: c}]}}}\n",
                  'jobs/default/j: spec.template.metadata.annotations.kubesched.io/duration: Invalid value: "soon": '

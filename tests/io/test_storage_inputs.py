@@ -94,6 +94,7 @@ spec:
 def test_storage_objects_load_with_what_the_volume_plugins_read(tmp_path: Path) -> None:
     """A cluster with a class, a bound PV and claim, a CSINode, a CSIDriver and a capacity loads every one."""
     loaded = load([write(tmp_path, "cluster.yaml", CLUSTER)])
+    assert loaded.warnings == ()  # no "skipped ... of kind StorageClass" any more
     by_kind = {type(obj).__name__: obj for obj in loaded.storage}
     storage_class = by_kind["StorageClass"]
     assert isinstance(storage_class, StorageClass)

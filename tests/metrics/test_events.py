@@ -30,22 +30,24 @@ def test_scheduler_events_are_kube_schedulers(registry: PluginRegistry) -> None:
 
 
 def test_event_json_keeps_its_keys_and_adds_action_and_regarding(registry: PluginRegistry) -> None:
-    """The documented keys stay as they were; ``action`` and ``regarding`` (kind, namespace, name) are added."""
+    """The documented keys stay as they were; ``action`` and ``regarding`` (kind, namespace, name, uid) are
+    added."""
     event = run_known(registry).events[0].to_json()
     assert event == {"time": 0.0, "type": "Normal", "reason": "Preempted", "object": "default/low",
                      "message": "Preempted by pod default/hi-uid on node n1", "action": "Preempting",
-                     "regarding": {"kind": "Pod", "namespace": "default", "name": "low"}}
+                     "regarding": {"kind": "Pod", "namespace": "default", "name": "low", "uid": "default/low-uid"}}
 
 
 def test_simulation_events_name_any_object_at_the_current_time() -> None:
-    """A cluster-scoped object's event has no namespace and its name as ``object``."""
+    """A cluster-scoped object's event has no namespace and its name as ``object``; ``regarding`` has its uid."""
     clock = VirtualClock()
     cluster = InMemoryCluster(clock)
     clock.advance_to(42.5)
-    cluster.record_object_event("Node", "", "n3", "Normal", "NodeDeleted", "Node n3 deleted", action="Deleting")
+    cluster.record_object_event("Node", "", "n3", "Normal", "NodeDeleted", "Node n3 deleted", action="Deleting",
+                                uid="n3-uid")
     assert cluster.events[-1].to_json() == {
         "time": 42.5, "type": "Normal", "reason": "NodeDeleted", "object": "n3", "message": "Node n3 deleted",
-        "action": "Deleting", "regarding": {"kind": "Node", "namespace": "", "name": "n3"}}
+        "action": "Deleting", "regarding": {"kind": "Node", "namespace": "", "name": "n3", "uid": "n3-uid"}}
 
 
 def test_events_table_lists_each_event_with_its_time(registry: PluginRegistry) -> None:

@@ -77,8 +77,8 @@ def test_the_preemptor_binds_beside_the_pod_still_holding_the_port(config: Sched
         ("Scheduled", "default/pending", "Successfully assigned default/pending to n1"),
     ]
     assert result.to_json()["preemptions"] == [
-        {"preemptor": "default/pending", "node": "n1", "victims": ["default/port-low"],
-         "victimsAlreadyTerminating": [False]}]
+        {"preemptor": "default/pending", "preemptorUid": "default/pending-uid", "node": "n1",
+         "victims": ["default/port-low"], "victimUids": ["default/port-low-uid"], "victimsAlreadyTerminating": [False]}]
 
 
 def test_the_shared_port_node_wins_over_one_needing_more_victims(config: SchedulerConfiguration,
@@ -93,8 +93,8 @@ def test_the_shared_port_node_wins_over_one_needing_more_victims(config: Schedul
         ("FailedScheduling", "default/pending",
          f"0/2 nodes are available: 1 Insufficient cpu, 1 {NO_FREE_PORTS}.")]
     assert result.to_json()["preemptions"] == [
-        {"preemptor": "default/pending", "node": "n1", "victims": ["default/port-low"],
-         "victimsAlreadyTerminating": [False]}]
+        {"preemptor": "default/pending", "preemptorUid": "default/pending-uid", "node": "n1",
+         "victims": ["default/port-low"], "victimUids": ["default/port-low-uid"], "victimsAlreadyTerminating": [False]}]
 
 
 def test_the_preemption_message_names_what_still_blocks_once_the_port_is_free(

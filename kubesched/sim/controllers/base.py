@@ -79,6 +79,19 @@ class Controller:
         """The controller's object in events: kind, namespace, name."""
         return self.kind, self.metadata.namespace, self.metadata.name
 
+    def record_event(self, event_type: str, reason: str, message: str) -> None:
+        """Record an event about the controller's object (its kind, namespace, name and uid) now."""
+        self.manager.cluster.record_object_event(*self.regarding, event_type, reason, message,
+                                                 uid=self.metadata.uid)
+
+    def queue_owner(self) -> None:
+        """Have the controller of this workload sync after the controller delay (a CronJob hears of its Job
+        finishing or going, as its Job informer tells kube's)."""
+        for ref in self.metadata.owner_references:
+            owner = self.manager.controllers.get(ref.uid) if ref.controller else None
+            if owner is not None and not owner.deleted:
+                self.manager.queue(owner)
+
     def owner_reference(self) -> OwnerReference:
         """The ownerReference the controller's pods (or ReplicaSets, Jobs) carry: controller true."""
         return OwnerReference(self.api_version, self.kind, self.metadata.name, self.metadata.uid, controller=True)

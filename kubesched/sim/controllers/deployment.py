@@ -67,16 +67,15 @@ class DeploymentController(ScaledController):
         controller = self.manager.add(rs, owner=self)
         assert isinstance(controller, ReplicaSetController)
         if replicas > 0:  # getNewReplicaSet reports a new ReplicaSet only when it starts with pods
-            self.manager.cluster.record_object_event(*self.regarding, "Normal", "ScalingReplicaSet",
-                                                     f"Scaled up replica set {meta.name} from 0 to {replicas}")
+            self.record_event("Normal", "ScalingReplicaSet", f"Scaled up replica set {meta.name} from 0 to {replicas}")
         return controller
 
     def _scale(self, rs: ReplicaSetController, replicas: int) -> None:
         if replicas == rs.replicas:
             return
         verb = "up" if replicas > rs.replicas else "down"
-        self.manager.cluster.record_object_event(*self.regarding, "Normal", "ScalingReplicaSet",
-                                    f"Scaled {verb} replica set {rs.metadata.name} from {rs.replicas} to {replicas}")
+        self.record_event("Normal", "ScalingReplicaSet",
+                          f"Scaled {verb} replica set {rs.metadata.name} from {rs.replicas} to {replicas}")
         rs.scale(replicas)
 
     def sync(self) -> None:

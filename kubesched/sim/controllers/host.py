@@ -39,6 +39,9 @@ class Reconciler(Protocol):
     def regarding(self) -> tuple[str, str, str]:
         """The controller's object in events: kind, namespace, name."""
 
+    def record_event(self, event_type: str, reason: str, message: str) -> None:
+        """Record an event about the controller's object now."""
+
     def owner_reference(self) -> OwnerReference:
         """The ownerReference its pods (or owned workloads) carry."""
 

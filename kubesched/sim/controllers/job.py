@@ -98,15 +98,21 @@ class JobController(Controller):
 
     def _complete(self) -> None:
         self.status = "Complete"
-        self.manager.cluster.record_object_event(*self.regarding, "Normal", "Completed", "Job completed")
+        self.record_event("Normal", "Completed", "Job completed")
+        self.queue_owner()
 
     def _fail(self) -> None:
         self.status = "Failed"
-        self.manager.cluster.record_object_event(*self.regarding, "Warning", "BackoffLimitExceeded",
-                                    "Job has reached the specified backoff limit")
+        self.record_event("Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+        self.queue_owner()
         for pod in self.pods():
             if is_active(pod):
                 self.manager.delete_pod(pod, f"Deleted pod: {pod.name}", self)
+
+    def delete(self) -> None:
+        """The Job is deleted with its pods; its CronJob, if any, hears of it."""
+        super().delete()
+        self.queue_owner()
 
     @property
     def finished(self) -> bool:

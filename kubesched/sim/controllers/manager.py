@@ -148,12 +148,10 @@ class ControllerManager:
         try:
             pod = admit_pod(pod, self._classes, self._default_class)
         except InputError as exc:
-            self.cluster.record_object_event(*controller.regarding, "Warning", "FailedCreate",
-                                             f"Error creating: {exc.message}")
+            controller.record_event("Warning", "FailedCreate", f"Error creating: {exc.message}")
             return None
         self.cluster.add_pod(pod)
-        self.cluster.record_object_event(*controller.regarding, "Normal", "SuccessfulCreate",
-                                         f"Created pod: {pod.name}")
+        controller.record_event("Normal", "SuccessfulCreate", f"Created pod: {pod.name}")
         if self._on_created is not None:
             self._on_created(pod)
         return pod
@@ -165,7 +163,7 @@ class ControllerManager:
             return
         self.cluster.delete_pod(pod, condition=condition)
         self.cluster.ended.setdefault(pod.uid, "Deleted")
-        self.cluster.record_object_event(*controller.regarding, "Normal", "SuccessfulDelete", message)
+        controller.record_event("Normal", "SuccessfulDelete", message)
 
     def _controller_of(self, pod: Pod) -> str | None:
         for ref in pod.metadata.owner_references:

@@ -41,12 +41,14 @@ def test_schedule_alone_does_not_keep_a_run_going(tmp_path: Path, registry: Plug
     assert events(sim, "SuccessfulCreate") == []
 
 
-def test_forbid_skips_a_run_while_the_previous_job_runs(tmp_path: Path, registry: PluginRegistry) -> None:
-    """Forbid: a 15-minute job every 10 minutes runs at 600 s, skips 1200 s, runs at 1800 s."""
+def test_forbid_holds_a_run_back_until_the_previous_job_finishes(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Forbid: a 15-minute job every 10 minutes. report-10 runs from 600 s to 1500 s, so 1200 s is skipped; that
+    time stays unmet (lastScheduleTime is still 600 s), so report-20 starts as soon as the CronJob hears report-10
+    finished (1501 s), as kube's controller does; then 1800 s is skipped in turn."""
     sim = run(tmp_path, node("n1") + cron(policy="Forbid"), registry, until=1800)
-    assert [e.time for e in events(sim, "JobAlreadyActive")] == [1200.0]
-    assert [e.time for e in events(sim, "SuccessfulCreate") if (e.kind, e.object) == ("CronJob", "default/report")] == [
-        600.0, 1800.0]
+    assert [e.time for e in events(sim, "JobAlreadyActive")] == [1200.0, 1800.0]
+    assert [(e.time, e.message) for e in events(sim, "SuccessfulCreate") if e.kind == "CronJob"] == [
+        (600.0, "Created job report-10"), (1501.0, "Created job report-20")]
 
 
 def test_replace_deletes_the_running_job(tmp_path: Path, registry: PluginRegistry) -> None:
