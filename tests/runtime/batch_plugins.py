@@ -167,7 +167,8 @@ PLUGINS = (LabelGate, Warmup, FreeCpu, AppCap)
 #: The default filter order with the test plugins mixed in: LabelGate (batch) between built-ins, AppCap (per
 #: node) before NodeResourcesFit, FreeCpu and Warmup (batch) at the end.
 FILTERS = ("NodeUnschedulable", "NodeName", "TaintToleration", "LabelGate", "NodeAffinity", "NodePorts", "AppCap",
-           "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "FreeCpu", "Warmup")
+           "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone", "PodTopologySpread",
+           "InterPodAffinity", "FreeCpu", "Warmup")
 
 
 def profile_document(*, scored: bool) -> dict[str, Any]:

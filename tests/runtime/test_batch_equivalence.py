@@ -1,9 +1,10 @@
 """The fast path decides exactly as the per-node path: random clusters scheduled twice, compared byte for byte.
 
 Each example is a random cluster (taints, cordons, zone and tier labels, images, running pods with priorities,
-memory and host ports, PDBs, pods already nominated) and pending pods using node selectors, node affinity
-(required, preferred and by name), pod anti-affinity, topology spreading, host ports, images, priorities (so
-preemption happens) and the test plugins of :mod:`tests.runtime.batch_plugins` (batch and per-node forms, one
+memory, host ports and volumes, CSINodes with attach limits, PDBs, pods already nominated) and pending pods using
+node selectors, node affinity (required, preferred and by name), pod anti-affinity, topology spreading, host ports,
+images, volumes (a GCE PD, zonal claims, a ReadWriteOncePod claim, an unbound claim), priorities (so preemption
+happens) and the test plugins of :mod:`tests.runtime.batch_plugins` (batch and per-node forms, one
 per-node only, one placed between built-ins, one returning Pending). :class:`~kubesched.sim.simulate.Simulation`
 runs it with ``SchedulerSettings(fast_path=True)`` and ``fast_path=False``: every pod's phase, node, nominated
 node and message, the preemptions, the events and the plugin errors must be identical, and so must what each
@@ -22,12 +23,14 @@ from hypothesis import strategies as st
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.api.storage import StorageObject
+from kubesched.api.volume import Volume
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.profiles.parse import parse_config
 from kubesched.runtime import CycleRecord, PluginRegistry
 from kubesched.sim.simulate import Simulation, SimulationResult
-from kubesched.testing import make_node, make_pod
+from kubesched.testing import make_csi_node, make_node, make_pod, make_pv, make_pvc, make_storage_class
 from tests.framework.preemption_cluster import pdb
 from tests.runtime.batch_plugins import PLUGINS, TIER, WARMING, profile_document
 
@@ -37,6 +40,30 @@ APPS = ("a", "b", "c")
 ZONES = ("z1", "z2", "z3")
 IMAGES = ("registry.example/web:1", "registry.example/db:2", "registry.example/ml:3")
 MEMORY = ("0", "256Mi", "1Gi", "4Gi")
+DRIVER = "csi.example.com"
+DISKS = ("d1", "d2")
+#: Words of the volume plugins' rejections (one of them in a message shows the generator reached them).
+VOLUME_REASONS = ("available disk", "ReadWriteOncePod", "max volume count", "volume zone")
+
+
+def storage(cluster_nodes: list[Node], counts: list[int | None]) -> tuple[StorageObject, ...]:
+    """A claim bound to a volume in each zone (``claim-<zone>``), a ReadWriteOncePod claim ``solo``, a claim
+    ``later`` of a WaitForFirstConsumer class, and a CSINode per node with a count (None: no CSINode)."""
+    objects: list[StorageObject] = [make_storage_class("wffc", DRIVER).wait_for_first_consumer().obj(),
+                                    make_pvc("later").storage_class("wffc").obj()]
+    for name, mode, labels in [*((f"claim-{z}", "ReadWriteOnce", {ZONE: z}) for z in ZONES),
+                               ("solo", "ReadWriteOncePod", {})]:
+        objects += [make_pv(name).csi(DRIVER).access_modes(mode).labels(labels).bound_to("default", name).obj(),
+                    make_pvc(name).access_modes(mode).bound(name).obj()]
+    objects += [make_csi_node(node.name).driver(DRIVER, count).obj()
+                for node, count in zip(cluster_nodes, counts, strict=True) if count is not None]
+    return tuple(objects)
+
+
+def disk(draw: st.DrawFn) -> Volume:
+    """A GCE PD of :data:`DISKS`, mounted read-only or not."""
+    return Volume(name="disk", source="gcePersistentDisk", handle=draw(st.sampled_from(DISKS)),
+                  read_only=draw(st.booleans()))
 
 
 @attrs.frozen
@@ -88,6 +115,11 @@ def running_pods(draw: st.DrawFn, cluster_nodes: list[Node]) -> list[Pod]:
                        .priority(draw(st.sampled_from([0, 10, 20]))).label(app=draw(st.sampled_from(APPS))))
             if draw(st.integers(0, 5)) == 0:
                 builder = builder.host_port(8080)
+            volume = draw(st.sampled_from(["disk", "zonal", "solo", None, None, None]))
+            if volume == "disk":
+                builder = builder.volume(disk(draw))
+            elif volume is not None:
+                builder = builder.pvc("solo" if volume == "solo" else f"claim-{node.labels[ZONE]}")
             pods.append(builder.obj())
     return pods
 
@@ -102,7 +134,7 @@ def pending_pod(draw: st.DrawFn, index: int, cluster_nodes: list[Node]) -> Pod:
     names = [node.name for node in cluster_nodes]
     features = draw(st.sets(st.sampled_from(
         ["selector", "toleration", "affinity", "preferred", "names", "anti", "spread", "port", "gate", "headroom",
-         "wait", "nominated", "image"]), max_size=4))
+         "wait", "nominated", "image", "disk", "zonal", "solo", "later"]), max_size=4))
     if "selector" in features:
         builder = builder.node_selector(**{ZONE: draw(st.sampled_from(ZONES))})
     if "toleration" in features:
@@ -129,6 +161,13 @@ def pending_pod(draw: st.DrawFn, index: int, cluster_nodes: list[Node]) -> Pod:
         builder = builder.nominated(draw(st.sampled_from(names)))
     if "image" in features:
         builder = builder.container({"cpu": "100m"}, image=draw(st.sampled_from(IMAGES)))
+    if "disk" in features:
+        builder = builder.volume(disk(draw))
+    if "zonal" in features:
+        builder = builder.pvc(f"claim-{draw(st.sampled_from(ZONES))}")
+    for claim in ("solo", "later"):
+        if claim in features:
+            builder = builder.pvc(claim)
     return builder.obj()
 
 
@@ -141,7 +180,9 @@ def examples(draw: st.DrawFn, max_nodes: int, max_pending: int) -> Example:
         pdb(f"pdb{i}", draw(st.sampled_from([0, 1])), app=draw(st.sampled_from(APPS)))
         for i in range(draw(st.integers(0, 2)))]
     pending = [draw(pending_pod(i, cluster_nodes)) for i in range(draw(st.integers(1, max_pending)))]
-    cluster = ClusterInput(nodes=tuple(cluster_nodes), pods=(*running, *pending), pdbs=tuple(budgets))
+    counts = [draw(st.sampled_from([None, 1, 2, 3])) for _ in cluster_nodes]
+    cluster = ClusterInput(nodes=tuple(cluster_nodes), pods=(*running, *pending), pdbs=tuple(budgets),
+                           storage=storage(cluster_nodes, counts))
     return Example(cluster, draw(st.booleans()), draw(st.integers(0, 2**32 - 1)))
 
 
@@ -193,6 +234,7 @@ def assert_same_decisions(example: Example, registry: PluginRegistry) -> None:
     reference_result, reference_cycles = simulate(example, reference, registry)
     event(f"preemptions: {min(len(reference_result.preemptions), 2)}")
     event(f"pending pods: {min(sum(p.phase == 'Pending' for p in reference_result.pods), 2)}")
+    event(f"volume rejections: {any(r in e.message for e in reference_result.events for r in VOLUME_REASONS)}")
     assert fast_result.pods == reference_result.pods
     assert fast_result.preemptions == reference_result.preemptions
     assert fast_result.events == reference_result.events
