@@ -31,7 +31,8 @@ def test_the_rows_shown_are_what_kubesched_plugins_prints(run_cli: RunCli) -> No
     assert done.returncode == 0, done.stderr
     shown = _rows(_shown())
     printed = _rows(done.stdout)
-    for name in ("InterPodAffinity", "PodTopologySpread", "NodePorts", "NodeResourcesFit"):
+    for name in ("InterPodAffinity", "PodTopologySpread", "NodePorts", "NodeResourcesFit", "NodeVolumeLimits",
+                 "VolumeRestrictions", "VolumeZone"):
         [first] = [i for i, row in enumerate(shown) if row.startswith(f"│ {name} ")]
         [at] = [i for i, row in enumerate(printed) if row.startswith(f"│ {name} ")]
         follow = len(list(itertools.takewhile(lambda row: row.startswith("│ │"), shown[first + 1:])))
@@ -39,8 +40,10 @@ def test_the_rows_shown_are_what_kubesched_plugins_prints(run_cli: RunCli) -> No
 
 
 def test_the_builtins_named_off_the_fast_path_are_exactly_those_with_notes() -> None:
-    """The prose names InterPodAffinity, PodTopologySpread and NodePorts; no other built-in has a note."""
+    """The prose names InterPodAffinity, PodTopologySpread, NodePorts, VolumeRestrictions and NodeVolumeLimits; no
+    other built-in has a note."""
     off = sorted(name for name, spec in PluginRegistry.discover().items() if spec.source == "builtin"
                  and fast_path(spec.cls, resource_shortcut=RESOURCE_SHORTCUT).notes)
-    assert off == ["InterPodAffinity", "NodePorts", "PodTopologySpread"]
-    assert "only InterPodAffinity, PodTopologySpread and NodePorts are off part of it" in " ".join(SECTION.split())
+    assert off == ["InterPodAffinity", "NodePorts", "NodeVolumeLimits", "PodTopologySpread", "VolumeRestrictions"]
+    assert ("only InterPodAffinity, PodTopologySpread, NodePorts, VolumeRestrictions and NodeVolumeLimits are off "
+            "part of it") in " ".join(SECTION.split())
