@@ -149,11 +149,11 @@ class ControllerManager:
             pod = admit_pod(pod, self._classes, self._default_class)
         except InputError as exc:
             self.cluster.record_object_event(*controller.regarding, "Warning", "FailedCreate",
-                                             f"Error creating: {exc.message}")
+                                             controller.failed_create_message(pod, exc.message))
             return None
         self.cluster.add_pod(pod)
         self.cluster.record_object_event(*controller.regarding, "Normal", "SuccessfulCreate",
-                                         f"Created pod: {pod.name}")
+                                         controller.created_message(pod))
         if self._on_created is not None:
             self._on_created(pod)
         return pod
