@@ -38,7 +38,7 @@ KUBELET_PERIOD = 0.2
 JOB_RUN = 1.0
 #: A namespace is settled once nothing changed for QUIET seconds and every workload reached its spec, or nothing
 #: changed for LONG_QUIET seconds; the wait fails after SETTLE_TIMEOUT.
-QUIET = 1.5
+QUIET = 2.0
 LONG_QUIET = 8.0
 SETTLE_TIMEOUT = 120.0
 #: The drain's pause between refused evictions (kubectl's is 5 s) and its bound.

@@ -31,6 +31,7 @@ JOB_DURATION = "10s"
 NOT_CONTROLLERS = frozenset({"Scheduled", "FailedScheduling", "Preempted", "ScenarioStep", "Evicted",
                              "EvictionRefused", "Drained", "DrainTimeout", "NodeDeleted"})
 GENERATED = re.compile(r"(?<=-)[bcdfghjklmnpqrstvwxz2456789]{5}\b")
+SCALED = re.compile(r"Scaled (up|down) replica set (?P<rs>\S+) from (?P<old>\d+) to (?P<new>\d+)")
 
 
 @dataclass(frozen=True)
@@ -82,8 +83,9 @@ def owner_of(ref: tuple[str, str] | None, replica_sets: Mapping[str, tuple[str, 
 
 def normalise(views: Views, case: Case) -> dict[str, object]:
     """The state compared: pods per owner (names where deterministic, nodes where the case says so), how many
-    pods each node holds per owner, ReplicaSets by revision, controller events (as a multiset; in order for the
-    case's ``ordered`` kinds), PDB statuses, claims and refused evictions."""
+    pods each node holds per owner, ReplicaSets by revision, controller events (as a multiset, a Deployment's as
+    each ReplicaSet's scaling path; in order for the case's ``ordered`` kinds), PDB statuses, claims and refused
+    evictions."""
     renames = {name: label for name, (label, _) in views.replica_sets.items()}
 
     def rename(text: str) -> str:
@@ -102,12 +104,28 @@ def normalise(views: Views, case: Case) -> dict[str, object]:
         "pods": pods,
         "pods per node": {owner: sorted(counts.values()) for owner, counts in sorted(per_node.items())},
         "replica sets": sorted(views.replica_sets.values()),
-        "events": sorted(Counter(events).items()),
+        "events": sorted(Counter(e for e in events if e[2] != "ScalingReplicaSet").items()),
+        "scaling": scaling_paths(events),
         "event order": [e for e in events if e[0] in case.ordered],
         "pdbs": views.pdbs,
         "claims": sorted(views.claims),
         "evictions refused": views.refused,
     }
+
+
+def scaling_paths(events: list[tuple[str, str, str, str]]) -> dict[str, str]:
+    """Each ReplicaSet's ScalingReplicaSet events as the path of its replicas, steps in one direction merged
+    (``0 → 4 → 0``): how many steps a rollout takes depends on when each pod becomes ready."""
+    paths: dict[str, list[int]] = {}
+    for _, _, reason, message in events:
+        if reason == "ScalingReplicaSet" and (match := SCALED.fullmatch(message)):
+            path = paths.setdefault(match["rs"], [int(match["old"])])
+            new = int(match["new"])
+            if len(path) > 1 and (path[-1] - path[-2]) * (new - path[-1]) > 0:
+                path[-1] = new
+            else:
+                path.append(new)
+    return {rs: " → ".join(map(str, path)) for rs, path in sorted(paths.items())}
 
 
 def scenario_document(case: Case) -> Obj:
