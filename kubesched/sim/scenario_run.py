@@ -233,12 +233,16 @@ class ScenarioRunner:
         deadline = None if action.timeout is None else cluster.clock.now() + action.timeout
         self._evict_from(action.name, deadline)
 
-    def _evict_from(self, node_name: str, deadline: float | None) -> None:
-        """One pass of kubectl drain's evictions; refused ones are retried every 5 s until the deadline."""
+    def _evict_from(self, node_name: str, deadline: float | None, seen: int = -1) -> None:
+        """One pass of kubectl drain's evictions; refused ones are retried every 5 s until the deadline. The retry
+        keeps the run going while the drain may progress: this pass evicted a pod, or the cluster changed since the
+        last pass (``seen`` is its epoch: a replacement may have become ready); otherwise it waits in the
+        background, so a drain a budget blocks for good ends with the run."""
         cluster, disruption = self.sim.cluster, self.sim.disruption
         assert disruption is not None
         if node_name not in cluster.nodes:
             return
+        progress = self.sim.policy.epoch != seen
         left = []
         for pod in sorted(cluster.list_pods_on_node(node_name), key=lambda p: p.key):
             if pod.metadata.deletion_timestamp is not None or _daemon_pod(pod):
@@ -247,6 +251,7 @@ class ScenarioRunner:
             if refusal is None:
                 cluster.record_object_event("Pod", pod.metadata.namespace, pod.metadata.name, "Normal", "Evicted",
                                             f"Evicted by the drain of node {node_name}", uid=pod.uid)
+                progress = True
                 continue
             left.append(pod)
             if pod.uid not in self._refused:
@@ -263,7 +268,8 @@ class ScenarioRunner:
                                         f"drain timed out; {len(left)} pod(s) left: {', '.join(p.key for p in left)}",
                                         uid=cluster.nodes[node_name].metadata.uid)
             return
-        cluster.after(DRAIN_RETRY, lambda: self._evict_from(node_name, deadline), background=True)
+        epoch = self.sim.policy.epoch
+        cluster.after(DRAIN_RETRY, lambda: self._evict_from(node_name, deadline, epoch), background=not progress)
 
 
 def _cordoned(spec: NodeSpec) -> NodeSpec:

@@ -123,6 +123,14 @@ class Controller:
                           owner_references=(self.owner_reference(),))
         return attrs.evolve(Pod(metadata=meta, spec=template.spec))
 
+    def created_message(self, pod: Pod) -> str:
+        """The message of the SuccessfulCreate event for ``pod`` (the ReplicaSet controller's words)."""
+        return f"Created pod: {pod.name}"
+
+    def failed_create_message(self, pod: Pod, error: str) -> str:
+        """The message of the FailedCreate event when ``pod`` could not be created."""
+        return f"Error creating: {error}"
+
     def create_pod(self, pod: Pod) -> Pod | None:
         """Create ``pod`` in the cluster (admitted for its priority class) with a SuccessfulCreate event."""
         return self.manager.create_pod(pod, self)

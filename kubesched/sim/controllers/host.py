@@ -45,6 +45,12 @@ class Reconciler(Protocol):
     def owner_reference(self) -> OwnerReference:
         """The ownerReference its pods (or owned workloads) carry."""
 
+    def created_message(self, pod: Pod) -> str:
+        """The SuccessfulCreate event's message for ``pod``."""
+
+    def failed_create_message(self, pod: Pod, error: str) -> str:
+        """The FailedCreate event's message when ``pod`` could not be created."""
+
     def sync(self) -> None:
         """Reconcile."""
 

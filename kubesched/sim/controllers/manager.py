@@ -148,10 +148,10 @@ class ControllerManager:
         try:
             pod = admit_pod(pod, self._classes, self._default_class)
         except InputError as exc:
-            controller.record_event("Warning", "FailedCreate", f"Error creating: {exc.message}")
+            controller.record_event("Warning", "FailedCreate", controller.failed_create_message(pod, exc.message))
             return None
         self.cluster.add_pod(pod)
-        controller.record_event("Normal", "SuccessfulCreate", f"Created pod: {pod.name}")
+        controller.record_event("Normal", "SuccessfulCreate", controller.created_message(pod))
         if self._on_created is not None:
             self._on_created(pod)
         return pod
