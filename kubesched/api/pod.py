@@ -224,6 +224,10 @@ class PodSpec:
     overhead: ResourceList = attrs.field(default=EMPTY_RESOURCES, converter=frozen_resources)
     scheduling_gates: tuple[str, ...] = attrs.field(default=(), converter=frozen_strs)
     termination_grace_period_seconds: int = 30
+    #: The RuntimeClass admission resolved (its overhead and scheduling constraints are in the fields above).
+    runtime_class_name: str = ""
+    #: Seconds the pod may run; set, it makes the pod "Terminating" to a ResourceQuota's scopes.
+    active_deadline_seconds: int | None = None
 
 
 @attrs.frozen(slots=True)

@@ -18,14 +18,17 @@ from typing import Any
 
 import attrs
 
+from kubesched.admission import priority
+from kubesched.admission.chain import AdmissionObjects, admit, admit_all, is_admitted
+from kubesched.admission.errors import AdmissionError
+from kubesched.api.admission_objects import LimitRange, ResourceQuota, RuntimeClass
 from kubesched.api.apps import CronJob, DaemonSet, Deployment, Job, ReplicaSet, StatefulSet, Workload
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError
-from kubesched.io import decode, decode_pod, decode_workloads
-from kubesched.io.admission import admit_pods
+from kubesched.io import decode, decode_admission, decode_pod, decode_workloads
 from kubesched.io.documents import Document, display, documents, expand_lists, expand_paths, is_manifest
 from kubesched.io.errors import InputErrorList as InputErrorList  # callers import it from here too
 from kubesched.io.fields import collecting, is_mapping
@@ -47,6 +50,9 @@ _KINDS: dict[str, tuple[str, bool]] = {
     "DaemonSet": ("daemonsets", True),
     "Job": ("jobs", True),
     "CronJob": ("cronjobs", True),
+    "LimitRange": ("limitranges", True),
+    "ResourceQuota": ("resourcequotas", True),
+    "RuntimeClass": ("runtimeclasses", False),
 }
 
 @attrs.frozen
@@ -65,6 +71,14 @@ class ClusterInput:
     #: The workloads whose controllers the simulation runs (Deployments, ReplicaSets and StatefulSets with a
     #: template, DaemonSets, Jobs, CronJobs), in input order.
     workloads: tuple[Workload, ...] = ()
+    #: What admission reads: LimitRanges and RuntimeClasses (already applied to the pods the input creates) and
+    #: ResourceQuotas (which the simulation applies when it creates them).
+    limit_ranges: tuple[LimitRange, ...] = ()
+    resource_quotas: tuple[ResourceQuota, ...] = ()
+    runtime_classes: tuple[RuntimeClass, ...] = ()
+    #: The uids of the pods the input creates (admitted by the loader, all but ResourceQuota); the other pods were
+    #: admitted already (read back from a cluster, with spec.priority).
+    created: frozenset[str] = frozenset()
 
 @attrs.define
 class _Entry:
@@ -126,6 +140,9 @@ _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "DaemonSet": decode_workloads.daemon_set,
     "Job": decode_workloads.job,
     "CronJob": decode_workloads.cron_job,
+    "LimitRange": decode_admission.limit_range,
+    "ResourceQuota": decode_admission.resource_quota,
+    "RuntimeClass": decode_admission.runtime_class,
 }
 
 class _Run:
@@ -339,19 +356,14 @@ def _finish(run: _Run, groups: int) -> list[ClusterInput]:
         if node_name and node_name not in node_names:
             run.error(entry.order, InputError(f"node {quote(node_name)} is not in the input", file=entry.file,
                                               obj=entry.where, field="spec.nodeName"))
-    classes: list[PriorityClass] = run.of_kind("PriorityClass")
-    admitted, rejected = admit_pods([e.value for e in pod_entries], classes)
-    entry_of = {id(e.value): e for e in pod_entries}
-    for pod, error in rejected:
-        entry = entry_of[id(pod)]
-        run.error(entry.order, error.located(file=entry.file, obj=entry.where))
-    _admit_templates(run, classes)
+    objects = _admission_objects(run, groups)
+    admitted_of, created = _admit_pods(run, pod_entries, objects)
+    _admit_templates(run, objects)
     if run.errors:
         # Stable: within one object, problems keep the order they were found in.
         run.errors.sort(key=lambda pair: pair[0])
         raise InputErrorList([e for _, e in run.errors])
     warnings = _warnings(run)
-    admitted_of = {id(e.value): pod for e, pod in zip(pod_entries, admitted, strict=True)}
     results = []
     for group in range(groups):
         entries = [e for e in run.entries if e.order[0] == group]
@@ -366,7 +378,10 @@ def _finish(run: _Run, groups: int) -> list[ClusterInput]:
             namespaces=tuple(of_kind("Namespace")), services=tuple(of_kind("Service")),
             controllers=tuple(_lookup(c) for c in of_kind("ReplicaSet", "StatefulSet", "ReplicationController")),
             warnings=warnings if group == 0 else (),
-            workloads=tuple(e.value for e in entries if isinstance(e.value, WORKLOAD_TYPES))))
+            workloads=tuple(e.value for e in entries if isinstance(e.value, WORKLOAD_TYPES)),
+            limit_ranges=tuple(of_kind("LimitRange")), resource_quotas=tuple(of_kind("ResourceQuota")),
+            runtime_classes=tuple(of_kind("RuntimeClass")),
+            created=frozenset(uid for e in entries if (uid := e.value.metadata.uid) in created)))
     return results
 
 def _lookup(value: WorkloadController | ReplicaSet | StatefulSet) -> WorkloadController:
@@ -375,8 +390,54 @@ def _lookup(value: WorkloadController | ReplicaSet | StatefulSet) -> WorkloadCon
         return value
     return WorkloadController(kind=value.kind, metadata=value.metadata, selector=value.selector)
 
-def _admit_templates(run: _Run, classes: list[PriorityClass]) -> None:
-    """A pod template's priorityClassName must name a class, or every pod its controller creates is refused."""
+def _admission_objects(run: _Run, groups: int) -> list[AdmissionObjects]:
+    """What admission reads when each group's pods are created: the objects of that group and the groups before it
+    (a later definition of an object replacing the earlier one)."""
+    found: list[AdmissionObjects] = []
+    current: dict[str, Any] = {}
+    entries = [e for e in run.entries if isinstance(e.value, LimitRange | RuntimeClass | PriorityClass)]
+    for group in range(groups):
+        current.update((e.where, e.value) for e in entries if e.order[0] == group)
+        values = list(current.values())
+        found.append(AdmissionObjects.of(
+            [v for v in values if isinstance(v, LimitRange)], [v for v in values if isinstance(v, RuntimeClass)],
+            [v for v in values if isinstance(v, PriorityClass)]))
+    return found
+
+
+def _admit_pods(run: _Run, pod_entries: list[_Entry],
+                objects: list[AdmissionObjects]) -> tuple[dict[int, Pod], set[str]]:
+    """Admit the input's pods with what their group's admission reads: the admitted pods by the id of the decoded
+    one, and the uids of those the input creates (not admitted before). A pod already found faulty meets Priority
+    alone (its unknown class is reported too), as the other plugins would judge values that are not its own."""
+    flawed = {order for order, _ in run.errors}
+    admitted_of: dict[int, Pod] = {}
+    created: set[str] = set()
+    for entry in pod_entries:
+        if entry.order in flawed:
+            group_objects = objects[entry.order[0]]
+            try:
+                priority.admit_pod(entry.value, group_objects.priority_classes, group_objects.default_priority_class)
+            except AdmissionError as exc:
+                for problem in exc.input_errors(entry.where):
+                    run.error(entry.order, problem.located(file=entry.file))
+    for group, group_objects in enumerate(objects):
+        entries = [e for e in pod_entries if e.order[0] == group and e.order not in flawed]
+        pods, errors = admit_all([e.value for e in entries], group_objects)
+        for entry, pod, error in zip(entries, pods, errors, strict=True):
+            if error is not None:
+                for problem in error.input_errors(entry.where):
+                    run.error(entry.order, problem.located(file=entry.file))
+            elif pod is not None:
+                admitted_of[id(entry.value)] = pod
+                if not is_admitted(entry.value):
+                    created.add(pod.uid)
+    return admitted_of, created
+
+
+def _admit_templates(run: _Run, objects: list[AdmissionObjects]) -> None:
+    """A pod template must pass the admission of its group's objects (an existing priorityClassName and
+    runtimeClassName, the LimitRanges' bounds), or every pod its controller creates is refused."""
     for entry in run.entries:
         value = entry.value
         if not isinstance(value, WORKLOAD_TYPES):
@@ -387,7 +448,8 @@ def _admit_templates(run: _Run, classes: list[PriorityClass]) -> None:
             template, path = value.template, "spec.template."
         probe = Pod(metadata=attrs.evolve(template.metadata, name=value.metadata.name,
                                           namespace=value.metadata.namespace), spec=template.spec)
-        _admitted, rejected = admit_pods([probe], classes)
-        for _pod, error in rejected:
-            run.error(entry.order, InputError(error.message, file=entry.file, obj=entry.where,
-                                              field=path + (error.field or "")))
+        try:
+            admit(probe, objects[entry.order[0]])
+        except AdmissionError as exc:
+            for problem in exc.input_errors(entry.where, field_prefix=path):
+                run.error(entry.order, problem.located(file=entry.file))

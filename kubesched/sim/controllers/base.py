@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -23,10 +23,16 @@ def safe_encode(text: str) -> str:
     return "".join(ALPHANUMS[ord(c) % len(ALPHANUMS)] for c in text)
 
 
+#: The pod spec fields added after the hash was fixed, as their repr shows them unset: left out of the canonical
+#: form while unset, so that a template keeps its hash (and its ReplicaSet its name) across versions.
+_LATER_FIELDS_UNSET = ", runtime_class_name='', active_deadline_seconds=None)"
+
+
 def template_hash(value: object) -> str:
     """A pod-template-hash for ``value``: a 32-bit hash of its canonical form, safe-encoded as the Deployment
     controller encodes its FNV hash (the value differs from kube's, which hashes Go's dump of the template)."""
-    return safe_encode(str(zlib.crc32(repr(value).encode("utf-8"))))
+    text = repr(value).replace(_LATER_FIELDS_UNSET, ")")
+    return safe_encode(str(zlib.crc32(text.encode("utf-8"))))
 
 
 def is_active(pod: Pod) -> bool:
@@ -88,8 +94,30 @@ class Controller:
         return attrs.evolve(Pod(metadata=meta, spec=template.spec))
 
     def create_pod(self, pod: Pod) -> Pod | None:
-        """Create ``pod`` in the cluster (admitted for its priority class) with a SuccessfulCreate event."""
+        """Create ``pod`` in the cluster through the API server's admission: a SuccessfulCreate event, or a
+        FailedCreate one and None when admission refuses it."""
         return self.manager.create_pod(pod, self)
+
+    def create_in_batches(self, makers: Sequence[Callable[[], Pod]]) -> int:
+        """slowStartBatch: create a pod with each maker, in batches of 1, 2, 4...; after a batch in which a pod was
+        refused, the rest are skipped (the sync is retried after the backoff). Returns how many were created."""
+        created, start, size = 0, 0, min(len(makers), 1)
+        while size > 0:
+            refused = False
+            for make in makers[start:start + size]:
+                if self.create_pod(make()) is None:
+                    refused = True
+                else:
+                    created += 1
+            if refused:
+                break
+            start += size
+            size = min(2 * size, len(makers) - start)
+        return created
+
+    def failed_create_message(self, pod: Pod, error: str) -> str:
+        """The FailedCreate event's message, as controller.RealPodControl words it."""
+        return f"Error creating: {error}"
 
 
 class ScaledController(Controller):

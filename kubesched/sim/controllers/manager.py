@@ -3,23 +3,29 @@
 A controller reacts to a change of its workload or of one of its pods (or, for DaemonSets, of a node) by syncing
 ``controller_delay`` seconds of virtual time later (once, however many changes came meanwhile); a new workload is
 synced at once. Everything random (name suffixes, uids) comes from one generator seeded by the run's seed.
+
+The pods a controller creates go through the API server's admission; a refused one is a FailedCreate event on the
+controller (an identical refusal in a row is recorded once, as kube's event recorder counts repeats in one event),
+and a sync that met a refusal is retried as kube's workqueue retries a failed key: after 5 ms, doubling each time,
+while the delay stays below its 1000 s ceiling; then every 1000 s in the background (only while the run goes on
+for other reasons), so a refusal alone never keeps a run from ending. A sync without a refusal starts the backoff
+afresh.
 """
 
 from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import attrs
 
+from kubesched.admission.errors import AdmissionError
 from kubesched.api.apps import CronJob, DaemonSet, Deployment, Job, ReplicaSet, StatefulSet, Workload
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
-from kubesched.api.policy import PriorityClass
 from kubesched.api.workload import WorkloadController
-from kubesched.errors import InputError
-from kubesched.io.admission import admit_pod, default_priority_class, effective_priority_classes
+from kubesched.sim.admission import ApiAdmission
 from kubesched.sim.agenda import EPOCH, VirtualClock
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.sim.controllers.base import ALPHANUMS, Controller
@@ -33,6 +39,9 @@ from kubesched.sim.controllers.statefulset import StatefulSetController
 
 #: names.SimpleNameGenerator's maxGeneratedNameLength: 63 characters less the 5 of the random suffix.
 MAX_GENERATED_PREFIX = 58
+#: workqueue.DefaultControllerRateLimiter's per-item backoff: 5 ms, doubling, at most 1000 s.
+RETRY_BASE = 0.005
+RETRY_MAX = 1000.0
 
 
 class ControllerManager:
@@ -40,15 +49,19 @@ class ControllerManager:
     :class:`~kubesched.sim.controllers.host.ControllerHost` of every controller."""
 
     def __init__(self, cluster: InMemoryCluster, clock: VirtualClock, *, seed: int = 0,
-                 priority_classes: Iterable[PriorityClass] = (), settings: ControllerSettings | None = None,
+                 admission: ApiAdmission | None = None, settings: ControllerSettings | None = None,
                  on_created: Callable[[Pod], None] | None = None) -> None:
         self.cluster = cluster
         self.clock = clock
         self.settings = settings or ControllerSettings()
         self.rng = random.Random(f"kubesched-controllers:{seed}")
-        self._classes = effective_priority_classes(list(priority_classes))
-        self._default_class = default_priority_class(self._classes)
+        #: The API server's admission, which every pod a controller creates goes through.
+        self.admission = admission if admission is not None else ApiAdmission(cluster)
         self._on_created = on_created
+        # Per controller uid: the syncs in a row that met a refusal, and its last FailedCreate message.
+        self._failures: dict[str, int] = {}
+        self._last_refusal: dict[str, str] = {}
+        self._refused = False
         self.controllers: dict[str, Controller] = {}
         self._by_name: dict[tuple[str, str, str], Controller] = {}
         self._owned: dict[str, dict[str, Pod]] = {}
@@ -121,8 +134,9 @@ class ControllerManager:
         self.cluster.controllers.pop((controller.kind, meta.namespace, meta.name), None)
         controller.delete()
 
-    def queue(self, controller: Reconciler, delay: float | None = None) -> None:
-        """Sync ``controller`` after ``delay`` (the controller delay by default), unless a sync is pending."""
+    def queue(self, controller: Reconciler, delay: float | None = None, *, background: bool = False) -> None:
+        """Sync ``controller`` after ``delay`` (the controller delay by default), unless a sync is pending; a sync
+        that meets a refusal is retried after the backoff."""
         uid = controller.metadata.uid
         if uid in self._pending:
             return
@@ -130,10 +144,24 @@ class ControllerManager:
 
         def run() -> None:
             self._pending.discard(uid)
-            if not controller.deleted:
-                controller.sync()
+            if controller.deleted:
+                return
+            self._refused = False
+            controller.sync()
+            if self._refused:
+                self._retry(controller)
+            else:
+                self._failures.pop(uid, None)
 
-        self.cluster.after(self.settings.controller_delay if delay is None else delay, run)
+        self.cluster.after(self.settings.controller_delay if delay is None else delay, run, background=background)
+
+    def _retry(self, controller: Reconciler) -> None:
+        """Sync again after the next backoff delay; once at the ceiling, in the background."""
+        uid = controller.metadata.uid
+        failures = self._failures.get(uid, 0)
+        self._failures[uid] = failures + 1
+        delay = RETRY_BASE * 2 ** failures
+        self.queue(controller, min(delay, RETRY_MAX), background=delay >= RETRY_MAX)
 
     # -- pods ---------------------------------------------------------------------------------------------------
     def owned_pods(self, owner_uid: str) -> list[Pod]:
@@ -146,11 +174,16 @@ class ControllerManager:
     def create_pod(self, pod: Pod, controller: Reconciler) -> Pod | None:
         """Admit and create ``pod`` (SuccessfulCreate), or record FailedCreate when admission refuses it."""
         try:
-            pod = admit_pod(pod, self._classes, self._default_class)
-        except InputError as exc:
-            self.cluster.record_object_event(*controller.regarding, "Warning", "FailedCreate",
-                                             f"Error creating: {exc.message}")
+            pod = self.admission.admit(pod)
+        except AdmissionError as exc:
+            self._refused = True
+            message = controller.failed_create_message(pod, exc.api_message())
+            uid = controller.metadata.uid
+            if self._last_refusal.get(uid) != message:
+                self._last_refusal[uid] = message
+                self.cluster.record_object_event(*controller.regarding, "Warning", "FailedCreate", message)
             return None
+        self._last_refusal.pop(controller.metadata.uid, None)
         self.cluster.add_pod(pod)
         self.cluster.record_object_event(*controller.regarding, "Normal", "SuccessfulCreate",
                                          f"Created pod: {pod.name}")

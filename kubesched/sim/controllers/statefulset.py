@@ -30,6 +30,10 @@ class StatefulSetController(ScaledController):
         self.workload = workload
 
 
+    def failed_create_message(self, pod: Pod, error: str) -> str:
+        """The StatefulSet controller's wording of a refused creation (recordPodEvent)."""
+        return f"create Pod {pod.name} in StatefulSet {self.metadata.name} failed error: {error}"
+
     def _ordinal(self, pod: Pod) -> int | None:
         prefix = f"{self.metadata.name}-"
         tail = pod.name[len(prefix):]
