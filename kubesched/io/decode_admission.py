@@ -250,7 +250,7 @@ def _check_selector(requirements: tuple[ScopedResourceSelectorRequirement, ...],
         if _unsupported_for(scope, hard):
             report(path, f"Invalid value: {_go_selector(requirements, raw)}: unsupported scope applied to resource")
         if scope in _EXISTS_ONLY and operator != "Exists":
-            report(f"{path}.operator", f"Invalid value: {quote(operator)}: must be 'Exist' when scope is any of "
+            report(f"{path}.operator", f"Invalid value: {quote(operator)}: must be 'Exists' when scope is any of "
                                        "ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, "
                                        "ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or "
                                        "ResourceQuotaScopeCrossNamespacePodAffinity")

@@ -91,9 +91,10 @@ class ControllerHost(Protocol):
                    condition: PodCondition | None = None) -> None:
         """Delete ``pod`` gracefully for ``controller``."""
 
-    def queue(self, controller: Reconciler, delay: float | None = None, *, background: bool = False) -> None:
+    def queue(self, controller: Reconciler, delay: float | None = None, *, background: bool = False,
+              earlier: bool = False) -> None:
         """Sync ``controller`` after ``delay`` (the controller delay by default); a ``background`` sync does not
-        keep a run going."""
+        keep a run going; ``earlier`` moves a pending sync due later."""
 
     def add(self, workload: Workload, *, owner: Reconciler | None = None) -> Reconciler:
         """Start the controller of ``workload``, owned by ``owner``."""

@@ -5,11 +5,12 @@ A controller reacts to a change of its workload or of one of its pods (or, for D
 synced at once. Everything random (name suffixes, uids) comes from one generator seeded by the run's seed.
 
 The pods a controller creates go through the API server's admission; a refused one is a FailedCreate event on the
-controller (an identical refusal in a row is recorded once, as kube's event recorder counts repeats in one event),
-and a sync that met a refusal is retried as kube's workqueue retries a failed key: after 5 ms, doubling each time,
-while the delay stays below its 1000 s ceiling; then every 1000 s in the background (only while the run goes on
-for other reasons), so a refusal alone never keeps a run from ending. A sync without a refusal starts the backoff
-afresh.
+controller, recorded as kube's event recorder does: a repeat of the controller's last refusal is counted in that
+event (not recorded again), and past 10 refusals of one controller within 10 minutes the rest are folded into one
+``(combined from similar events): ...`` event. A sync that met a refusal is retried as kube's workqueue retries a
+failed key: after 5 ms, doubling each time, while the delay stays below its 1000 s ceiling; then every 1000 s in the
+background (only while the run goes on for other reasons), so a refusal alone never keeps a run from ending. A sync
+without a refusal starts the backoff afresh.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.workload import WorkloadController
 from kubesched.sim.admission import ApiAdmission
-from kubesched.sim.agenda import EPOCH, VirtualClock
+from kubesched.sim.agenda import EPOCH, Entry, VirtualClock
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.sim.controllers.base import ALPHANUMS, Controller
 from kubesched.sim.controllers.cronjob import CronJobController
@@ -42,6 +43,10 @@ MAX_GENERATED_PREFIX = 58
 #: workqueue.DefaultControllerRateLimiter's per-item backoff: 5 ms, doubling, at most 1000 s.
 RETRY_BASE = 0.005
 RETRY_MAX = 1000.0
+#: The event correlator's aggregation: past this many similar events of one object within the window (seconds),
+#: the rest are one combined event.
+AGGREGATE_MAX = 10
+AGGREGATE_WINDOW = 600.0
 
 
 class ControllerManager:
@@ -58,14 +63,18 @@ class ControllerManager:
         #: The API server's admission, which every pod a controller creates goes through.
         self.admission = admission if admission is not None else ApiAdmission(cluster)
         self._on_created = on_created
-        # Per controller uid: the syncs in a row that met a refusal, and its last FailedCreate message.
+        # Per controller uid: the syncs in a row that met a refusal, its last FailedCreate message and when its
+        # recent ones were recorded.
         self._failures: dict[str, int] = {}
         self._last_refusal: dict[str, str] = {}
+        self._refusal_times: dict[str, list[float]] = {}
         self._refused = False
         self.controllers: dict[str, Controller] = {}
         self._by_name: dict[tuple[str, str, str], Controller] = {}
         self._owned: dict[str, dict[str, Pod]] = {}
-        self._pending: set[str] = set()
+        # Per controller uid: its pending sync on the agenda; the uids whose pending sync is a retry.
+        self._pending: dict[str, Entry] = {}
+        self._retrying: set[str] = set()
         for pod in cluster.pods.values():
             self._index(pod)
         cluster.subscribe(self)
@@ -134,16 +143,30 @@ class ControllerManager:
         self.cluster.controllers.pop((controller.kind, meta.namespace, meta.name), None)
         controller.delete()
 
-    def queue(self, controller: Reconciler, delay: float | None = None, *, background: bool = False) -> None:
+    def queue(self, controller: Reconciler, delay: float | None = None, *, background: bool = False,
+              earlier: bool = False) -> None:
         """Sync ``controller`` after ``delay`` (the controller delay by default), unless a sync is pending; a sync
-        that meets a refusal is retried after the backoff."""
+        that meets a refusal is retried after the backoff. A ``background`` sync does not keep the run going. A
+        pending retry gives way to any sync due sooner (or keeping the run going), as the workqueue processes an
+        added key at once whatever rate-limited add waits; ``earlier`` (a retry) moves a pending sync due later."""
         uid = controller.metadata.uid
-        if uid in self._pending:
-            return
-        self._pending.add(uid)
+        when = self.clock.now() + (self.settings.controller_delay if delay is None else delay)
+        pending = self._pending.get(uid)
+        if pending is not None:
+            entry = pending
+            sooner = when < entry.time and (earlier or uid in self._retrying)
+            if not (sooner or (entry.background and not background)):
+                return
+            self.cluster.agenda.cancel(entry)
+            when = min(when, entry.time)
+        if earlier:
+            self._retrying.add(uid)
+        else:
+            self._retrying.discard(uid)
 
         def run() -> None:
-            self._pending.discard(uid)
+            self._pending.pop(uid, None)
+            self._retrying.discard(uid)
             if controller.deleted:
                 return
             self._refused = False
@@ -153,7 +176,7 @@ class ControllerManager:
             else:
                 self._failures.pop(uid, None)
 
-        self.cluster.after(self.settings.controller_delay if delay is None else delay, run, background=background)
+        self._pending[uid] = self.cluster.agenda.at(when, run, background=background)
 
     def _retry(self, controller: Reconciler) -> None:
         """Sync again after the next backoff delay; once at the ceiling, in the background."""
@@ -161,7 +184,7 @@ class ControllerManager:
         failures = self._failures.get(uid, 0)
         self._failures[uid] = failures + 1
         delay = RETRY_BASE * 2 ** failures
-        self.queue(controller, min(delay, RETRY_MAX), background=delay >= RETRY_MAX)
+        self.queue(controller, min(delay, RETRY_MAX), background=delay >= RETRY_MAX, earlier=True)
 
     # -- pods ---------------------------------------------------------------------------------------------------
     def owned_pods(self, owner_uid: str) -> list[Pod]:
@@ -177,11 +200,7 @@ class ControllerManager:
             pod = self.admission.admit(pod)
         except AdmissionError as exc:
             self._refused = True
-            message = controller.failed_create_message(pod, exc.api_message())
-            uid = controller.metadata.uid
-            if self._last_refusal.get(uid) != message:
-                self._last_refusal[uid] = message
-                self.cluster.record_object_event(*controller.regarding, "Warning", "FailedCreate", message)
+            self._record_refusal(controller, controller.failed_create_message(pod, exc.api_message()))
             return None
         self._last_refusal.pop(controller.metadata.uid, None)
         self.cluster.add_pod(pod)
@@ -190,6 +209,22 @@ class ControllerManager:
         if self._on_created is not None:
             self._on_created(pod)
         return pod
+
+    def _record_refusal(self, controller: Reconciler, message: str) -> None:
+        """A FailedCreate event, unless kube's event recorder would count it in one it recorded already."""
+        uid = controller.metadata.uid
+        if self._last_refusal.get(uid) == message:
+            return
+        self._last_refusal[uid] = message
+        now = self.clock.now()
+        times = [t for t in self._refusal_times.get(uid, ()) if now - t < AGGREGATE_WINDOW]
+        times.append(now)
+        self._refusal_times[uid] = times
+        if len(times) > AGGREGATE_MAX + 1:
+            return
+        if len(times) > AGGREGATE_MAX:
+            message = "(combined from similar events): " + message
+        self.cluster.record_object_event(*controller.regarding, "Warning", "FailedCreate", message)
 
     def delete_pod(self, pod: Pod, message: str, controller: Reconciler,
                    condition: PodCondition | None = None) -> None:
