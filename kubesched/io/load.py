@@ -32,7 +32,7 @@ from kubesched.io import decode, decode_admission, decode_pod, decode_workloads
 from kubesched.io.documents import Document, display, documents, expand_lists, expand_paths, is_manifest
 from kubesched.io.errors import InputErrorList as InputErrorList  # callers import it from here too
 from kubesched.io.fields import collecting, is_mapping
-from kubesched.io.unmodelled import resource_claims_path, skip_reason
+from kubesched.io.unmodelled import resource_claims_path, skip_reason, unenforced_admission
 from kubesched.validation import MANIFEST, escape, quote
 
 # kind -> (resource used in object names, namespaced)
@@ -208,6 +208,9 @@ class _Run:
         if claims is not None:
             self.unmodelled.append(f"{where}: {claims}: kubesched does not model resource claims (dynamic resource "
                                    "allocation, off by default in v1.32): scheduled as if the pod had none")
+        unenforced = unenforced_admission(kind, obj)
+        if unenforced is not None:
+            self.unmodelled.append(f"{where}: {unenforced}")
         for problem in problems:
             self.error(order, problem.located(file=file, obj=where))
         if name is None:

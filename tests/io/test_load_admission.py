@@ -176,3 +176,17 @@ def test_a_runtime_class_is_checked_as_the_api_server_checks_it(tmp_path: Path) 
         "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
         "scheduling.tolerations.tolerations[0].operator: Invalid value: \"y\": value must be empty when `operator` is "
         "'Exists'"]
+
+
+@pytest.mark.parametrize(("manifest", "warning"), [
+    pytest.param("kind: ResourceQuota\nmetadata: {name: q}\nspec: {hard: {pods: '5', services: '2', "
+                 "requests.storage: 10Gi}}\n", "resourcequotas/default/q: spec.hard: requests.storage, services: "
+                 "kubesched enforces quotas on pods only; these limits are not checked", id="quota on other objects"),
+    pytest.param("kind: LimitRange\nmetadata: {name: lr}\nspec: {limits: [{type: Container, max: {cpu: 1}}, "
+                 "{type: PersistentVolumeClaim, max: {storage: 1Gi}}]}\n", "limitranges/default/lr: spec.limits[1]: "
+                 "kubesched does not model PersistentVolumeClaims: their storage bounds are not checked",
+                 id="claim bounds"),
+])
+def test_what_admission_does_not_enforce_is_said_per_object(tmp_path: Path, manifest: str, warning: str) -> None:
+    """A quota's limits on other objects and a LimitRange's claim bounds are read past with a warning."""
+    assert load([write(tmp_path / "in.yaml", manifest)]).warnings == (warning,)

@@ -10,7 +10,6 @@ API server's own admission keeps the usage as the earlier pods are created, as k
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -122,12 +121,12 @@ def _post(api: KubeApi, obj: dict[str, Any], namespace: str = "") -> dict[str, A
 
 
 @pytest.fixture(scope="module")
-def api(kube_control_plane: ControlPlane) -> Iterator[KubeApi]:
+def api(kube_control_plane: ControlPlane) -> KubeApi:
     """The module's API server, with the cluster-scoped objects every case shares."""
     connection = KubeApi.connect(str(kube_control_plane.kubeconfig("admin")))
     for obj in yaml.safe_load_all(CLUSTER_OBJECTS):
         _post(connection, obj)
-    yield connection
+    return connection
 
 
 def _real(api: KubeApi, namespace: str, objects: list[str], before: list[str], pod: str) -> tuple[str, Any]:
