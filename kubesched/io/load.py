@@ -18,17 +18,16 @@ from typing import Any
 
 import attrs
 
-from kubesched.admission import priority
-from kubesched.admission.chain import AdmissionObjects, admit, admit_all, is_admitted
-from kubesched.admission.errors import AdmissionError
 from kubesched.api.admission_objects import LimitRange, ResourceQuota, RuntimeClass
-from kubesched.api.apps import CronJob, DaemonSet, Deployment, Job, ReplicaSet, StatefulSet, Workload
+from kubesched.api.apps import ReplicaSet, StatefulSet, Workload
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError
 from kubesched.io import decode, decode_admission, decode_pod, decode_workloads
+from kubesched.io.admit_input import WORKLOAD_TYPES as WORKLOAD_TYPES  # callers import it from here too
+from kubesched.io.admit_input import admission_objects, admit_pods, admit_templates
 from kubesched.io.documents import Document, display, documents, expand_lists, expand_paths, is_manifest
 from kubesched.io.errors import InputErrorList as InputErrorList  # callers import it from here too
 from kubesched.io.fields import collecting, is_mapping
@@ -123,8 +122,6 @@ _PLAIN_NAME = re.compile(r"[a-z0-9.-]+", re.ASCII)
 
 def _part(text: str) -> str:
     return text if _PLAIN_NAME.fullmatch(text) else quote(text)
-
-WORKLOAD_TYPES = (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob)
 
 _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "Node": decode.node,
@@ -359,9 +356,9 @@ def _finish(run: _Run, groups: int) -> list[ClusterInput]:
         if node_name and node_name not in node_names:
             run.error(entry.order, InputError(f"node {quote(node_name)} is not in the input", file=entry.file,
                                               obj=entry.where, field="spec.nodeName"))
-    objects = _admission_objects(run, groups)
-    admitted_of, created = _admit_pods(run, pod_entries, objects)
-    _admit_templates(run, objects)
+    objects = admission_objects(run.entries, groups)
+    admitted_of, created = admit_pods(pod_entries, objects, {order for order, _ in run.errors}, run.error)
+    admit_templates(run.entries, objects, run.error)
     if run.errors:
         # Stable: within one object, problems keep the order they were found in.
         run.errors.sort(key=lambda pair: pair[0])
@@ -392,67 +389,3 @@ def _lookup(value: WorkloadController | ReplicaSet | StatefulSet) -> WorkloadCon
     if isinstance(value, WorkloadController):
         return value
     return WorkloadController(kind=value.kind, metadata=value.metadata, selector=value.selector)
-
-def _admission_objects(run: _Run, groups: int) -> list[AdmissionObjects]:
-    """What admission reads when each group's pods are created: the objects of that group and the groups before it
-    (a later definition of an object replacing the earlier one)."""
-    found: list[AdmissionObjects] = []
-    current: dict[str, Any] = {}
-    entries = [e for e in run.entries if isinstance(e.value, LimitRange | RuntimeClass | PriorityClass)]
-    for group in range(groups):
-        current.update((e.where, e.value) for e in entries if e.order[0] == group)
-        values = list(current.values())
-        found.append(AdmissionObjects.of(
-            [v for v in values if isinstance(v, LimitRange)], [v for v in values if isinstance(v, RuntimeClass)],
-            [v for v in values if isinstance(v, PriorityClass)]))
-    return found
-
-
-def _admit_pods(run: _Run, pod_entries: list[_Entry],
-                objects: list[AdmissionObjects]) -> tuple[dict[int, Pod], set[str]]:
-    """Admit the input's pods with what their group's admission reads: the admitted pods by the id of the decoded
-    one, and the uids of those the input creates (not admitted before). A pod already found faulty meets Priority
-    alone (its unknown class is reported too), as the other plugins would judge values that are not its own."""
-    flawed = {order for order, _ in run.errors}
-    admitted_of: dict[int, Pod] = {}
-    created: set[str] = set()
-    for entry in pod_entries:
-        if entry.order in flawed:
-            group_objects = objects[entry.order[0]]
-            try:
-                priority.admit_pod(entry.value, group_objects.priority_classes, group_objects.default_priority_class)
-            except AdmissionError as exc:
-                for problem in exc.input_errors(entry.where):
-                    run.error(entry.order, problem.located(file=entry.file))
-    for group, group_objects in enumerate(objects):
-        entries = [e for e in pod_entries if e.order[0] == group and e.order not in flawed]
-        pods, errors = admit_all([e.value for e in entries], group_objects)
-        for entry, pod, error in zip(entries, pods, errors, strict=True):
-            if error is not None:
-                for problem in error.input_errors(entry.where):
-                    run.error(entry.order, problem.located(file=entry.file))
-            elif pod is not None:
-                admitted_of[id(entry.value)] = pod
-                if not is_admitted(entry.value):
-                    created.add(pod.uid)
-    return admitted_of, created
-
-
-def _admit_templates(run: _Run, objects: list[AdmissionObjects]) -> None:
-    """A pod template must pass the admission of its group's objects (an existing priorityClassName and
-    runtimeClassName, the LimitRanges' bounds), or every pod its controller creates is refused."""
-    for entry in run.entries:
-        value = entry.value
-        if not isinstance(value, WORKLOAD_TYPES):
-            continue
-        if isinstance(value, CronJob):
-            template, path = value.job_template.template, "spec.jobTemplate.spec.template."
-        else:
-            template, path = value.template, "spec.template."
-        probe = Pod(metadata=attrs.evolve(template.metadata, name=value.metadata.name,
-                                          namespace=value.metadata.namespace), spec=template.spec)
-        try:
-            admit(probe, objects[entry.order[0]])
-        except AdmissionError as exc:
-            for problem in exc.input_errors(entry.where, field_prefix=path):
-                run.error(entry.order, problem.located(file=entry.file))
