@@ -153,12 +153,11 @@ class ControllerManager:
         when = self.clock.now() + (self.settings.controller_delay if delay is None else delay)
         pending = self._pending.get(uid)
         if pending is not None:
-            entry = pending
-            sooner = when < entry.time and (earlier or uid in self._retrying)
-            if not (sooner or (entry.background and not background)):
+            sooner = when < pending.time and (earlier or uid in self._retrying)
+            if not (sooner or (pending.background and not background)):
                 return
-            self.cluster.agenda.cancel(entry)
-            when = min(when, entry.time)
+            self.cluster.agenda.cancel(pending)
+            when = min(when, pending.time)
         if earlier:
             self._retrying.add(uid)
         else:
