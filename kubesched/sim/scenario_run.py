@@ -50,11 +50,10 @@ class ScenarioRunner:
                  seed: int = 0, progress: SimulationProgress | None = None,
                  explainer: Explainer | None = None) -> None:
         self.scenario = scenario
-        classes = tuple(pc for step in scenario.steps if isinstance(step.action, Create)
-                        for pc in step.action.objects.priority_classes)
         warnings = tuple(w for step in scenario.steps if isinstance(step.action, Create)
                          for w in step.action.objects.warnings)
-        self.sim = Simulation(ClusterInput(priority_classes=classes, warnings=warnings), config, registry, seed=seed,
+        # What admission reads (PriorityClasses, LimitRanges, RuntimeClasses, ResourceQuotas) comes with the steps.
+        self.sim = Simulation(ClusterInput(warnings=warnings), config, registry, seed=seed,
                               progress=progress, explainer=explainer, controllers=scenario.settings)
         self.executed: list[tuple[Step, float]] = []
         self._refused: set[str] = set()
@@ -165,8 +164,11 @@ class ScenarioRunner:
     def _create(self, step: Step, action: Create) -> None:
         objects, cluster, sim = action.objects, self.sim.cluster, self.sim
         count = (len(objects.nodes) + len(objects.pods) + len(objects.pdbs) + len(objects.workloads)
-                 + len(objects.services) + len(objects.namespaces))
+                 + len(objects.services) + len(objects.namespaces) + len(objects.limit_ranges)
+                 + len(objects.resource_quotas) + len(objects.runtime_classes))
         self._event(step, f"{count} object(s)")
+        sim.admission.add(objects.limit_ranges, objects.runtime_classes, objects.priority_classes,
+                          objects.resource_quotas)
         cluster.add_workloads(objects.namespaces, objects.services, objects.controllers)
         for node in objects.nodes:
             if node.name in cluster.nodes:
@@ -180,7 +182,7 @@ class ScenarioRunner:
         bound = [p for p in objects.pods if p.spec.node_name]
         for pod in [*bound, *queue_order([p for p in objects.pods if not p.spec.node_name])]:
             sim.pods.append(pod)
-            cluster.add_pod(pod)
+            sim.create_pod(pod, admitted_at_load=pod.uid in objects.created)
         for workload in objects.workloads:
             existing = self.manager.get(workload.kind, workload.metadata.namespace, workload.metadata.name)
             if isinstance(existing, DeploymentController) and isinstance(workload, Deployment) and action.update:

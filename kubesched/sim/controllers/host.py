@@ -60,6 +60,9 @@ class Reconciler(Protocol):
     def on_owned_pod_change(self, old: Pod | None, new: Pod | None) -> None:
         """One of its pods appeared, changed or went."""
 
+    def failed_create_message(self, pod: Pod, error: str) -> str:
+        """Its FailedCreate event's message when the API server refuses ``pod`` with ``error``."""
+
 
 class ControllerHost(Protocol):
     """What a controller asks of the manager running it: the cluster and clock, identities, its pods, the other
@@ -97,8 +100,10 @@ class ControllerHost(Protocol):
                    condition: PodCondition | None = None) -> None:
         """Delete ``pod`` gracefully for ``controller``."""
 
-    def queue(self, controller: Reconciler, delay: float | None = None) -> None:
-        """Sync ``controller`` after ``delay`` (the controller delay by default)."""
+    def queue(self, controller: Reconciler, delay: float | None = None, *, background: bool = False,
+              earlier: bool = False) -> None:
+        """Sync ``controller`` after ``delay`` (the controller delay by default); a ``background`` sync does not
+        keep a run going; ``earlier`` moves a pending sync due later."""
 
     def add(self, workload: Workload, *, owner: Reconciler | None = None) -> Reconciler:
         """Start the controller of ``workload``, owned by ``owner``."""
