@@ -5,7 +5,7 @@ they changed (HTTP 422), then the validating plugins (LimitRanger, RuntimeClass,
 :func:`admit` runs every plugin but ResourceQuota, whose verdict depends on the pods that exist at that moment: the
 caller (the loader for the input's pods, the simulation for the pods it creates) runs
 :func:`kubesched.admission.resource_quota.admit` after it. DefaultStorageClass admits PersistentVolumeClaims, not
-pods: claims go through :data:`CLAIM_PLUGINS` once the storage model brings them.
+pods: claims go through :data:`CLAIM_PLUGINS` (:func:`admit_claim`).
 
 A pod that carries ``spec.priority`` was admitted already (a dump of a live cluster, read back from an API server
 that always runs Priority): it is taken as it is, by every plugin.
@@ -17,7 +17,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
-from kubesched.admission import default_toleration_seconds, limit_ranger, priority, runtime_class
+from kubesched.admission import (
+    default_storage_class,
+    default_toleration_seconds,
+    limit_ranger,
+    priority,
+    runtime_class,
+)
 from kubesched.admission.errors import INVALID, AdmissionError, Cause
 from kubesched.api import validation
 from kubesched.api.admission_objects import LimitRange, RuntimeClass
@@ -25,15 +31,22 @@ from kubesched.api.meta import frozen_str_map
 from kubesched.api.pod import Container, Pod, PodSpec
 from kubesched.api.policy import PriorityClass
 from kubesched.api.replace import replaced
+from kubesched.api.storage import PersistentVolumeClaim, StorageClass
 from kubesched.validation import key_path
 
 #: The default admission plugins that change what the scheduler sees, in the API server's order
 #: (pkg/kubeapiserver/options/plugins.go); each runs its mutating half, then each its validating half.
 ORDER = ("LimitRanger", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass", "RuntimeClass",
          "ResourceQuota")
-#: The plugins a PersistentVolumeClaim goes through (DefaultStorageClass gives a claim without a class the default
-#: class; LimitRanger and ResourceQuota bound its storage): the storage model's, none yet.
-CLAIM_PLUGINS: tuple[str, ...] = ()
+#: The plugins a PersistentVolumeClaim goes through that change what the scheduler sees: DefaultStorageClass gives a
+#: claim without a class the default class (LimitRanger's and ResourceQuota's bounds on claims are not enforced:
+#: the loader warns where an input has them).
+CLAIM_PLUGINS: tuple[str, ...] = ("DefaultStorageClass",)
+
+
+def admit_claim(claim: PersistentVolumeClaim, storage_classes: Iterable[StorageClass]) -> PersistentVolumeClaim:
+    """A claim created now, as admission stores it (the default class when it sets none)."""
+    return default_storage_class.admit_claim(claim, storage_classes)
 
 
 @attrs.frozen

@@ -10,12 +10,13 @@ from typing import Any, Protocol
 import attrs
 
 from kubesched.admission import priority
-from kubesched.admission.chain import AdmissionObjects, admit, admit_all, is_admitted
+from kubesched.admission.chain import AdmissionObjects, admit, admit_all, admit_claim, is_admitted
 from kubesched.admission.errors import AdmissionError
 from kubesched.api.admission_objects import LimitRange, RuntimeClass
 from kubesched.api.apps import CronJob, DaemonSet, Deployment, Job, ReplicaSet, StatefulSet
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PriorityClass
+from kubesched.api.storage import PersistentVolumeClaim, StorageClass
 from kubesched.errors import InputError
 
 WORKLOAD_TYPES = (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob)
@@ -28,6 +29,8 @@ class Entry(Protocol):
     order: tuple[int, ...]
     where: str
     value: Any
+    #: Whether the loader derived its uid: an object no API server returned, which the input creates.
+    derived: bool
 
 
 #: Records an error at an order (group, file, document, item).
@@ -99,3 +102,17 @@ def admit_templates(entries: Sequence[Entry], objects: Sequence[AdmissionObjects
             admit(probe, objects[entry.order[0]])
         except AdmissionError as exc:
             _report(report, entry, exc, path)
+
+
+def admit_claims(entries: Sequence[Entry]) -> dict[int, PersistentVolumeClaim]:
+    """The claims the input creates (no uid of their own: never returned by an API server), admitted with the
+    StorageClasses of their group and the groups before it, by the id of the decoded claim."""
+    classes: dict[str, StorageClass] = {}
+    admitted: dict[int, PersistentVolumeClaim] = {}
+    for group in sorted({e.order[0] for e in entries}):
+        in_group = [e for e in entries if e.order[0] == group]
+        classes.update((e.value.name, e.value) for e in in_group if isinstance(e.value, StorageClass))
+        for entry in in_group:
+            if isinstance(entry.value, PersistentVolumeClaim) and entry.derived:
+                admitted[id(entry.value)] = admit_claim(entry.value, classes.values())
+    return admitted

@@ -28,7 +28,7 @@ from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError
 from kubesched.io import decode, decode_admission, decode_pod, decode_storage, decode_workloads
 from kubesched.io.admit_input import WORKLOAD_TYPES as WORKLOAD_TYPES  # callers import it from here too
-from kubesched.io.admit_input import admission_objects, admit_pods, admit_templates
+from kubesched.io.admit_input import admission_objects, admit_claims, admit_pods, admit_templates
 from kubesched.io.documents import Document, display, documents, expand_lists, expand_paths, is_manifest
 from kubesched.io.errors import InputErrorList as InputErrorList  # callers import it from here too
 from kubesched.io.fields import collecting, is_mapping
@@ -374,6 +374,7 @@ def _finish(run: _Run, groups: int) -> list[ClusterInput]:
     objects = admission_objects(run.entries, groups)
     admitted_of, created = admit_pods(pod_entries, objects, {order for order, _ in run.errors}, run.error)
     admit_templates(run.entries, objects, run.error)
+    claims = admit_claims(run.entries)
     if run.errors:
         # Stable: within one object, problems keep the order they were found in.
         run.errors.sort(key=lambda pair: pair[0])
@@ -394,7 +395,7 @@ def _finish(run: _Run, groups: int) -> list[ClusterInput]:
             controllers=tuple(_lookup(c) for c in of_kind("ReplicaSet", "StatefulSet", "ReplicationController")),
             warnings=warnings if group == 0 else (),
             workloads=tuple(e.value for e in entries if isinstance(e.value, WORKLOAD_TYPES)),
-            storage=tuple(e.value for e in entries if isinstance(e.value, STORAGE_TYPES)),
+            storage=tuple(claims.get(id(e.value), e.value) for e in entries if isinstance(e.value, STORAGE_TYPES)),
             limit_ranges=tuple(of_kind("LimitRange")), resource_quotas=tuple(of_kind("ResourceQuota")),
             runtime_classes=tuple(of_kind("RuntimeClass")),
             created=frozenset(uid for e in entries if (uid := e.value.metadata.uid) in created)))

@@ -13,11 +13,12 @@ from collections.abc import Iterable
 
 from kubesched.admission import resource_quota
 from kubesched.admission.amounts import ZERO, ResourceAmounts, add, subtract
-from kubesched.admission.chain import AdmissionObjects, admit
+from kubesched.admission.chain import AdmissionObjects, admit, admit_claim
 from kubesched.api.admission_objects import LimitRange, ResourceQuota, RuntimeClass
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PriorityClass
+from kubesched.api.storage import PersistentVolumeClaim
 from kubesched.sim.cluster import InMemoryCluster
 
 _Key = tuple[str, str]
@@ -94,6 +95,7 @@ class ApiAdmission:
         self._priority_classes: dict[str, PriorityClass] = {}
         self._objects: AdmissionObjects | None = None
         self.quotas = QuotaUsage(cluster)
+        self._cluster = cluster
 
     def add(self, limit_ranges: Iterable[LimitRange] = (), runtime_classes: Iterable[RuntimeClass] = (),
             priority_classes: Iterable[PriorityClass] = (), quotas: Iterable[ResourceQuota] = ()) -> None:
@@ -111,6 +113,10 @@ class ApiAdmission:
             self._objects = AdmissionObjects.of(self._limit_ranges.values(), self._runtime_classes.values(),
                                                 list(self._priority_classes.values()))
         return self._objects
+
+    def admit_claim(self, claim: PersistentVolumeClaim) -> PersistentVolumeClaim:
+        """A claim created now (a StatefulSet's, a generic ephemeral volume's), as admission stores it."""
+        return admit_claim(claim, self._cluster.storage.storage_classes())
 
     def admit(self, pod: Pod) -> Pod:
         """Every plugin's verdict on creating ``pod`` now: the admitted pod, or AdmissionError."""

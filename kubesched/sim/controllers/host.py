@@ -60,9 +60,6 @@ class Reconciler(Protocol):
     def on_owned_pod_change(self, old: Pod | None, new: Pod | None) -> None:
         """One of its pods appeared, changed or went."""
 
-    def failed_create_message(self, pod: Pod, error: str) -> str:
-        """Its FailedCreate event's message when the API server refuses ``pod`` with ``error``."""
-
 
 class ControllerHost(Protocol):
     """What a controller asks of the manager running it: the cluster and clock, identities, its pods, the other
