@@ -227,6 +227,10 @@ class PodSpec:
     termination_grace_period_seconds: int = 30
     #: The pod's volumes (what the volume plugins read of them).
     volumes: tuple[Volume, ...] = attrs.field(default=(), converter=frozen_volumes)
+    #: The RuntimeClass admission resolved (its overhead and scheduling constraints are in the fields above).
+    runtime_class_name: str = ""
+    #: Seconds the pod may run; set, it makes the pod "Terminating" to a ResourceQuota's scopes.
+    active_deadline_seconds: int | None = None
 
 
 @attrs.frozen(slots=True)

@@ -24,6 +24,8 @@ BINDING_MODES = (BINDING_IMMEDIATE, BINDING_WAIT_FOR_FIRST_CONSUMER)
 
 #: StorageClass annotation marking the class claims without a class get (DefaultStorageClass admission).
 DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
+#: Its beta spelling, still honoured.
+BETA_DEFAULT_CLASS_ANNOTATION = "storageclass.beta.kubernetes.io/is-default-class"
 #: PVC annotation: the node the scheduler chose for a WaitForFirstConsumer claim's provisioning.
 SELECTED_NODE_ANNOTATION = "volume.kubernetes.io/selected-node"
 #: PVC annotation naming the provisioner that should provision the claim.
@@ -153,8 +155,9 @@ class StorageClass:
 
     @property
     def is_default(self) -> bool:
-        """Whether the class is marked as the default class."""
-        return self.metadata.annotations.get(DEFAULT_CLASS_ANNOTATION) == "true"
+        """Whether the class is marked as the default class (either annotation)."""
+        annotations = self.metadata.annotations
+        return "true" in (annotations.get(DEFAULT_CLASS_ANNOTATION), annotations.get(BETA_DEFAULT_CLASS_ANNOTATION))
 
 
 @attrs.frozen(slots=True)

@@ -152,18 +152,45 @@ def _shown_name(name: str) -> str:
     return name if len(name) <= MAX_SHOWN and escape(name) == name and " " not in name else quote(name)
 
 
-def _resource_name_problems(name: str) -> list[str]:
-    """Why ``name`` is not a resource a container may ask for (validateContainerResourceName)."""
+_QUOTA_RESOURCES = frozenset({
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage",
+    "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods",
+    "resourcequotas", "services", "replicationcontrollers", "secrets", "persistentvolumeclaims", "configmaps",
+    "services.nodeports", "services.loadbalancers"})
+
+
+def _resource_name_problems(name: str, *, containers: bool = True, quota: bool = False) -> list[str]:
+    """Why ``name`` is not a resource name: a qualified name, standard when it has no prefix
+    (validateResourceName); with ``containers``, one a container may ask for (validateContainerResourceName); with
+    ``quota``, one a ResourceQuota may limit (ValidateResourceQuotaResourceName)."""
     problems = qualified_name(name)
     if not problems and "/" not in name and not (
             name in _STANDARD_RESOURCES or name.startswith((_HUGEPAGES_PREFIX, "requests." + _HUGEPAGES_PREFIX))):
         problems.append("must be a standard resource type or fully qualified")
-    if "/" not in name:
+    if quota:
+        if "/" not in name and not (name in _QUOTA_RESOURCES
+                                    or name.startswith((_HUGEPAGES_PREFIX, "requests." + _HUGEPAGES_PREFIX))):
+            problems.append("must be a standard resource for quota")
+    elif not containers:
+        pass
+    elif "/" not in name:
         if name not in _CONTAINER_RESOURCES and not name.startswith(_HUGEPAGES_PREFIX):
             problems.append("must be a standard resource for containers")
     elif not is_native_resource(name) and not is_extended_resource_name(name):
         problems.append("doesn't follow extended resource name standard")
     return [f"Invalid value: {_shown_name(name)}: {problem}" for problem in problems]
+
+
+def resource_name_problems(name: str, *, containers: bool = True, quota: bool = False) -> list[str]:
+    """Why ``name`` is not a valid resource name, each as ``Invalid value: name: reason``: for containers (a
+    LimitRange's Container and Pod items, a RuntimeClass's overhead), for a ResourceQuota (``quota``), or any
+    standard or prefixed one (neither)."""
+    return _resource_name_problems(name, containers=containers, quota=quota)
+
+
+def is_quota_standard(name: str) -> bool:
+    """IsStandardQuotaResourceName: a resource a ResourceQuota's scopes are checked against."""
+    return name in _QUOTA_RESOURCES or name.startswith((_HUGEPAGES_PREFIX, "requests." + _HUGEPAGES_PREFIX))
 
 
 def _to_milli(quantity: Quantity) -> Quantity:

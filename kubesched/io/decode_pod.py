@@ -198,6 +198,10 @@ def _toleration(obj: Obj, path: str) -> Toleration:
     return Toleration(key=key, operator=operator or "Equal", value=value, effect=effect, toleration_seconds=seconds)
 
 
+#: A toleration, as a pod's are read (a RuntimeClass's scheduling has them too).
+toleration = _toleration
+
+
 @f.remembered
 def _spread_constraint(obj: Obj, path: str) -> TopologySpreadConstraint:
     max_skew = f.integer(obj.get("maxSkew"), f"{path}.maxSkew", bits=32)
@@ -259,7 +263,8 @@ CONTAINER_READS = ("name", "image", "ports", "resources", "restartPolicy")
 #: The fields of a pod spec :func:`_pod_spec` reads (likewise checked).
 SPEC_READS = ("containers", "initContainers", "nodeName", "schedulerName", "priority", "priorityClassName",
               "preemptionPolicy", "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints",
-              "overhead", "schedulingGates", "terminationGracePeriodSeconds", "hostNetwork")
+              "overhead", "schedulingGates", "terminationGracePeriodSeconds", "hostNetwork", "runtimeClassName",
+              "activeDeadlineSeconds")
 
 
 _CONTAINER_READ_SET = frozenset(CONTAINER_READS)
@@ -348,6 +353,9 @@ def _pod_spec(obj: Obj, path: str) -> PodSpec:
     if grace is not None and grace < 0:
         f.report(f"{path}.terminationGracePeriodSeconds", f"Invalid value: {grace}: must be greater than "
                                                               "or equal to 0")
+    runtime_class = f.string(obj.get("runtimeClassName"), f"{path}.runtimeClassName")
+    if runtime_class:
+        check_name(runtime_class, f"{path}.runtimeClassName", validation.dns1123_subdomain)
     return PodSpec(
         containers=containers,
         init_containers=init_containers,
@@ -363,7 +371,17 @@ def _pod_spec(obj: Obj, path: str) -> PodSpec:
         overhead=f.resource_list(obj.get("overhead"), f"{path}.overhead"),
         scheduling_gates=_scheduling_gates(obj.get("schedulingGates"), f"{path}.schedulingGates"),
         termination_grace_period_seconds=30 if grace is None else grace,
+        runtime_class_name=runtime_class,
+        active_deadline_seconds=_active_deadline(obj.get("activeDeadlineSeconds"), f"{path}.activeDeadlineSeconds"),
     )
+
+
+def _active_deadline(value: object, path: str) -> int | None:
+    """spec.activeDeadlineSeconds: between 1 and 2147483647 seconds, as the API server requires."""
+    seconds = f.integer(value, path)
+    if seconds is not None and not 1 <= seconds <= 2**31 - 1:
+        f.report(path, f"Invalid value: {seconds}: must be between 1 and 2147483647, inclusive")
+    return seconds
 
 
 def _scheduling_gates(value: object, path: str) -> tuple[str, ...]:

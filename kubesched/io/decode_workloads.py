@@ -54,7 +54,8 @@ def _count(value: object, path: str, default: int) -> int:
     return number
 
 
-def template(obj: Obj, path: str, restart_policies: tuple[str, ...], default_policy: str | None) -> PodTemplate:
+def template(obj: Obj, path: str, restart_policies: tuple[str, ...], default_policy: str | None, *,
+             check_mounts: bool = True) -> PodTemplate:
     """spec.template at ``path``: labels, annotations (with the duration annotation parsed) and the pod spec,
     whose restartPolicy must be one of ``restart_policies`` (``default_policy`` when unset; None: required)."""
     raw = f.mapping(obj.get("template"), path)
@@ -79,7 +80,8 @@ def template(obj: Obj, path: str, restart_policies: tuple[str, ...], default_pol
     elif policy is not None:
         f.one_of(policy, f"{path}.spec.restartPolicy", restart_policies)
     spec = with_volumes(_pod_spec(spec_obj, f"{path}.spec"), spec_obj, f"{path}.spec")
-    rules.check_volume_mounts(spec_obj, f"{path}.spec")
+    if check_mounts:  # a StatefulSet's template may mount its volumeClaimTemplates: the API server checks its pods
+        rules.check_volume_mounts(spec_obj, f"{path}.spec")
     rules.check_affinity_label_keys(spec.affinity, None, f"{path}.spec.affinity")
     return PodTemplate(ObjectMeta(name="", labels=f.shared_map(labels), annotations=f.shared_map(annotations)),
                        spec, duration)
@@ -105,7 +107,7 @@ def _apps(obj: Obj, kind: str) -> tuple[ObjectMeta, Obj, PodTemplate, LabelSelec
     rule = validation.dns1123_label if kind == "StatefulSet" else validation.dns1123_subdomain
     meta = object_meta(obj, namespaced=True, name_rule=rule)
     spec = f.mapping(obj.get("spec"), "spec")
-    template_ = template(spec, "spec.template", ("Always",), "Always")
+    template_ = template(spec, "spec.template", ("Always",), "Always", check_mounts=kind != "StatefulSet")
     return meta, spec, template_, _selector(spec, template_, kind.lower())
 
 

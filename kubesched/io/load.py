@@ -18,19 +18,21 @@ from typing import Any
 
 import attrs
 
-from kubesched.api.apps import CronJob, DaemonSet, Deployment, Job, ReplicaSet, StatefulSet, Workload
+from kubesched.api.admission_objects import LimitRange, ResourceQuota, RuntimeClass
+from kubesched.api.apps import ReplicaSet, StatefulSet, Workload
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
 from kubesched.api.storage import STORAGE_TYPES, StorageObject
 from kubesched.api.workload import Namespace, Service, WorkloadController
 from kubesched.errors import InputError
-from kubesched.io import decode, decode_pod, decode_storage, decode_workloads
-from kubesched.io.admission import admit_pods
+from kubesched.io import decode, decode_admission, decode_pod, decode_storage, decode_workloads
+from kubesched.io.admit_input import WORKLOAD_TYPES as WORKLOAD_TYPES  # callers import it from here too
+from kubesched.io.admit_input import admission_objects, admit_claims, admit_pods, admit_templates
 from kubesched.io.documents import Document, display, documents, expand_lists, expand_paths, is_manifest
 from kubesched.io.errors import InputErrorList as InputErrorList  # callers import it from here too
 from kubesched.io.fields import collecting, is_mapping
-from kubesched.io.unmodelled import resource_claims_path, skip_reason
+from kubesched.io.unmodelled import resource_claims_path, skip_reason, unenforced_admission
 from kubesched.validation import MANIFEST, escape, quote
 
 # kind -> (resource used in object names, namespaced)
@@ -54,6 +56,9 @@ _KINDS: dict[str, tuple[str, bool]] = {
     "CSINode": ("csinodes", False),
     "CSIDriver": ("csidrivers", False),
     "CSIStorageCapacity": ("csistoragecapacities", True),
+    "LimitRange": ("limitranges", True),
+    "ResourceQuota": ("resourcequotas", True),
+    "RuntimeClass": ("runtimeclasses", False),
 }
 
 @attrs.frozen
@@ -74,6 +79,14 @@ class ClusterInput:
     workloads: tuple[Workload, ...] = ()
     #: PersistentVolumes, PersistentVolumeClaims, StorageClasses and the CSI objects, in input order.
     storage: tuple[StorageObject, ...] = ()
+    #: What admission reads: LimitRanges and RuntimeClasses (already applied to the pods the input creates) and
+    #: ResourceQuotas (which the simulation applies when it creates them).
+    limit_ranges: tuple[LimitRange, ...] = ()
+    resource_quotas: tuple[ResourceQuota, ...] = ()
+    runtime_classes: tuple[RuntimeClass, ...] = ()
+    #: The uids of the pods the input creates (admitted by the loader, all but ResourceQuota); the other pods were
+    #: admitted already (read back from a cluster, with spec.priority).
+    created: frozenset[str] = frozenset()
 
 @attrs.define
 class _Entry:
@@ -119,8 +132,6 @@ _PLAIN_NAME = re.compile(r"[a-z0-9.-]+", re.ASCII)
 def _part(text: str) -> str:
     return text if _PLAIN_NAME.fullmatch(text) else quote(text)
 
-WORKLOAD_TYPES = (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob)
-
 _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "Node": decode.node,
     "Pod": decode_pod.pod,
@@ -141,6 +152,9 @@ _DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "CSINode": decode_storage.csi_node,
     "CSIDriver": decode_storage.csi_driver,
     "CSIStorageCapacity": decode_storage.csi_storage_capacity,
+    "LimitRange": decode_admission.limit_range,
+    "ResourceQuota": decode_admission.resource_quota,
+    "RuntimeClass": decode_admission.runtime_class,
 }
 
 class _Run:
@@ -206,6 +220,9 @@ class _Run:
         if claims is not None:
             self.unmodelled.append(f"{where}: {claims}: kubesched does not model resource claims (dynamic resource "
                                    "allocation, off by default in v1.32): scheduled as if the pod had none")
+        unenforced = unenforced_admission(kind, obj)
+        if unenforced is not None:
+            self.unmodelled.append(f"{where}: {unenforced}")
         for problem in problems:
             self.error(order, problem.located(file=file, obj=where))
         if name is None:
@@ -354,19 +371,15 @@ def _finish(run: _Run, groups: int) -> list[ClusterInput]:
         if node_name and node_name not in node_names:
             run.error(entry.order, InputError(f"node {quote(node_name)} is not in the input", file=entry.file,
                                               obj=entry.where, field="spec.nodeName"))
-    classes: list[PriorityClass] = run.of_kind("PriorityClass")
-    admitted, rejected = admit_pods([e.value for e in pod_entries], classes)
-    entry_of = {id(e.value): e for e in pod_entries}
-    for pod, error in rejected:
-        entry = entry_of[id(pod)]
-        run.error(entry.order, error.located(file=entry.file, obj=entry.where))
-    _admit_templates(run, classes)
+    objects = admission_objects(run.entries, groups)
+    admitted_of, created = admit_pods(pod_entries, objects, {order for order, _ in run.errors}, run.error)
+    admit_templates(run.entries, objects, run.error)
+    claims = admit_claims(run.entries)
     if run.errors:
         # Stable: within one object, problems keep the order they were found in.
         run.errors.sort(key=lambda pair: pair[0])
         raise InputErrorList([e for _, e in run.errors])
     warnings = _warnings(run)
-    admitted_of = {id(e.value): pod for e, pod in zip(pod_entries, admitted, strict=True)}
     results = []
     for group in range(groups):
         entries = [e for e in run.entries if e.order[0] == group]
@@ -382,7 +395,10 @@ def _finish(run: _Run, groups: int) -> list[ClusterInput]:
             controllers=tuple(_lookup(c) for c in of_kind("ReplicaSet", "StatefulSet", "ReplicationController")),
             warnings=warnings if group == 0 else (),
             workloads=tuple(e.value for e in entries if isinstance(e.value, WORKLOAD_TYPES)),
-            storage=tuple(e.value for e in entries if isinstance(e.value, STORAGE_TYPES))))
+            storage=tuple(claims.get(id(e.value), e.value) for e in entries if isinstance(e.value, STORAGE_TYPES)),
+            limit_ranges=tuple(of_kind("LimitRange")), resource_quotas=tuple(of_kind("ResourceQuota")),
+            runtime_classes=tuple(of_kind("RuntimeClass")),
+            created=frozenset(uid for e in entries if (uid := e.value.metadata.uid) in created)))
     return results
 
 def _lookup(value: WorkloadController | ReplicaSet | StatefulSet) -> WorkloadController:
@@ -390,20 +406,3 @@ def _lookup(value: WorkloadController | ReplicaSet | StatefulSet) -> WorkloadCon
     if isinstance(value, WorkloadController):
         return value
     return WorkloadController(kind=value.kind, metadata=value.metadata, selector=value.selector)
-
-def _admit_templates(run: _Run, classes: list[PriorityClass]) -> None:
-    """A pod template's priorityClassName must name a class, or every pod its controller creates is refused."""
-    for entry in run.entries:
-        value = entry.value
-        if not isinstance(value, WORKLOAD_TYPES):
-            continue
-        if isinstance(value, CronJob):
-            template, path = value.job_template.template, "spec.jobTemplate.spec.template."
-        else:
-            template, path = value.template, "spec.template."
-        probe = Pod(metadata=attrs.evolve(template.metadata, name=value.metadata.name,
-                                          namespace=value.metadata.namespace), spec=template.spec)
-        _admitted, rejected = admit_pods([probe], classes)
-        for _pod, error in rejected:
-            run.error(entry.order, InputError(error.message, file=entry.file, obj=entry.where,
-                                              field=path + (error.field or "")))

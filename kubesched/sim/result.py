@@ -17,6 +17,8 @@ PHASE_PENDING = "Pending"
 PHASE_EVICTED = "Evicted"
 #: A pod that was already terminating in the input and went away at its deletionTimestamp.
 PHASE_DELETED = "Deleted"
+#: A pod the API server's admission refused (a ResourceQuota): never created, its message the API server's.
+PHASE_REJECTED = "Rejected"
 #: The phases of pods that ended otherwise (a Job's pod that ran its time, a pod lost with its node, a pod a
 #: scenario or a controller deleted), with their messages.
 ENDED_MESSAGES = {"Succeeded": "ran to completion", "Lost": "lost with its node (the node was deleted)",

@@ -50,11 +50,10 @@ class ScenarioRunner:
                  seed: int = 0, progress: SimulationProgress | None = None,
                  explainer: Explainer | None = None) -> None:
         self.scenario = scenario
-        classes = tuple(pc for step in scenario.steps if isinstance(step.action, Create)
-                        for pc in step.action.objects.priority_classes)
         warnings = tuple(w for step in scenario.steps if isinstance(step.action, Create)
                          for w in step.action.objects.warnings)
-        self.sim = Simulation(ClusterInput(priority_classes=classes, warnings=warnings), config, registry, seed=seed,
+        # What admission reads (PriorityClasses, LimitRanges, RuntimeClasses, ResourceQuotas) comes with the steps.
+        self.sim = Simulation(ClusterInput(warnings=warnings), config, registry, seed=seed,
                               progress=progress, explainer=explainer, controllers=scenario.settings)
         self.executed: list[tuple[Step, float]] = []
         self._refused: set[str] = set()
@@ -165,8 +164,11 @@ class ScenarioRunner:
     def _create(self, step: Step, action: Create) -> None:
         objects, cluster, sim = action.objects, self.sim.cluster, self.sim
         count = (len(objects.nodes) + len(objects.pods) + len(objects.pdbs) + len(objects.workloads)
-                 + len(objects.services) + len(objects.namespaces))
+                 + len(objects.services) + len(objects.namespaces) + len(objects.limit_ranges)
+                 + len(objects.resource_quotas) + len(objects.runtime_classes))
         self._event(step, f"{count} object(s)")
+        sim.admission.add(objects.limit_ranges, objects.runtime_classes, objects.priority_classes,
+                          objects.resource_quotas)
         cluster.add_workloads(objects.namespaces, objects.services, objects.controllers)
         for node in objects.nodes:
             if node.name in cluster.nodes:
@@ -180,7 +182,7 @@ class ScenarioRunner:
         bound = [p for p in objects.pods if p.spec.node_name]
         for pod in [*bound, *queue_order([p for p in objects.pods if not p.spec.node_name])]:
             sim.pods.append(pod)
-            cluster.add_pod(pod)
+            sim.create_pod(pod, admitted_at_load=pod.uid in objects.created)
         for workload in objects.workloads:
             existing = self.manager.get(workload.kind, workload.metadata.namespace, workload.metadata.name)
             if isinstance(existing, DeploymentController) and isinstance(workload, Deployment) and action.update:
@@ -233,12 +235,16 @@ class ScenarioRunner:
         deadline = None if action.timeout is None else cluster.clock.now() + action.timeout
         self._evict_from(action.name, deadline)
 
-    def _evict_from(self, node_name: str, deadline: float | None) -> None:
-        """One pass of kubectl drain's evictions; refused ones are retried every 5 s until the deadline."""
+    def _evict_from(self, node_name: str, deadline: float | None, seen: int = -1) -> None:
+        """One pass of kubectl drain's evictions; refused ones are retried every 5 s until the deadline. The retry
+        keeps the run going while the drain may progress: this pass evicted a pod, or the cluster changed since the
+        last pass (``seen`` is its epoch: a replacement may have become ready); otherwise it waits in the
+        background, so a drain a budget blocks for good ends with the run."""
         cluster, disruption = self.sim.cluster, self.sim.disruption
         assert disruption is not None
         if node_name not in cluster.nodes:
             return
+        progress = self.sim.policy.epoch != seen
         left = []
         for pod in sorted(cluster.list_pods_on_node(node_name), key=lambda p: p.key):
             if pod.metadata.deletion_timestamp is not None or _daemon_pod(pod):
@@ -247,6 +253,7 @@ class ScenarioRunner:
             if refusal is None:
                 cluster.record_object_event("Pod", pod.metadata.namespace, pod.metadata.name, "Normal", "Evicted",
                                             f"Evicted by the drain of node {node_name}", uid=pod.uid)
+                progress = True
                 continue
             left.append(pod)
             if pod.uid not in self._refused:
@@ -263,7 +270,8 @@ class ScenarioRunner:
                                         f"drain timed out; {len(left)} pod(s) left: {', '.join(p.key for p in left)}",
                                         uid=cluster.nodes[node_name].metadata.uid)
             return
-        cluster.after(DRAIN_RETRY, lambda: self._evict_from(node_name, deadline), background=True)
+        epoch = self.sim.policy.epoch
+        cluster.after(DRAIN_RETRY, lambda: self._evict_from(node_name, deadline, epoch), background=not progress)
 
 
 def _cordoned(spec: NodeSpec) -> NodeSpec:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Protocol
 
+from kubesched.admission.errors import AdmissionError
 from kubesched.api.apps import CronJob
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
@@ -25,6 +26,7 @@ from kubesched.framework._node_info import pod_has_affinity, pod_host_ports
 from kubesched.io.load import ClusterInput
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import Explainer, PluginRegistry, Scheduler, SlowCalls
+from kubesched.sim.admission import ApiAdmission
 from kubesched.sim.agenda import EPOCH, Agenda, Entry, Phase, VirtualClock
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.sim.controllers import ControllerManager, ControllerSettings
@@ -35,6 +37,7 @@ from kubesched.sim.result import PHASE_BOUND as PHASE_BOUND
 from kubesched.sim.result import PHASE_DELETED as PHASE_DELETED
 from kubesched.sim.result import PHASE_EVICTED as PHASE_EVICTED
 from kubesched.sim.result import PHASE_PENDING as PHASE_PENDING
+from kubesched.sim.result import PHASE_REJECTED as PHASE_REJECTED
 from kubesched.sim.result import NodeUsage as NodeUsage
 from kubesched.sim.result import PodResult as PodResult
 from kubesched.sim.result import Preemption as Preemption
@@ -80,7 +83,8 @@ def _base_time(cluster_input: ClusterInput) -> datetime:
     CronJob never fires before it was created, nor before its last run)."""
     objects = (*cluster_input.nodes, *cluster_input.pods, *cluster_input.priority_classes, *cluster_input.pdbs,
                *cluster_input.namespaces, *cluster_input.services, *cluster_input.controllers,
-               *cluster_input.workloads)
+               *cluster_input.workloads, *cluster_input.limit_ranges, *cluster_input.resource_quotas,
+               *cluster_input.runtime_classes, *cluster_input.storage)
     stamps = [o.metadata.creation_timestamp for o in objects]
     stamps += [p.status.start_time for p in cluster_input.pods]
     stamps += [w.last_schedule_time for w in cluster_input.workloads if isinstance(w, CronJob)]
@@ -152,6 +156,12 @@ class Simulation:
         self.cluster = InMemoryCluster(self.clock, self.agenda)
         self.cluster.pdbs = list(cluster_input.pdbs)
         self.cluster.add_workloads(cluster_input.namespaces, cluster_input.services, cluster_input.controllers)
+        #: The API server's admission of the pods the run creates; :attr:`rejected` the pods it refused (uid ->
+        #: the API server's message), which end in phase Rejected.
+        self.admission = ApiAdmission(self.cluster)
+        self.admission.add(cluster_input.limit_ranges, cluster_input.runtime_classes, cluster_input.priority_classes,
+                           cluster_input.resource_quotas)
+        self.rejected: dict[str, str] = {}
         self.scheduler = Scheduler(config.profiles, registry, client=self.cluster, clock=self.clock,
                                    rng=random.Random(seed), settings=config.settings)
         self.cluster.subscribe(self.scheduler.events)
@@ -213,11 +223,12 @@ class Simulation:
             self.cluster.storage.put(obj)
         for node in self.input.nodes:
             self.cluster.add_node(node)
+        created = self.input.created
         for pod in self.pods:
             if pod.spec.node_name:
-                self.cluster.add_pod(pod)
+                self.create_pod(pod, admitted_at_load=pod.uid in created)
         for pod in queue_order([p for p in self.pods if not p.spec.node_name]):
-            self.cluster.add_pod(pod)
+            self.create_pod(pod, admitted_at_load=pod.uid in created)
         if self.input.workloads or self._controller_settings is not None:
             self.start_controllers()
 
@@ -225,13 +236,24 @@ class Simulation:
         """Run the workload controllers (and the disruption controller) from now on, starting with the input's
         workloads; the pods they create join the result."""
         if self.manager is None:
-            self.manager = ControllerManager(self.cluster, self.clock, seed=self.seed,
-                                             priority_classes=self.input.priority_classes,
+            self.manager = ControllerManager(self.cluster, self.clock, seed=self.seed, admission=self.admission,
                                              settings=self._controller_settings, on_created=self.pods.append)
             self.disruption = DisruptionController(self.manager)
             for workload in self.input.workloads:
                 self.manager.add(workload)
         return self.manager
+
+    def create_pod(self, pod: Pod, *, admitted_at_load: bool) -> bool:
+        """Create an input's (or a scenario step's) pod now, one of :attr:`pods`. A pod the loader admitted meets
+        ResourceQuota, the API server's last step, first: refused, it is not created and ends Rejected."""
+        if admitted_at_load:
+            try:
+                self.admission.quotas.admit(pod)
+            except AdmissionError as error:
+                self.rejected[pod.uid] = error.api_message()
+                return False
+        self.cluster.add_pod(pod)
+        return True
 
     def add_pods(self, pods: Iterable[Pod]) -> None:
         """Create more pods now, queued in the order given, after :meth:`start` (and perhaps :meth:`settle`): a
@@ -349,7 +371,11 @@ class Simulation:
         for original in self.pods:
             uid = original.uid
             live = self.cluster.pods.get(uid)
-            if live is None:
+            refusal = self.rejected.get(uid)
+            if refusal is not None:
+                results.append(PodResult(original.namespace, original.name, PHASE_REJECTED, None, None,
+                                         original.priority, refusal))
+            elif live is None:
                 gone = self.cluster.deleted[uid]
                 ended = self.cluster.ended.get(uid)
                 if original.metadata.deletion_timestamp is not None:

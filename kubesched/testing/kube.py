@@ -134,6 +134,8 @@ class ControlPlane:
         self.port = free_port()
         self.etcd: subprocess.Popen[bytes] | None = None
         self.apiserver: subprocess.Popen[bytes] | None = None
+        #: kube-scheduler and kube-controller-manager, when a test started them; stopped first.
+        self.components: list[subprocess.Popen[bytes]] = []
 
     @property
     def server(self) -> str:
@@ -190,8 +192,34 @@ class ControlPlane:
         _stop(self.apiserver)
         self.apiserver = None
 
+    def start_scheduler(self, *flags: str) -> subprocess.Popen[bytes]:
+        """Start the real kube-scheduler from the assets as ``system:kube-scheduler`` (its log:
+        ``kube-scheduler.log``); stopped by :meth:`stop`."""
+        return self._start_component("kube-scheduler", "scheduler", flags)
+
+    def start_controller_manager(self, *flags: str) -> subprocess.Popen[bytes]:
+        """Start kube-controller-manager from the assets as the admin, with every default controller but node
+        lifecycle (no kubelet posts heartbeats: it would taint every node unreachable); stopped by :meth:`stop`."""
+        return self._start_component("kube-controller-manager", "admin", (
+            "--controllers=*,-node-lifecycle-controller", f"--service-account-private-key-file={self.pki / 'sa.key'}",
+            f"--root-ca-file={self.ca_file}", "--use-service-account-credentials=false", *flags))
+
+    def _start_component(self, name: str, identity: str, flags: tuple[str, ...]) -> subprocess.Popen[bytes]:
+        binary = self.assets / name
+        if not binary.is_file():
+            raise ControlPlaneError(f"{ASSETS_VARIABLE}={self.assets} has no {name}")
+        kubeconfig = self.kubeconfig(identity)
+        process = self._spawn(name, [
+            str(binary), f"--kubeconfig={kubeconfig}", f"--authentication-kubeconfig={kubeconfig}",
+            f"--authorization-kubeconfig={kubeconfig}", "--leader-elect=false", "--bind-address=127.0.0.1",
+            f"--secure-port={free_port()}", f"--cert-dir={self.folder / (name + '-certs')}", *flags])
+        self.components.append(process)
+        return process
+
     def stop(self) -> None:
-        """Stop kube-apiserver, then etcd, by PID."""
+        """Stop the components a test started, kube-apiserver, then etcd, by PID."""
+        while self.components:
+            _stop(self.components.pop())
         self.stop_apiserver()
         _stop(self.etcd)
         self.etcd = None

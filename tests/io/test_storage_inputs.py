@@ -343,3 +343,22 @@ def test_storage_problems_are_reported_as_the_api_server_words_them(tmp_path: Pa
     """Every problem, in the binary's order; a name repeated after an invalid volume is not a duplicate."""
     path = write(tmp_path, "bad.yaml", manifest)
     assert errors_of(path) == [f"{path}: {message}" for message in expected]
+
+
+def test_a_statefulset_template_may_mount_its_volume_claim_templates(tmp_path: Path) -> None:
+    """The API server does not check a StatefulSet template's volume mounts (its pods get the claims' volumes):
+    the v1.32 binary accepted this one, mounting its claim template."""
+    path = write(tmp_path, "sts.yaml", """\
+        apiVersion: apps/v1
+        kind: StatefulSet
+        metadata: {name: db}
+        spec:
+          selector: {matchLabels: {app: db}}
+          template:
+            metadata: {labels: {app: db}}
+            spec: {containers: [{name: c, image: x, volumeMounts: [{name: data, mountPath: /d}]}]}
+          volumeClaimTemplates:
+          - metadata: {name: data}
+            spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+        """)
+    assert [w.metadata.name for w in load([path]).workloads] == ["db"]

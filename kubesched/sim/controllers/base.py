@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -25,7 +25,7 @@ def safe_encode(text: str) -> str:
 
 #: Fields the object model gained after pod-template-hashes were first printed: left out of a template's canonical
 #: form while they hold their default, so a template that does not set them keeps the hash it always had.
-_LATER_FIELDS = frozenset({"volumes"})
+_LATER_FIELDS = frozenset({"volumes", "runtime_class_name", "active_deadline_seconds"})
 
 
 def _canonical(value: object) -> str:
@@ -123,9 +123,35 @@ class Controller:
                           owner_references=(self.owner_reference(),))
         return attrs.evolve(Pod(metadata=meta, spec=template.spec))
 
+    def created_message(self, pod: Pod) -> str:
+        """The message of the SuccessfulCreate event for ``pod`` (the ReplicaSet controller's words)."""
+        return f"Created pod: {pod.name}"
+
+    def failed_create_message(self, pod: Pod, error: str) -> str:
+        """The message of the FailedCreate event when ``pod`` could not be created."""
+        return f"Error creating: {error}"
+
     def create_pod(self, pod: Pod) -> Pod | None:
-        """Create ``pod`` in the cluster (admitted for its priority class) with a SuccessfulCreate event."""
+        """Create ``pod`` in the cluster through the API server's admission: a SuccessfulCreate event, or a
+        FailedCreate one and None when admission refuses it."""
         return self.manager.create_pod(pod, self)
+
+    def create_in_batches(self, makers: Sequence[Callable[[], Pod]]) -> int:
+        """slowStartBatch: create a pod with each maker, in batches of 1, 2, 4...; after a batch in which a pod was
+        refused, the rest are skipped (the sync is retried after the backoff). Returns how many were created."""
+        created, start, size = 0, 0, min(len(makers), 1)
+        while size > 0:
+            refused = False
+            for make in makers[start:start + size]:
+                if self.create_pod(make()) is None:
+                    refused = True
+                else:
+                    created += 1
+            if refused:
+                break
+            start += size
+            size = min(2 * size, len(makers) - start)
+        return created
 
 
 class ScaledController(Controller):

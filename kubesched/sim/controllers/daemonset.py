@@ -11,6 +11,7 @@ replaced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import attrs
@@ -106,16 +107,22 @@ class DaemonSetController(Controller):
         """A template's spec.nodeName, when set, names the one node the DaemonSet runs on."""
         return self.template.spec.node_name in ("", node.name)
 
+    def _maker(self, node_name: str) -> Callable[[], Pod]:
+        """Makes the daemon pod of ``node_name``, pinned to it."""
+        def make() -> Pod:
+            pod_name = self.manager.generate_name(self.metadata.namespace, f"{self.metadata.name}-")
+            return pinned(self.make_pod(pod_name, self.template), node_name)
+        return make
+
     def sync(self) -> None:
-        """Create the pod of every eligible node that has none; delete pods of nodes no longer eligible."""
+        """Create the pod of every eligible node that has none (in slow-start batches); delete pods of nodes no
+        longer eligible."""
         by_node: dict[str, list[Pod]] = {}
         for pod in self.pods():
             by_node.setdefault(_pinned_node(pod), []).append(pod)
         nodes = self.manager.cluster.nodes
-        for name, node in nodes.items():
-            if self.should_run(node) and name not in by_node:
-                pod_name = self.manager.generate_name(self.metadata.namespace, f"{self.metadata.name}-")
-                self.create_pod(pinned(self.make_pod(pod_name, self.template), name))
+        self.create_in_batches([self._maker(name) for name, node in nodes.items()
+                                if self.should_run(node) and name not in by_node])
         for name, pods in by_node.items():
             current = nodes.get(name)
             if current is not None and self.should_continue_running(current):

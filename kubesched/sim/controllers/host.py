@@ -45,6 +45,12 @@ class Reconciler(Protocol):
     def owner_reference(self) -> OwnerReference:
         """The ownerReference its pods (or owned workloads) carry."""
 
+    def created_message(self, pod: Pod) -> str:
+        """The SuccessfulCreate event's message for ``pod``."""
+
+    def failed_create_message(self, pod: Pod, error: str) -> str:
+        """The FailedCreate event's message when ``pod`` could not be created."""
+
     def sync(self) -> None:
         """Reconcile."""
 
@@ -91,8 +97,10 @@ class ControllerHost(Protocol):
                    condition: PodCondition | None = None) -> None:
         """Delete ``pod`` gracefully for ``controller``."""
 
-    def queue(self, controller: Reconciler, delay: float | None = None) -> None:
-        """Sync ``controller`` after ``delay`` (the controller delay by default)."""
+    def queue(self, controller: Reconciler, delay: float | None = None, *, background: bool = False,
+              earlier: bool = False) -> None:
+        """Sync ``controller`` after ``delay`` (the controller delay by default); a ``background`` sync does not
+        keep a run going; ``earlier`` moves a pending sync due later."""
 
     def add(self, workload: Workload, *, owner: Reconciler | None = None) -> Reconciler:
         """Start the controller of ``workload``, owned by ``owner``."""

@@ -54,9 +54,11 @@ class JobController(Controller):
             wanted = 0 if self.succeeded else job.parallelism
         else:
             wanted = min(job.parallelism, job.completions - self.succeeded)
-        for _ in range(wanted - len(active)):
+        def make() -> Pod:
             name = self.manager.generate_name(self.metadata.namespace, f"{self.metadata.name}-")
-            self.create_pod(self.make_pod(name, job.template, self._labels))
+            return self.make_pod(name, job.template, self._labels)
+
+        self.create_in_batches([make] * max(wanted - len(active), 0))
 
     def on_owned_pod_change(self, old: Pod | None, new: Pod | None) -> None:
         """Start a pod's clock when it is bound; count successes and failures; sync after the controller delay."""

@@ -3,24 +3,31 @@
 A controller reacts to a change of its workload or of one of its pods (or, for DaemonSets, of a node) by syncing
 ``controller_delay`` seconds of virtual time later (once, however many changes came meanwhile); a new workload is
 synced at once. Everything random (name suffixes, uids) comes from one generator seeded by the run's seed.
+
+The pods a controller creates go through the API server's admission; a refused one is a FailedCreate event on the
+controller, recorded as kube's event recorder does: a repeat of the controller's last refusal is counted in that
+event (not recorded again), and past 10 refusals of one controller within 10 minutes the rest are folded into one
+``(combined from similar events): ...`` event. A sync that met a refusal is retried as kube's workqueue retries a
+failed key: after 5 ms, doubling each time, while the delay stays below its 1000 s ceiling; then every 1000 s in the
+background (only while the run goes on for other reasons), so a refusal alone never keeps a run from ending. A sync
+without a refusal starts the backoff afresh.
 """
 
 from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import attrs
 
+from kubesched.admission.errors import AdmissionError
 from kubesched.api.apps import CronJob, DaemonSet, Deployment, Job, ReplicaSet, StatefulSet, Workload
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
-from kubesched.api.policy import PriorityClass
 from kubesched.api.workload import WorkloadController
-from kubesched.errors import InputError
-from kubesched.io.admission import admit_pod, default_priority_class, effective_priority_classes
-from kubesched.sim.agenda import EPOCH, VirtualClock
+from kubesched.sim.admission import ApiAdmission
+from kubesched.sim.agenda import EPOCH, Entry, VirtualClock
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.sim.controllers.base import ALPHANUMS, Controller
 from kubesched.sim.controllers.cronjob import CronJobController
@@ -33,6 +40,13 @@ from kubesched.sim.controllers.statefulset import StatefulSetController
 
 #: names.SimpleNameGenerator's maxGeneratedNameLength: 63 characters less the 5 of the random suffix.
 MAX_GENERATED_PREFIX = 58
+#: workqueue.DefaultControllerRateLimiter's per-item backoff: 5 ms, doubling, at most 1000 s.
+RETRY_BASE = 0.005
+RETRY_MAX = 1000.0
+#: The event correlator's aggregation: past this many similar events of one object within the window (seconds),
+#: the rest are one combined event.
+AGGREGATE_MAX = 10
+AGGREGATE_WINDOW = 600.0
 
 
 class ControllerManager:
@@ -40,19 +54,27 @@ class ControllerManager:
     :class:`~kubesched.sim.controllers.host.ControllerHost` of every controller."""
 
     def __init__(self, cluster: InMemoryCluster, clock: VirtualClock, *, seed: int = 0,
-                 priority_classes: Iterable[PriorityClass] = (), settings: ControllerSettings | None = None,
+                 admission: ApiAdmission | None = None, settings: ControllerSettings | None = None,
                  on_created: Callable[[Pod], None] | None = None) -> None:
         self.cluster = cluster
         self.clock = clock
         self.settings = settings or ControllerSettings()
         self.rng = random.Random(f"kubesched-controllers:{seed}")
-        self._classes = effective_priority_classes(list(priority_classes))
-        self._default_class = default_priority_class(self._classes)
+        #: The API server's admission, which every pod a controller creates goes through.
+        self.admission = admission if admission is not None else ApiAdmission(cluster)
         self._on_created = on_created
+        # Per controller uid: the syncs in a row that met a refusal, its last FailedCreate message and when its
+        # recent ones were recorded.
+        self._failures: dict[str, int] = {}
+        self._last_refusal: dict[str, str] = {}
+        self._refusal_times: dict[str, list[float]] = {}
+        self._refused = False
         self.controllers: dict[str, Controller] = {}
         self._by_name: dict[tuple[str, str, str], Controller] = {}
         self._owned: dict[str, dict[str, Pod]] = {}
-        self._pending: set[str] = set()
+        # Per controller uid: its pending sync on the agenda; the uids whose pending sync is a retry.
+        self._pending: dict[str, Entry] = {}
+        self._retrying: set[str] = set()
         for pod in cluster.pods.values():
             self._index(pod)
         cluster.subscribe(self)
@@ -121,19 +143,47 @@ class ControllerManager:
         self.cluster.controllers.pop((controller.kind, meta.namespace, meta.name), None)
         controller.delete()
 
-    def queue(self, controller: Reconciler, delay: float | None = None) -> None:
-        """Sync ``controller`` after ``delay`` (the controller delay by default), unless a sync is pending."""
+    def queue(self, controller: Reconciler, delay: float | None = None, *, background: bool = False,
+              earlier: bool = False) -> None:
+        """Sync ``controller`` after ``delay`` (the controller delay by default), unless a sync is pending; a sync
+        that meets a refusal is retried after the backoff. A ``background`` sync does not keep the run going. A
+        pending retry gives way to any sync due sooner (or keeping the run going), as the workqueue processes an
+        added key at once whatever rate-limited add waits; ``earlier`` (a retry) moves a pending sync due later."""
         uid = controller.metadata.uid
-        if uid in self._pending:
-            return
-        self._pending.add(uid)
+        when = self.clock.now() + (self.settings.controller_delay if delay is None else delay)
+        pending = self._pending.get(uid)
+        if pending is not None:
+            sooner = when < pending.time and (earlier or uid in self._retrying)
+            if not (sooner or (pending.background and not background)):
+                return
+            self.cluster.agenda.cancel(pending)
+            when = min(when, pending.time)
+        if earlier:
+            self._retrying.add(uid)
+        else:
+            self._retrying.discard(uid)
 
         def run() -> None:
-            self._pending.discard(uid)
-            if not controller.deleted:
-                controller.sync()
+            self._pending.pop(uid, None)
+            self._retrying.discard(uid)
+            if controller.deleted:
+                return
+            self._refused = False
+            controller.sync()
+            if self._refused:
+                self._retry(controller)
+            else:
+                self._failures.pop(uid, None)
 
-        self.cluster.after(self.settings.controller_delay if delay is None else delay, run)
+        self._pending[uid] = self.cluster.agenda.at(when, run, background=background)
+
+    def _retry(self, controller: Reconciler) -> None:
+        """Sync again after the next backoff delay; once at the ceiling, in the background."""
+        uid = controller.metadata.uid
+        failures = self._failures.get(uid, 0)
+        self._failures[uid] = failures + 1
+        delay = RETRY_BASE * 2 ** failures
+        self.queue(controller, min(delay, RETRY_MAX), background=delay >= RETRY_MAX, earlier=True)
 
     # -- pods ---------------------------------------------------------------------------------------------------
     def owned_pods(self, owner_uid: str) -> list[Pod]:
@@ -146,15 +196,33 @@ class ControllerManager:
     def create_pod(self, pod: Pod, controller: Reconciler) -> Pod | None:
         """Admit and create ``pod`` (SuccessfulCreate), or record FailedCreate when admission refuses it."""
         try:
-            pod = admit_pod(pod, self._classes, self._default_class)
-        except InputError as exc:
-            controller.record_event("Warning", "FailedCreate", f"Error creating: {exc.message}")
+            pod = self.admission.admit(pod)
+        except AdmissionError as exc:
+            self._refused = True
+            self._record_refusal(controller, controller.failed_create_message(pod, exc.api_message()))
             return None
+        self._last_refusal.pop(controller.metadata.uid, None)
         self.cluster.add_pod(pod)
-        controller.record_event("Normal", "SuccessfulCreate", f"Created pod: {pod.name}")
+        controller.record_event("Normal", "SuccessfulCreate", controller.created_message(pod))
         if self._on_created is not None:
             self._on_created(pod)
         return pod
+
+    def _record_refusal(self, controller: Reconciler, message: str) -> None:
+        """A FailedCreate event, unless kube's event recorder would count it in one it recorded already."""
+        uid = controller.metadata.uid
+        if self._last_refusal.get(uid) == message:
+            return
+        self._last_refusal[uid] = message
+        now = self.clock.now()
+        times = [t for t in self._refusal_times.get(uid, ()) if now - t < AGGREGATE_WINDOW]
+        times.append(now)
+        self._refusal_times[uid] = times
+        if len(times) > AGGREGATE_MAX + 1:
+            return
+        if len(times) > AGGREGATE_MAX:
+            message = "(combined from similar events): " + message
+        self.cluster.record_object_event(*controller.regarding, "Warning", "FailedCreate", message)
 
     def delete_pod(self, pod: Pod, message: str, controller: Reconciler,
                    condition: PodCondition | None = None) -> None:

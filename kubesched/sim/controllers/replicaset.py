@@ -7,6 +7,7 @@ are deleted unscheduled first, then the newest.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kubesched.api.apps import ReplicaSet
@@ -43,15 +44,18 @@ class ReplicaSetController(ScaledController):
         active = self.active_pods()
         missing = self.replicas - len(active)
         prefix = f"{self.metadata.name}-"
-        for _ in range(missing):
-            name = self.manager.generate_name(self.metadata.namespace, prefix)
-            self.create_pod(self.make_pod(name, self.workload.template))
+        self.create_in_batches([self._maker(prefix)] * max(missing, 0))
         if missing < 0:
             # getPodsToDelete's ranking, simplified: unscheduled before scheduled, then the newest first.
             ranked = sorted(active, key=lambda p: (bool(p.spec.node_name),
                                                    -(p.metadata.creation_timestamp or EPOCH).timestamp(), p.name))
             for pod in ranked[:-missing]:
                 self.manager.delete_pod(pod, f"Deleted pod: {pod.name}", self)
+
+    def _maker(self, prefix: str) -> Callable[[], Pod]:
+        """Makes a pod of the template under a generated name."""
+        return lambda: self.make_pod(self.manager.generate_name(self.metadata.namespace, prefix),
+                                     self.workload.template)
 
     def on_owned_pod_change(self, old: Pod | None, new: Pod | None) -> None:
         """Sync after the controller delay; tell the owning Deployment (it counts available pods)."""

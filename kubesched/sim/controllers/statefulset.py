@@ -30,6 +30,14 @@ class StatefulSetController(ScaledController):
         self.workload = workload
 
 
+    def created_message(self, pod: Pod) -> str:
+        """The StatefulSet controller's own words (recordPodEvent)."""
+        return f"create Pod {pod.name} in StatefulSet {self.metadata.name} successful"
+
+    def failed_create_message(self, pod: Pod, error: str) -> str:
+        """The StatefulSet controller's own words (recordPodEvent)."""
+        return f"create Pod {pod.name} in StatefulSet {self.metadata.name} failed error: {error}"
+
     def _ordinal(self, pod: Pod) -> int | None:
         prefix = f"{self.metadata.name}-"
         tail = pod.name[len(prefix):]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from kubesched.api.pod import Pod
@@ -48,10 +49,15 @@ def events(sim: Simulation, reason: str) -> list[Event]:
     return [e for e in sim.cluster.events if e.reason == reason]
 
 
+#: A SuccessfulCreate message naming a pod: the ReplicaSet's wording (also the DaemonSet's and Job's) or the
+#: StatefulSet's.
+CREATED = re.compile(r"Created pod: (?P<name>\S+)|create Pod (?P<ordinal>\S+) in StatefulSet \S+ successful")
+
+
 def created(sim: Simulation) -> list[tuple[float, str]]:
     """(time, pod name) of every pod a controller created, in order."""
-    return [(e.time, e.message.removeprefix("Created pod: ")) for e in events(sim, "SuccessfulCreate")
-            if e.message.startswith("Created pod: ")]
+    return [(e.time, match["name"] or match["ordinal"]) for e in events(sim, "SuccessfulCreate")
+            if (match := CREATED.fullmatch(e.message))]
 
 
 def scheduled(sim: Simulation) -> dict[str, tuple[float, str]]:

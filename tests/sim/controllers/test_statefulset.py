@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import attrs
 import pytest
 
 from kubesched.runtime import PluginRegistry
@@ -97,3 +98,27 @@ def test_scale_down_pace_follows_the_pod_management_policy(tmp_path: Path, regis
     sim.settle()
     deletions = [(e.time - start, e.message.split()[2]) for e in sim.cluster.events if e.reason == "SuccessfulDelete"]
     assert deletions == list(zip(gaps, ["db-3", "db-2", "db-1"], strict=True))
+
+
+
+def test_creations_are_worded_as_the_statefulset_controller_words_them(tmp_path: Path,
+                                                                       registry: PluginRegistry) -> None:
+    """recordPodEvent's words, not the ReplicaSet controller's: "create Pod db-0 in StatefulSet db successful"."""
+    sim = run(tmp_path, node("n1") + sts(replicas=1), registry)
+    assert [(e.type, e.reason, e.message) for e in sim.cluster.events if e.kind == "StatefulSet"] == [
+        ("Normal", "SuccessfulCreate", "create Pod db-0 in StatefulSet db successful")]
+
+
+def test_a_refused_creation_is_worded_as_the_statefulset_controller_words_it(tmp_path: Path,
+                                                                            registry: PluginRegistry) -> None:
+    """A pod the API server refuses (here: its priority class does not exist) gives FailedCreate "create Pod db-1
+    in StatefulSet db failed error: <the refusal>"."""
+    sim = run(tmp_path, node("n1") + sts(replicas=1), registry)
+    assert sim.manager is not None
+    controller = sim.manager.get("StatefulSet", "default", "db")
+    assert isinstance(controller, StatefulSetController)
+    pod = controller.make_pod("db-1", controller.workload.template)
+    assert controller.create_pod(attrs.evolve(pod, spec=attrs.evolve(pod.spec, priority_class_name="gone"))) is None
+    assert [(e.type, e.reason, e.message) for e in sim.cluster.events if e.reason == "FailedCreate"] == [
+        ("Warning", "FailedCreate", 'create Pod db-1 in StatefulSet db failed error: pods "db-1" is forbidden: '
+                                    "no PriorityClass with name gone was found")]

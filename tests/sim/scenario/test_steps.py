@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.scenario_run import ScenarioRunner
@@ -104,6 +106,27 @@ def test_drain_honours_the_disruption_budget(tmp_path: Path, registry: PluginReg
     assert times(result, "Evicted") == [120.0, 125.0]
     assert times(result, "EvictionRefused") == [120.0]
     assert [n for _, n in placed(result, "web-")] == ["n2", "n2"]
+
+
+@pytest.mark.parametrize(("replicas", "room", "evicted"), [
+    pytest.param(3, "n2", [120.0, 125.0, 130.0], id="slowed-down-finishes"),
+    pytest.param(2, "", [120.0], id="blocked-for-good-ends-with-the-run"),
+])
+def test_drain_retries_keep_the_run_going_while_they_progress(tmp_path: Path, registry: PluginRegistry,
+                                                              replicas: int, room: str, evicted: list[float]) -> None:
+    """Pods of grace period 0 behind a maxUnavailable 1 budget: with room on n2 each replacement runs at once and
+    the next retry evicts the next pod, though nothing else is due; without room the budget blocks the drain for
+    good and the run ends instead of retrying forever."""
+    pdb = ("  - create: {objects: [{kind: PodDisruptionBudget, apiVersion: policy/v1, metadata: {name: web}, spec: "
+           "{maxUnavailable: 1, selector: {matchLabels: {app: web}}}}]}\n")
+    web = WEB.replace("IMAGE", "web:1").replace("replicas: 2", f"replicas: {replicas}").replace(
+        "spec: {containers", "spec: {terminationGracePeriodSeconds: 0, containers")
+    later = f"  - {{at: 1m, create: {{objects: [{node(room)}]}}}}\n" if room else ""
+    steps = (f"  - create: {{objects: [{node('n1', cpu='4')}]}}\n" + web + pdb + later
+             + "  - {at: 2m, drain-node: {name: n1}}\n")
+    result = run(tmp_path, steps, registry)
+    assert times(result, "Evicted") == evicted
+    assert times(result, "Drained") == ([evicted[-1]] if room else [])
 
 
 def test_drain_leaves_daemonset_pods(tmp_path: Path, registry: PluginRegistry) -> None:

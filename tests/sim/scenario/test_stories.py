@@ -86,7 +86,7 @@ def test_drained_statefulset_pods_come_back_in_order(tmp_path: Path, registry: P
 """
     result = run(tmp_path, steps, registry)
     assert times(result, "Evicted") == [120.0, 120.0, 120.0]
-    after = [(e.time, e.message.split()[-1]) for e in result.events
+    after = [(e.time, e.message.split()[2]) for e in result.events
              if e.reason == "SuccessfulCreate" and e.time > 120]
     assert [name for _, name in after] == ["db-0", "db-1", "db-2"]
     bound = {e.object.split("/")[1]: e.time for e in result.events if e.reason == "Scheduled" and e.time > 120}

@@ -1,4 +1,5 @@
-"""PriorityClass admission, as the API server's Priority admission plugin does on pod creation.
+"""Priority, as the API server's admission plugin runs on pod creation: the pod's PriorityClass (named, or the
+globalDefault one) resolved into spec.priority and spec.preemptionPolicy, or the pod refused (HTTP 403).
 
 A pod that already carries ``spec.priority`` was admitted when it was created (a dump of a live cluster): it is
 taken as it is, as kube-scheduler takes it, whether or not the input holds its PriorityClass.
@@ -6,13 +7,13 @@ taken as it is, as kube-scheduler takes it, whether or not the input holds its P
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, Pod, PodSpec
+from kubesched.admission.errors import forbidden
+from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, Pod
 from kubesched.api.policy import PriorityClass, builtin_priority_classes
 from kubesched.api.replace import replaced
-from kubesched.errors import InputError
-from kubesched.validation import escape, quote
+from kubesched.validation import escape
 
 # scheduling.DefaultPriorityWhenNoDefaultClassExists
 DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS = 0
@@ -25,18 +26,14 @@ def effective_priority_classes(classes: Sequence[PriorityClass]) -> dict[str, Pr
     return by_name
 
 
-def default_priority_class(classes: dict[str, PriorityClass]) -> PriorityClass | None:
+def default_priority_class(classes: Mapping[str, PriorityClass]) -> PriorityClass | None:
     """The globalDefault class; with several, the lowest value wins (then the name, for determinism)."""
     defaults = [pc for pc in classes.values() if pc.global_default]
     return min(defaults, key=lambda pc: (pc.value, pc.name)) if defaults else None
 
 
-def _forbidden(pod: Pod, message: str, field: str) -> InputError:
-    return InputError(f"pods {quote(pod.name)} is forbidden: {message}", obj=f"pods/{escape(pod.key)}", field=field)
-
-
-def admit_pod(pod: Pod, classes: dict[str, PriorityClass], default: PriorityClass | None) -> Pod:
-    """Resolve the pod's priority class into spec.priority and spec.preemptionPolicy, or raise InputError.
+def admit_pod(pod: Pod, classes: Mapping[str, PriorityClass], default: PriorityClass | None) -> Pod:
+    """Resolve the pod's priority class into spec.priority and spec.preemptionPolicy, or raise AdmissionError.
 
     A pod with ``spec.priority`` is already admitted: it keeps its values (an unset policy reads as
     PreemptLowerPriority, kube-scheduler's reading of a nil one)."""
@@ -52,16 +49,16 @@ def admit_pod(pod: Pod, classes: dict[str, PriorityClass], default: PriorityClas
     else:
         pc = classes.get(class_name)
         if pc is None:
-            raise _forbidden(pod, f"no PriorityClass with name {escape(class_name)} was found",
-                             "spec.priorityClassName")
+            raise forbidden(pod.name, f"no PriorityClass with name {escape(class_name)} was found",
+                            "spec.priorityClassName")
     priority = pc.value if pc else DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS
     # With no class at all the API server still computes PreemptLowerPriority (getDefaultPriority).
     computed = pc.preemption_policy if pc is not None else PREEMPT_LOWER_PRIORITY
     policy = spec.preemption_policy
     if policy is not None and policy != computed:
-        raise _forbidden(pod, f"the string value of PreemptionPolicy ({policy}) must not be provided in pod spec; "
-                              f"priority admission controller computed {computed} from the given PriorityClass "
-                              "name", "spec.preemptionPolicy")
+        raise forbidden(pod.name, f"the string value of PreemptionPolicy ({policy}) must not be provided in pod "
+                                  f"spec; priority admission controller computed {computed} from the given "
+                                  "PriorityClass name", "spec.preemptionPolicy")
     policy = computed
     return _with_spec(pod, priority=priority, priority_class_name=class_name, preemption_policy=policy)
 
@@ -75,27 +72,3 @@ def _with_spec(pod: Pod, **changes: object) -> Pod:
     converter of the spec again (containers, tolerations, selectors), a tenth of loading a large cluster."""
     assert _ADMITTED_FIELDS.issuperset(changes)
     return replaced(pod, spec=replaced(pod.spec, **changes))
-
-
-def admit_pods(pods: Sequence[Pod], classes: Sequence[PriorityClass]) -> tuple[list[Pod], list[tuple[Pod, InputError]]]:
-    """Admit every pod; return the admitted pods and, separately, each rejected pod with its error."""
-    by_name = effective_priority_classes(classes)
-    default = default_priority_class(by_name)
-    admitted: list[Pod] = []
-    errors: list[tuple[Pod, InputError]] = []
-    # The admitted spec depends on the spec and the classes only: pods sharing one spec (a workload's pending
-    # pods) share its admitted copy, kept here with the spec so that its id stays its own.
-    specs: dict[int, tuple[PodSpec, PodSpec]] = {}
-    for pod in pods:
-        known = specs.get(id(pod.spec))
-        if known is not None:
-            admitted.append(pod if known[1] is pod.spec else replaced(pod, spec=known[1]))
-            continue
-        try:
-            result = admit_pod(pod, by_name, default)
-        except InputError as exc:
-            errors.append((pod, exc))
-            continue
-        specs[id(pod.spec)] = (pod.spec, result.spec)
-        admitted.append(result)
-    return admitted, errors

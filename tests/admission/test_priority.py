@@ -1,21 +1,20 @@
-"""Priority admission: resolving a pod's PriorityClass into spec.priority and spec.preemptionPolicy."""
+"""The Priority admission plugin: resolving a pod's PriorityClass into spec.priority and spec.preemptionPolicy."""
 
 from __future__ import annotations
 
 import attrs
 import pytest
 
-from kubesched.api.meta import ObjectMeta
-from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, Pod
-from kubesched.api.policy import PriorityClass, builtin_priority_classes
-from kubesched.errors import InputError
-from kubesched.io.admission import (
+from kubesched.admission.errors import AdmissionError
+from kubesched.admission.priority import (
     DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS,
     admit_pod,
-    admit_pods,
     default_priority_class,
     effective_priority_classes,
 )
+from kubesched.api.meta import ObjectMeta
+from kubesched.api.pod import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, Pod
+from kubesched.api.policy import PriorityClass, builtin_priority_classes
 from kubesched.testing.builders import PodBuilder, make_pod
 
 
@@ -31,18 +30,17 @@ def with_class(builder: PodBuilder, class_name: str) -> Pod:
 
 
 def admit_one(pod: Pod, classes: list[PriorityClass]) -> Pod:
-    """Admit a single pod through admit_pods and return it (fails if it is rejected)."""
-    admitted, errors = admit_pods([pod], classes)
-    assert errors == []
-    return admitted[0]
+    """The pod as the Priority plugin admits it with ``classes`` (fails if it is rejected)."""
+    by_name = effective_priority_classes(classes)
+    return admit_pod(pod, by_name, default_priority_class(by_name))
 
 
 def rejection(pod: Pod, classes: list[PriorityClass]) -> str:
-    """The message of the single error admitting ``pod`` gives."""
-    admitted, errors = admit_pods([pod], classes)
-    assert admitted == []
-    assert [p for p, _ in errors] == [pod]
-    return str(errors[0][1])
+    """The loader's line for the refusal admitting ``pod`` gives."""
+    with pytest.raises(AdmissionError) as excinfo:
+        admit_one(pod, classes)
+    [line] = excinfo.value.input_errors(f"pods/{pod.key}")
+    return str(line)
 
 
 def resolved(pod: Pod) -> tuple[int | None, str, str | None]:
@@ -163,20 +161,12 @@ def test_unknown_class_is_forbidden() -> None:
         'pods/shop/web: spec.priorityClassName: pods "web" is forbidden: no PriorityClass with name gold was found')
 
 
-def test_admit_pod_raises_input_error() -> None:
-    """admit_pod() raises an InputError naming the pod and field."""
-    with pytest.raises(InputError) as excinfo:
+def test_admit_pod_raises_a_forbidden_admission_error() -> None:
+    """admit_pod() refuses as the API server does (403), naming the field at fault."""
+    with pytest.raises(AdmissionError) as excinfo:
         admit_pod(with_class(make_pod("web"), "gold"), effective_priority_classes([]), None)
-    assert (excinfo.value.obj, excinfo.value.field) == ("pods/default/web", "spec.priorityClassName")
-
-
-def test_admit_pods_separates_rejected_pods_and_keeps_order() -> None:
-    """admit_pods() admits every valid pod in order and returns each rejected pod with its error."""
-    bad = with_class(make_pod("bad"), "missing")
-    pods = [make_pod("a").obj(), bad, make_pod("b").obj()]
-    admitted, errors = admit_pods(pods, [pc("standard", 100, default=True)])
-    assert [(p.name, p.spec.priority) for p in admitted] == [("a", 100), ("b", 100)]
-    assert [(p.name, e.field) for p, e in errors] == [("bad", "spec.priorityClassName")]
+    assert excinfo.value.api_message() == 'pods "web" is forbidden: no PriorityClass with name gold was found'
+    assert [c.field for c in excinfo.value.causes] == ["spec.priorityClassName"]
 
 
 def test_admission_does_not_touch_other_fields() -> None:
