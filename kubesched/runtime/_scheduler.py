@@ -26,6 +26,7 @@ from kubesched.framework._events import (
     ASSIGNED_POD_DELETE,
     ClusterEvent,
 )
+from kubesched.framework._handle import go_duration
 from kubesched.framework._node_info import PodInfo
 from kubesched.framework._status import Status
 from kubesched.framework._types import (
@@ -49,6 +50,7 @@ from kubesched.runtime._event_handlers import EventHandlers
 from kubesched.runtime._explain import AttemptRecorder, Explainer
 from kubesched.runtime._failures import PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
+from kubesched.runtime._invoke import error
 from kubesched.runtime._metrics import MeteredClient
 from kubesched.runtime._node_search import NodeSearches
 from kubesched.runtime._nominator import Nominator
@@ -65,6 +67,11 @@ from kubesched.runtime._snapshot import NodeSnapshot
 from kubesched.runtime._statuses import new_diagnosis
 
 POD_REASON_UNSCHEDULABLE = "Unschedulable"
+#: How often a PreBind plugin that answered Wait is called again, in the scheduler's seconds (kube-scheduler's
+#: VolumeBinding polls its claims every second).
+PRE_BIND_POLL_PERIOD = 1.0
+#: A safety net: a PreBind wait that lasts longer than this (a plugin that never stops waiting) fails as an Error.
+MAX_PRE_BIND_WAIT = 24 * 3600.0
 POD_REASON_SCHEDULER_ERROR = "SchedulerError"
 # Event notes are truncated like kube-scheduler's (the PodScheduled condition keeps the full text).
 MAX_EVENT_MESSAGE = 1024
@@ -113,6 +120,18 @@ class _Binding:
     started: float = 0.0
     #: Where its scheduling cycle timed plugin calls (a sampled cycle), so a resumed binding cycle does the same.
     metering: SchedulerMetrics | None = None
+
+
+@attrs.define
+class _PreBindWait:
+    """A binding cycle paused by a PreBind plugin's Wait: the plugin's index, when to call it again, its latest
+    Wait (what the pod waits for) and when the wait began."""
+
+    binding: _Binding
+    plugin: int
+    next_poll: float
+    status: Status
+    since: float
 
 
 class Scheduler:
@@ -166,6 +185,8 @@ class Scheduler:
         #: Records every attempt of the pods it explains (``--explain``); None explains nothing, at no cost.
         self.explainer: Explainer | None = None
         self._parked: dict[str, _Binding] = {}
+        #: Binding cycles waiting in PreBind, by pod uid.
+        self._pre_binding: dict[str, _PreBindWait] = {}
         # Orders assumptions and failures: a pod that failed after a pod was assumed saw that pod's reservation.
         self._sequence = itertools.count()
         self._failed_at: dict[str, int] = {}
@@ -300,8 +321,9 @@ class Scheduler:
 
     # -- binding cycle -----------------------------------------------------------------------------
     def process_waiting_pods(self) -> bool:
-        """Resume the binding cycles of waiting pods that were allowed, rejected, or timed out; whether any did."""
-        if not self._parked:
+        """Resume the binding cycles of waiting pods that were allowed, rejected, or timed out, and poll the PreBind
+        plugins that asked to wait and are due; whether any binding cycle went on."""
+        if not self._parked and not self._pre_binding:
             return False
         resumed = False
         now = self.clock.now()
@@ -317,21 +339,55 @@ class Scheduler:
             binding.framework.meter_plugins(binding.metering)  # sampled as its scheduling cycle was
             self._binding_cycle(binding, waiting.outcome)
             resumed = True
+        for uid, wait in list(self._pre_binding.items()):
+            if wait.next_poll > now:
+                continue
+            del self._pre_binding[uid]
+            binding = wait.binding
+            binding.framework.meter_plugins(binding.metering)
+            status = self._pre_bind(binding, wait.plugin, wait)
+            if status is None or not status.is_wait():
+                self._finish_binding(binding, status)
+                resumed = True
         return resumed
 
     def next_wakeup(self) -> float | None:
-        """The earliest Permit timeout among waiting pods."""
+        """The earliest Permit timeout among waiting pods, or the earliest poll of a PreBind plugin that waits."""
         deadlines = [d for b in self._parked.values()
                      if (wp := b.framework.handle.get_waiting_pod(b.assumed.pod.uid)) is not None
                      and (d := wp.next_deadline()) is not None]
+        deadlines.extend(wait.next_poll for wait in self._pre_binding.values())
         return min(deadlines, default=None)
 
     def has_waiting_pods(self) -> bool:
-        """Whether any pod is held by Permit."""
-        return bool(self._parked)
+        """Whether any pod is held by Permit or waits in PreBind."""
+        return bool(self._parked) or bool(self._pre_binding)
+
+    def pre_bind_wait(self, uid: str) -> Status | None:
+        """The Wait a PreBind plugin holds pod ``uid``'s binding with (its reasons say what for), or None."""
+        wait = self._pre_binding.get(uid)
+        return wait.status if wait is not None else None
+
+    def _pre_bind(self, binding: _Binding, start: int, wait: _PreBindWait | None = None) -> Status | None:
+        """Run PreBind from the ``start``-th plugin; a Wait parks the binding cycle until that plugin's next poll
+        (an Error once the wait has lasted MAX_PRE_BIND_WAIT)."""
+        framework, pod = binding.framework, binding.assumed.pod
+        status, index = framework.binding.pre_bind_from(binding.state, pod, binding.node_name, start)
+        if status is None or not status.is_wait():
+            return status
+        now = self.clock.now()
+        since = now if wait is None else wait.since
+        if now - since >= MAX_PRE_BIND_WAIT:
+            return error(f'PreBind plugin "{status.plugin}" waited longer than {go_duration(MAX_PRE_BIND_WAIT)}',
+                         status.plugin)
+        next_poll = now + PRE_BIND_POLL_PERIOD if wait is None else wait.next_poll + PRE_BIND_POLL_PERIOD
+        if next_poll <= now:  # polled late (a real clock): the next tick from now, as a ticker drops missed ones
+            next_poll = now + PRE_BIND_POLL_PERIOD
+        self._pre_binding[pod.uid] = _PreBindWait(binding, index, next_poll, status, since)
+        return status
 
     def _binding_cycle(self, binding: _Binding, permit_outcome: Status | None) -> None:
-        framework, state, pod, host = binding.framework, binding.state, binding.assumed.pod, binding.node_name
+        pod, host = binding.assumed.pod, binding.node_name
         status = permit_outcome if permit_outcome is not None and not permit_outcome.is_success() else None
         if status is not None and status.is_rejected():
             diagnosis = Diagnosis(unschedulable_plugins={status.plugin} if status.plugin else set())
@@ -339,7 +395,14 @@ class Scheduler:
             status = Status(status.code, (fit_error_message(1, diagnosis),), status.plugin)
         if status is None:
             self.queue.done(pod.uid)
-            status = framework.binding.pre_bind(state, pod, host)
+            status = self._pre_bind(binding, 0)
+            if status is not None and status.is_wait():
+                return  # polled by process_waiting_pods
+        self._finish_binding(binding, status)
+
+    def _finish_binding(self, binding: _Binding, status: Status | None) -> None:
+        """Bind after PreBind succeeded (``status`` None), or undo the binding cycle after its failure."""
+        framework, state, pod, host = binding.framework, binding.state, binding.assumed.pod, binding.node_name
         if status is None:
             status = framework.binding.bind(state, pod, host)
             self.cache.finish_binding(pod)
