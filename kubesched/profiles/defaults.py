@@ -1,6 +1,7 @@
 """kube-scheduler's default plugin set (the v1 multiPoint list), for the plugins kubesched ships.
 
-The order and weights are kube-scheduler's. Left out: the volume and DRA plugins (out of scope).
+The order and weights are kube-scheduler's. Left out: the volume plugins kubesched does not ship yet and the DRA
+plugin (out of scope).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ DEFAULT_MULTI_POINT: tuple[PluginEntry, ...] = (
     PluginEntry("NodeAffinity", 2),
     PluginEntry("NodePorts"),
     PluginEntry("NodeResourcesFit", 1),
+    PluginEntry("VolumeBinding"),
     PluginEntry("PodTopologySpread", 2),
     PluginEntry("InterPodAffinity", 2),
     PluginEntry("DefaultPreemption"),

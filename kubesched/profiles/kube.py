@@ -53,7 +53,7 @@ HARMLESS_KEYS = ("clientConnection", "leaderElection", *keys((s for s in SETTING
 TOP_LEVEL_KEYS = ("apiVersion", "kind", *MODELLED_KEYS, *HARMLESS_KEYS, "extenders")
 PROFILE_KEYS = ("schedulerName", *keys(PROFILE_SETTINGS, KUBE), "plugins", "pluginConfig")
 #: kube-scheduler's in-tree plugins that kubesched does not model (volumes and DRA are out of scope).
-UNMODELLED_PLUGINS = ("VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits", "DynamicResources")
+UNMODELLED_PLUGINS = ("VolumeRestrictions", "VolumeZone", "NodeVolumeLimits", "DynamicResources")
 
 
 def read_yaml(path: str, name: str) -> Any:

@@ -206,6 +206,8 @@ class Simulation:
         """Create the input's objects at time 0: nodes, running pods, then queued pods in creation order."""
         if self.progress is not None:
             self.progress.started(sum(1 for p in self.pods if not p.spec.node_name), self.clock)
+        for obj in self.input.storage:
+            self.cluster.storage.put(obj)
         for node in self.input.nodes:
             self.cluster.add_node(node)
         for pod in self.pods:
