@@ -163,7 +163,7 @@ def test_real_defaulted_config_warns_once_about_the_volume_plugins(tmp_path: Pat
     config = load_kube(tmp_path, registry, REAL_DEFAULTED)
     assert len(config.warnings) == 1
     assert config.warnings[0].startswith(f"{tmp_path}/sched.yaml: profiles[0]: ignoring NodeVolumeLimits, "
-                                         "VolumeBinding, VolumeRestrictions, VolumeZone: ")
+                                         "VolumeRestrictions, VolumeZone: ")
 
 
 SAME_AS_TOML = [

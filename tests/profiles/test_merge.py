@@ -49,7 +49,7 @@ class CustomScore(Plugin):
 
 # kube-scheduler's default lists at these points (volume and DRA plugins aside), in kube's order.
 DEFAULT_FILTER = ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                  "PodTopologySpread", "InterPodAffinity"]
+                  "VolumeBinding", "PodTopologySpread", "InterPodAffinity"]
 DEFAULT_PRE_SCORE = ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity",
                      "NodeResourcesBalancedAllocation"]
 DEFAULT_SCORE = [("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1), ("PodTopologySpread", 2),

@@ -57,7 +57,7 @@ def test_a_cluster_and_python_examples_together_are_an_error() -> None:
     class Both(UsesAClusterFile):
         nodes: ClassVar = (make_node("n").obj(),)
 
-    with pytest.raises(KubeschedError, match="set either cluster or nodes, running and pods, not both"):
+    with pytest.raises(KubeschedError, match="set either cluster or nodes, running, pods and storage, not both"):
         Both().plugin_under_test()
 
 

@@ -169,6 +169,30 @@ class VolumeBinder:
                 return True, False, ()
         return True, True, tuple(claims)
 
+    def label_keys(self, claims: PodVolumeClaims) -> tuple[tuple[str, ...], bool]:
+        """The node label keys :meth:`find_pod_volumes` can read for these claims (the node affinities of their
+        PVs and candidate PVs, their classes' allowedTopologies, the capacities' topologies), and whether it reads
+        the node's name (a delayed claim with a selected node): nodes alike in these give the same answer."""
+        keys: set[str] = set()
+        volumes = [self.cache.volume(claim.volume_name) for claim in claims.bound]
+        volumes.extend(v for candidates in claims.volumes_by_class.values() for v in candidates)
+        for volume in volumes:
+            if volume is not None and volume.node_affinity is not None:
+                keys.update(r.key for term in volume.node_affinity.node_selector_terms
+                            for r in term.match_expressions)
+        lister = self.handle.storage_lister
+        for claim in claims.delayed:
+            storage_class = lister.storage_class(claim_class(claim))
+            if storage_class is not None:
+                keys.update(r.key for term in storage_class.allowed_topologies for r in term.match_label_expressions)
+        if claims.delayed:
+            for capacity in lister.capacities():
+                if capacity.node_topology is not None:
+                    keys.update(capacity.node_topology.match_labels)
+                    keys.update(r.key for r in capacity.node_topology.match_expressions)
+        by_name = any(SELECTED_NODE_ANNOTATION in claim.metadata.annotations for claim in claims.delayed)
+        return tuple(sorted(keys)), by_name
+
     # -- Reserve / Unreserve -------------------------------------------------------------------------
     def all_bound(self, pod: Pod) -> bool:
         """arePodVolumesBound: every claim of the pod (assumed versions included) is fully bound."""

@@ -7,20 +7,25 @@ import math
 from typing import Any, ClassVar
 
 import attrs
+import numpy as np
+import numpy.typing as npt
 
 from kubesched.api import CSI_SOURCE, MIGRATED_PLUGINS_ANNOTATION, Pod
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
+    Code,
     CycleState,
     EventResource,
     FilterReads,
     Handle,
+    NodeBatch,
     NodeInfo,
     Plugin,
     QueueingHint,
     StateKey,
+    StateNotFoundError,
     Status,
     hookimpl,
     in_range,
@@ -196,6 +201,31 @@ class VolumeBinding(Plugin):
             return Status.unresolvable(*reasons)
         cycle.found.by_node[node.name] = volumes
         return None
+
+    @hookimpl
+    def filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> npt.NDArray[Any] | None:
+        """Filter's code for every node of the batch, decided once per distinct value of the node labels the
+        pod's claims read (and per node name when a claim has a selected node)."""
+        cycle = state.get(PRE_FILTER_KEY)
+        if cycle is None:
+            raise StateNotFoundError(NOT_FOUND)
+        if cycle.found is None:
+            return None
+        keys, by_name = self.binder.label_keys(cycle.claims)
+        codes = np.zeros(len(node_batch), dtype=np.int8)
+        decided: dict[tuple[str | None, ...], int] = {}
+        for index, info in enumerate(node_batch):
+            node = info.node
+            if node is None:
+                continue
+            labels = node.metadata.labels
+            signature = tuple(labels.get(key) for key in keys) + ((node.name,) if by_name else ())
+            code = decided.get(signature)
+            if code is None:  # a BinderError cannot happen here: PreFilter found every class in this cycle
+                _volumes, reasons = self.binder.find_pod_volumes(cycle.claims, node)
+                code = decided[signature] = int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE) if reasons else 0
+            codes[index] = code
+        return codes if codes.any() else None
 
     # -- binding cycle ---------------------------------------------------------------------------------
     @hookimpl

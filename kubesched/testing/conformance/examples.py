@@ -9,7 +9,9 @@ import attrs
 from kubesched.api.meta import LabelSelector
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodAffinityTerm
+from kubesched.api.storage import NO_PROVISIONER, StorageObject
 from kubesched.testing.builders import make_node, make_pod
+from kubesched.testing.builders_storage import make_pv, make_pvc, make_storage_class
 
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -36,11 +38,20 @@ def default_running() -> tuple[Pod, ...]:
             .toleration("dedicated", "batch", "NoSchedule").obj())
 
 
+def default_storage() -> tuple[StorageObject, ...]:
+    """The storage the web pod's claim uses: a local-volume class (WaitForFirstConsumer, nothing provisions it),
+    one free local PV on node-a, and the claim ``web-data`` of that class, which therefore fits node-a only."""
+    return (make_storage_class("local", NO_PROVISIONER).wait_for_first_consumer().obj(),
+            make_pv("local-a").storage_class("local").capacity("10Gi").source("local", "/mnt/disks/a")
+            .node_affinity_in(HOSTNAME, "node-a").obj(),
+            make_pvc("web-data").storage_class("local").request("5Gi").obj())
+
+
 def default_pods() -> tuple[Pod, ...]:
     """Pods to schedule, between them using every built-in feature: a web pod with spreading, anti-affinity,
-    a host port, node affinity and an image; a pod with no requests at all; a large high-priority db pod with
-    a node selector and a toleration; a pod whose spec.nodeName already names node-b."""
-    web = (make_pod("web").req(cpu="500m", memory="512Mi").label(app="web").host_port(8080)
+    a host port, node affinity, an image and a claim of a local volume; a pod with no requests at all; a large
+    high-priority db pod with a node selector and a toleration; a pod whose spec.nodeName already names node-b."""
+    web = (make_pod("web").req(cpu="500m", memory="512Mi").label(app="web").host_port(8080).pvc("web-data")
            .spread(1, ZONE, app="web").spread(1, HOSTNAME, "ScheduleAnyway", app="web")
            .pod_affinity(HOSTNAME, anti=True, app="web")
            .affinity_term(PodAffinityTerm(topology_key=ZONE, label_selector=LabelSelector(match_labels={"app": "db"})),

@@ -13,12 +13,13 @@ import attrs
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.api.storage import StorageObject
 from kubesched.errors import InputError
 from kubesched.framework._plugin import marked_hooks
 from kubesched.io.load import load
 from kubesched.plugins.default_preemption import RESOURCE_SHORTCUT
 from kubesched.runtime import FastPath, Framework, fast_path
-from kubesched.testing.conformance.examples import default_nodes, default_pods, default_running
+from kubesched.testing.conformance.examples import default_nodes, default_pods, default_running, default_storage
 from kubesched.testing.conformance.recorder import Recorder
 from kubesched.testing.harness import cluster_and_snapshot, plugin_profile, plugin_registry
 
@@ -30,15 +31,18 @@ DEFAULT_LARGE_CLUSTER = 2000
 SEED = 0
 
 
-def load_cluster(paths: Sequence[str | Path]) -> tuple[tuple[Node, ...], tuple[Pod, ...], tuple[Pod, ...]]:
-    """(nodes, running pods, pods to schedule) from manifest files: bound pods run, the others are scheduled.
-    A problem with the files, or a cluster without a node or a pod to schedule, is an InputError."""
+def load_cluster(paths: Sequence[str | Path]) -> tuple[tuple[Node, ...], tuple[Pod, ...], tuple[Pod, ...],
+                                                      tuple[StorageObject, ...]]:
+    """(nodes, running pods, pods to schedule, storage objects) from manifest files: bound pods run, the others
+    are scheduled. A problem with the files, or a cluster without a node or a pod to schedule, is an
+    InputError."""
     manifests = load(paths)
     pending = tuple(p for p in manifests.pods if not p.spec.node_name)
     if not manifests.nodes or not pending:
         raise InputError("the cluster needs at least one node and one pod without spec.nodeName to schedule",
                          file=", ".join(str(p) for p in paths))
-    return tuple(manifests.nodes), tuple(p for p in manifests.pods if p.spec.node_name), pending
+    return (tuple(manifests.nodes), tuple(p for p in manifests.pods if p.spec.node_name), pending,
+            tuple(manifests.storage))
 
 
 @attrs.define
@@ -47,7 +51,8 @@ class PluginUnderTest:
 
     ``args`` is the plugin's Args instance or a kebab-case mapping (None: the defaults). ``nodes`` and
     ``running`` form the example cluster, ``pods`` are the pods to schedule on it; each check gets fresh copies.
-    ``cluster`` names the manifest files they came from (empty: the suite's default examples).
+    ``cluster`` names the manifest files they came from (empty: the suite's default examples); ``storage`` holds
+    the PersistentVolumes, claims, StorageClasses and CSI objects of the example cluster.
     ``entry_point`` is the name the plugin is installed under, when it came from an entry point.
     """
 
@@ -60,15 +65,16 @@ class PluginUnderTest:
     large_cluster: int = DEFAULT_LARGE_CLUSTER
     entry_point: str | None = None
     cluster: tuple[str, ...] = ()
+    storage: Sequence[StorageObject] = attrs.field(factory=default_storage)
     #: How often each hook was called since :meth:`reset_calls` (the runner resets it before every check).
     calls: collections.Counter[str] = attrs.field(factory=collections.Counter)
 
     @classmethod
     def from_cluster(cls, plugin_class: type[Any], paths: Sequence[str | Path], **kwargs: Any) -> PluginUnderTest:
         """The plugin with the cluster of these manifest files as its examples (see :func:`load_cluster`)."""
-        nodes, running, pods = load_cluster(paths)
+        nodes, running, pods, storage = load_cluster(paths)
         return cls(plugin_class, nodes=nodes, running=running, pods=pods, cluster=tuple(str(p) for p in paths),
-                   **kwargs)
+                   storage=storage, **kwargs)
 
     @property
     def name(self) -> str:
@@ -108,6 +114,8 @@ class PluginUnderTest:
             running = example_running if running is None else running
         recorder = recorder if recorder is not None else Recorder(self.plugin_class.name, self.calls)
         client, snapshot = cluster_and_snapshot(nodes, running)
+        for obj in self.storage:
+            client.storage.put(obj)
         return Framework(plugin_profile(self.plugin_class, self.args), plugin_registry(self.plugin_class),
                          client=client, rng=random.Random(SEED), clock=client.clock, snapshot=snapshot,
                          hook_wrapper=recorder.wrap)

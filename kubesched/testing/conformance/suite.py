@@ -22,7 +22,7 @@ from kubesched.api.node import Node
 from kubesched.api.pod import Pod
 from kubesched.errors import KubeschedError
 from kubesched.testing.conformance.checks import CHECKS, Check
-from kubesched.testing.conformance.examples import default_nodes, default_pods, default_running
+from kubesched.testing.conformance.examples import default_nodes, default_pods, default_running, default_storage
 from kubesched.testing.conformance.report import Outcome, run_check
 from kubesched.testing.conformance.subject import DEFAULT_LARGE_CLUSTER, DEFAULT_TIME_BUDGET, PluginUnderTest
 from kubesched.testing.harness import built
@@ -57,6 +57,9 @@ class PluginConformance:
     nodes: ClassVar[Sequence[Node] | None] = None
     running: ClassVar[Sequence[Pod] | None] = None
     pods: ClassVar[Sequence[Pod] | None] = None
+    #: And its storage objects (PersistentVolumes, claims, StorageClasses, CSI objects); None: the default
+    #: examples' (the web pod's claim of a local volume).
+    storage: ClassVar[Sequence[Any] | None] = None
     #: Seconds a single Filter or Score call may take on average before the time-budget check warns (it fails
     #: at ten times that).
     time_budget: ClassVar[float] = DEFAULT_TIME_BUDGET
@@ -67,15 +70,16 @@ class PluginConformance:
         """The subject the checks run on, from the class attributes; a cluster file that cannot be used is a
         KubeschedError naming the file."""
         if self.cluster is not None:
-            if any(v is not None for v in (self.nodes, self.running, self.pods)):
-                raise KubeschedError("set either cluster or nodes, running and pods, not both")
+            if any(v is not None for v in (self.nodes, self.running, self.pods, self.storage)):
+                raise KubeschedError("set either cluster or nodes, running, pods and storage, not both")
             return PluginUnderTest.from_cluster(self.plugin_class, self.cluster_paths(), args=self.plugin_args,
                                                 time_budget=self.time_budget, large_cluster=self.large_cluster)
         return PluginUnderTest(self.plugin_class, self.plugin_args,
                                built(self.nodes) if self.nodes is not None else default_nodes(),
                                built(self.running) if self.running is not None else default_running(),
                                built(self.pods) if self.pods is not None else default_pods(),
-                               self.time_budget, self.large_cluster)
+                               self.time_budget, self.large_cluster,
+                               storage=built(self.storage) if self.storage is not None else default_storage())
 
     def cluster_paths(self) -> list[Path]:
         """The ``cluster`` paths, relative ones resolved against the directory of the class that sets it."""
