@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import attrs
 import click
 import yaml
 
@@ -19,6 +20,7 @@ from kubesched.io.load import ClusterInput, InputErrorList, load
 from kubesched.metrics import SchedulerMetrics
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import PluginRegistry
+from kubesched.sim.controllers import StorageSettings
 from kubesched.sim.explain import explainer_for, explainer_for_names
 from kubesched.sim.scenario import is_scenario_file, load_scenario
 from kubesched.sim.scenario_run import run_scenario
@@ -30,6 +32,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 PROFILE_HELP = ("A shipped profile name (default, ...), or the path of a TOML profile or of a "
                 "KubeSchedulerConfiguration YAML file.")
+
+
+def _storage_settings(base: StorageSettings, provisioners: tuple[str, ...],
+                      delay: float | None) -> StorageSettings:
+    """``base`` (a scenario's, or the defaults) with the flags given: ``--provisioner`` and
+    ``--provisioning-delay``."""
+    return StorageSettings(base.provisioning_delay if delay is None else delay,
+                           tuple(provisioners) if provisioners else base.provisioners)
 
 
 def _error_lines(exc: KubeschedError) -> list[str]:
@@ -82,10 +92,16 @@ def main() -> None:
               help="Record every scheduling attempt of this pod, per node and plugin (repeatable; see "
                    "docs/explain.md).")
 @click.option("--explain-all", "explain_all", is_flag=True, help="Record every scheduling attempt of every pod.")
+@click.option("--provisioner", "provisioners", multiple=True, metavar="NAME",
+              help="A volume provisioner that runs in the simulated cluster (repeatable; * for every one). Default: "
+                   "those the input shows running (see docs/simulate.md).")
+@click.option("--provisioning-delay", "provisioning_delay", type=click.FloatRange(min=0, max=1e9), default=None,
+              metavar="SECONDS", help="How long a simulated provisioner takes to create a volume, in seconds of "
+                                      "virtual time (default 5).")
 @_guarded
 def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str,
              strict: bool, show_events: bool, metrics_file: str | None, quiet: bool, explain: tuple[str, ...],
-             explain_all: bool) -> None:
+             explain_all: bool, provisioners: tuple[str, ...], provisioning_delay: float | None) -> None:
     """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
     cluster, or run a Scenario file (kind: Scenario, see docs/scenarios.md) given as the only PATH."""
     if not paths and not filenames:
@@ -94,6 +110,10 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     config = _load_profile(profile, registry)
     inputs = [*filenames, *paths]
     scenario = _scenario(inputs)
+    storage = _storage_settings(scenario.storage if scenario is not None else StorageSettings(), provisioners,
+                                provisioning_delay)
+    if scenario is not None:
+        scenario = attrs.evolve(scenario, storage=storage)
     cluster_input = None if scenario is not None else load(inputs)
     if cluster_input is not None:
         explainer, explain_warnings = explainer_for(cluster_input, explain, explain_all)
@@ -109,7 +129,7 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
             else:
                 assert cluster_input is not None
                 result = run_simulation(cluster_input, config, registry, seed=seed, progress=bar,
-                                        explainer=explainer)
+                                        explainer=explainer, storage=storage)
     except SimulationError as exc:
         if exc.result is None:
             raise

@@ -55,7 +55,8 @@ class ScenarioRunner:
         warnings = tuple(w for step in scenario.steps if isinstance(step.action, Create)
                          for w in step.action.objects.warnings)
         self.sim = Simulation(ClusterInput(priority_classes=classes, warnings=warnings), config, registry, seed=seed,
-                              progress=progress, explainer=explainer, controllers=scenario.settings)
+                              progress=progress, explainer=explainer, controllers=scenario.settings,
+                              storage=scenario.storage)
         self.executed: list[tuple[Step, float]] = []
         self._refused: set[str] = set()
         # The index of the next step to run.
@@ -158,9 +159,11 @@ class ScenarioRunner:
     def _create(self, step: Step, action: Create) -> None:
         objects, cluster, sim = action.objects, self.sim.cluster, self.sim
         count = (len(objects.nodes) + len(objects.pods) + len(objects.pdbs) + len(objects.workloads)
-                 + len(objects.services) + len(objects.namespaces))
+                 + len(objects.services) + len(objects.namespaces) + len(objects.storage))
         self._event(step, f"{count} object(s)")
         cluster.add_workloads(objects.namespaces, objects.services, objects.controllers)
+        for obj in objects.storage:
+            cluster.storage.put(obj)
         for node in objects.nodes:
             if node.name in cluster.nodes:
                 cluster.update_node(node)
