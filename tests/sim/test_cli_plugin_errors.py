@@ -13,6 +13,7 @@ from kubesched.framework._plugin import Plugin
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import SchedulerConfiguration
 from kubesched.runtime import Explainer, PluginRegistry
+from kubesched.sim.controllers import StorageSettings
 from kubesched.sim.simulate import Simulation, SimulationProgress, SimulationResult
 from tests.conftest import write
 from tests.sim.test_keeps_going import ExitInFilter, RefuseBind
@@ -71,9 +72,9 @@ def test_an_unsettled_run_prints_the_partial_result_then_the_error(
     """A run that hits the attempt bound prints what it has, then one error line naming the cycling pods; exit 1."""
     def bounded(cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry, *,
                 seed: int = 0, progress: SimulationProgress | None = None,
-                explainer: Explainer | None = None) -> SimulationResult:
+                explainer: Explainer | None = None, storage: StorageSettings | None = None) -> SimulationResult:
         return Simulation(cluster_input, config, registry, seed=seed, progress=progress,
-                          explainer=explainer).run(max_attempts=3)
+                          explainer=explainer, storage=storage).run(max_attempts=3)
 
     monkeypatch.setattr("kubesched.cli.main.run_simulation", bounded)
     done = simulate_with(tmp_path, monkeypatch, RefuseBind, "bind")

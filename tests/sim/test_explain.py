@@ -66,7 +66,7 @@ def test_worked_example_filter_entries(worked: SimulationResult) -> None:
     assert (attempt.time, attempt.attempt, attempt.profile) == (0.0, 1, "default-scheduler")
     assert attempt.pre_filter is not None
     assert attempt.pre_filter["skippedFilters"] == ["InterPodAffinity", "NodeAffinity", "NodePorts",
-                                                    "PodTopologySpread"]
+                                                    "PodTopologySpread", "VolumeBinding"]
 
 
 def test_worked_example_scores(worked: SimulationResult) -> None:
