@@ -23,9 +23,6 @@ from kubesched.io.load import ClusterInput, InputErrorList, Source, load_groups
 from kubesched.io.pod_rules import check_labels
 from kubesched.io.yaml_reader import YamlError, documents
 from kubesched.sim.controllers import ControllerSettings, StorageSettings
-
-#: The storage control loop's keys of spec.settings.
-STORAGE_KEYS = ("provisioningDelay", "provisioners")
 from kubesched.sim.scenario_steps import (
     ACTIONS,
     API_VERSION,
@@ -46,6 +43,9 @@ from kubesched.sim.scenario_steps import (
     Step,
 )
 from kubesched.validation import MANIFEST, escape
+
+#: The storage control loop's keys of spec.settings.
+STORAGE_KEYS = ("provisioningDelay", "provisioners")
 
 
 def is_scenario_file(path: Path) -> bool:
@@ -176,7 +176,8 @@ class _Reader:
         unknown = sorted(set(raw) - {"controllerDelay", "jobDuration", *STORAGE_KEYS}, key=str)
         for key in unknown:
             known = ", ".join(f'"{k}"' for k in ("controllerDelay", "jobDuration", *STORAGE_KEYS))
-            self.problem(f"unknown field {f.quote(str(key))} (known: {known})", field=f"spec.settings.{escape(str(key))}")
+            self.problem(f"unknown field {f.quote(str(key))} (known: {known})",
+                         field=f"spec.settings.{escape(str(key))}")
         delay = self._time(raw["controllerDelay"], None, "spec.settings.controllerDelay") \
             if "controllerDelay" in raw else None
         duration = self._time(raw["jobDuration"], None, "spec.settings.jobDuration") if "jobDuration" in raw else None
