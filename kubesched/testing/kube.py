@@ -134,6 +134,7 @@ class ControlPlane:
         self.port = free_port()
         self.etcd: subprocess.Popen[bytes] | None = None
         self.apiserver: subprocess.Popen[bytes] | None = None
+        self.controller_manager: subprocess.Popen[bytes] | None = None
 
     @property
     def server(self) -> str:
@@ -190,8 +191,26 @@ class ControlPlane:
         _stop(self.apiserver)
         self.apiserver = None
 
+    def start_controller_manager(self) -> None:
+        """Start kube-controller-manager (from the same assets) as the admin user, with every default controller
+        but node lifecycle (no kubelet posts heartbeats): the PV controller, workload controllers, garbage
+        collector; stopped with the control plane. It does not wait for the controllers' first sync."""
+        binary = self.assets / "kube-controller-manager"
+        if not binary.is_file():
+            raise ControlPlaneError(f"{self.assets} has no kube-controller-manager")
+        kubeconfig = str(self.kubeconfig("admin"))
+        self.controller_manager = self._spawn("kube-controller-manager", [
+            str(binary), f"--kubeconfig={kubeconfig}", f"--authentication-kubeconfig={kubeconfig}",
+            f"--authorization-kubeconfig={kubeconfig}", "--controllers=*,-nodelifecycle", "--leader-elect=false",
+            "--bind-address=127.0.0.1", f"--secure-port={free_port()}",
+            f"--cert-dir={self.folder / 'controller-manager-certs'}",
+            f"--service-account-private-key-file={self.pki / 'sa.key'}", f"--root-ca-file={self.ca_file}",
+            "--use-service-account-credentials=false", "--v=2"])
+
     def stop(self) -> None:
-        """Stop kube-apiserver, then etcd, by PID."""
+        """Stop kube-controller-manager, kube-apiserver, then etcd, by PID."""
+        _stop(self.controller_manager)
+        self.controller_manager = None
         self.stop_apiserver()
         _stop(self.etcd)
         self.etcd = None

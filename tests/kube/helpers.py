@@ -63,10 +63,11 @@ def create(api: KubeApi, obj: Obj) -> Obj:
     group_version, kind = obj["apiVersion"], obj["kind"]
     plural = {"Node": "nodes", "Pod": "pods", "Namespace": "namespaces", "PriorityClass": "priorityclasses",
               "ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings",
-              "PodDisruptionBudget": "poddisruptionbudgets", "Lease": "leases"}[kind]
+              "PodDisruptionBudget": "poddisruptionbudgets", "Lease": "leases", "PersistentVolume": "persistentvolumes",
+              "PersistentVolumeClaim": "persistentvolumeclaims", "StorageClass": "storageclasses"}[kind]
     base = "/api/v1" if group_version == "v1" else f"/apis/{group_version}"
     namespace = obj["metadata"].get("namespace")
-    if kind in ("Pod", "PodDisruptionBudget", "Lease"):
+    if kind in ("Pod", "PodDisruptionBudget", "Lease", "PersistentVolumeClaim"):
         namespace = namespace or "default"
     path = f"{base}/namespaces/{namespace}/{plural}" if namespace else f"{base}/{plural}"
     return api.request("POST", path, body=obj)
