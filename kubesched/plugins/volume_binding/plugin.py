@@ -90,6 +90,8 @@ class Reservation:
 PRE_FILTER_KEY = StateKey[CycleClaims](NAME)
 RESERVE_KEY = StateKey[Reservation](f"{NAME}Reserve")
 _NO_CLAIMS = CycleClaims(PodVolumeClaims(), None)
+#: Reserve's state for a pod without claims (shared: PreBind and Unreserve only read it).
+_NOTHING_TO_BIND = Reservation("", all_bound=True)
 
 
 class VolumeBinding(Plugin):
@@ -235,7 +237,7 @@ class VolumeBinding(Plugin):
         if cycle is None:
             return Status.as_error(NOT_FOUND)
         if cycle.found is None:
-            state.write(RESERVE_KEY, Reservation(node_name, all_bound=True))
+            state.write(RESERVE_KEY, _NOTHING_TO_BIND)
             return None
         volumes = cycle.found.by_node.get(node_name)
         if volumes is None:  # Filter ran on the node in a clone of the state only: find them again
