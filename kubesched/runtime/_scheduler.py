@@ -26,8 +26,6 @@ from kubesched.framework._events import (
     ASSIGNED_POD_DELETE,
     ClusterEvent,
 )
-from kubesched.framework._handle import go_duration
-from kubesched.framework._node_info import PodInfo
 from kubesched.framework._status import Status
 from kubesched.framework._types import (
     Diagnosis,
@@ -50,7 +48,6 @@ from kubesched.runtime._event_handlers import EventHandlers
 from kubesched.runtime._explain import AttemptRecorder, Explainer
 from kubesched.runtime._failures import PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
-from kubesched.runtime._invoke import error
 from kubesched.runtime._metrics import MeteredClient
 from kubesched.runtime._node_search import NodeSearches
 from kubesched.runtime._nominator import Nominator
@@ -65,13 +62,9 @@ from kubesched.runtime._queue import (
 from kubesched.runtime._registry import PluginRegistry
 from kubesched.runtime._snapshot import NodeSnapshot
 from kubesched.runtime._statuses import new_diagnosis
+from kubesched.runtime._waiting import Binding, WaitingBindings
 
 POD_REASON_UNSCHEDULABLE = "Unschedulable"
-#: How often a PreBind plugin that answered Wait is called again, in the scheduler's seconds (kube-scheduler's
-#: VolumeBinding polls its claims every second).
-PRE_BIND_POLL_PERIOD = 1.0
-#: A safety net: a PreBind wait that lasts longer than this (a plugin that never stops waiting) fails as an Error.
-MAX_PRE_BIND_WAIT = 24 * 3600.0
 POD_REASON_SCHEDULER_ERROR = "SchedulerError"
 # Event notes are truncated like kube-scheduler's (the PodScheduled condition keeps the full text).
 MAX_EVENT_MESSAGE = 1024
@@ -105,33 +98,6 @@ class AttemptObserver(Protocol):
     def assumed_pod_forgotten(self, pod: Pod, woken: Sequence[Pod]) -> None:
         """``pod``'s binding cycle failed and its reservation was dropped; ``woken`` are the pods that failed while
         it was reserved, moved for another try because its room is free again."""
-
-
-@attrs.define
-class _Binding:
-    framework: Framework
-    state: CycleState
-    queued: QueuedPodInfo
-    assumed: PodInfo
-    node_name: str
-    #: When the pod was assumed (the scheduler's sequence): pods that failed after that saw its reservation.
-    assumed_at: int
-    #: When the attempt started (time.perf_counter), for scheduler_scheduling_attempt_duration_seconds.
-    started: float = 0.0
-    #: Where its scheduling cycle timed plugin calls (a sampled cycle), so a resumed binding cycle does the same.
-    metering: SchedulerMetrics | None = None
-
-
-@attrs.define
-class _PreBindWait:
-    """A binding cycle paused by a PreBind plugin's Wait: the plugin's index, when to call it again, its latest
-    Wait (what the pod waits for) and when the wait began."""
-
-    binding: _Binding
-    plugin: int
-    next_poll: float
-    status: Status
-    since: float
 
 
 class Scheduler:
@@ -184,9 +150,8 @@ class Scheduler:
         self.attempt_observer: AttemptObserver | None = None
         #: Records every attempt of the pods it explains (``--explain``); None explains nothing, at no cost.
         self.explainer: Explainer | None = None
-        self._parked: dict[str, _Binding] = {}
-        #: Binding cycles waiting in PreBind, by pod uid.
-        self._pre_binding: dict[str, _PreBindWait] = {}
+        #: Binding cycles held by Permit or waiting in PreBind.
+        self._waiting = WaitingBindings(clock)
         # Orders assumptions and failures: a pod that failed after a pod was assumed saw that pod's reservation.
         self._sequence = itertools.count()
         self._failed_at: dict[str, int] = {}
@@ -287,7 +252,7 @@ class Scheduler:
         self.explainer.add(recording.finish(self.snapshot.list(), record.suggested_host, totals, record.status))
 
     def _scheduling_cycle(self, framework: Framework, state: CycleState, queued: QueuedPodInfo,
-                          record: CycleRecord, started: float, observer: CycleObserver) -> _Binding | None:
+                          record: CycleRecord, started: float, observer: CycleObserver) -> Binding | None:
         pod = queued.pod
         host = self._placement.schedule_pod(framework, state, pod, record, observer,
                                             keep=self.cycle_observer is not None)
@@ -304,9 +269,9 @@ class Scheduler:
             framework.binding.unreserve(state, assumed.pod, host)
             self.cache.forget_pod(assumed.pod)
             raise self._single_node_failure(pod, host, status)
-        binding = _Binding(framework, state, queued, assumed, host, next(self._sequence), started, framework.metering)
+        binding = Binding(framework, state, queued, assumed, host, next(self._sequence), started, framework.metering)
         if status is not None:  # Wait: the binding cycle resumes when the waiting pod is resolved
-            self._parked[pod.uid] = binding
+            self._waiting.parked[pod.uid] = binding
             return None
         return binding
 
@@ -323,29 +288,18 @@ class Scheduler:
     def process_waiting_pods(self) -> bool:
         """Resume the binding cycles of waiting pods that were allowed, rejected, or timed out, and poll the PreBind
         plugins that asked to wait and are due; whether any binding cycle went on."""
-        if not self._parked and not self._pre_binding:
+        waiting = self._waiting
+        if not waiting:
             return False
         resumed = False
-        now = self.clock.now()
-        for uid, binding in list(self._parked.items()):
-            waiting = binding.framework.handle.get_waiting_pod(uid)
-            if waiting is None:
-                continue
-            waiting.expire(now)
-            if waiting.outcome is None:
-                continue
-            del self._parked[uid]
-            binding.framework.handle.remove_waiting_pod(uid)
+        for binding, outcome in waiting.permitted():
             binding.framework.meter_plugins(binding.metering)  # sampled as its scheduling cycle was
-            self._binding_cycle(binding, waiting.outcome)
+            self._binding_cycle(binding, outcome)
             resumed = True
-        for uid, wait in list(self._pre_binding.items()):
-            if wait.next_poll > now:
-                continue
-            del self._pre_binding[uid]
+        for wait in waiting.polls_due():
             binding = wait.binding
             binding.framework.meter_plugins(binding.metering)
-            status = self._pre_bind(binding, wait.plugin, wait)
+            status = waiting.pre_bind(binding, wait.plugin, wait)
             if status is None or not status.is_wait():
                 self._finish_binding(binding, status)
                 resumed = True
@@ -353,40 +307,17 @@ class Scheduler:
 
     def next_wakeup(self) -> float | None:
         """The earliest Permit timeout among waiting pods, or the earliest poll of a PreBind plugin that waits."""
-        deadlines = [d for b in self._parked.values()
-                     if (wp := b.framework.handle.get_waiting_pod(b.assumed.pod.uid)) is not None
-                     and (d := wp.next_deadline()) is not None]
-        deadlines.extend(wait.next_poll for wait in self._pre_binding.values())
-        return min(deadlines, default=None)
+        return self._waiting.next_wakeup()
 
     def has_waiting_pods(self) -> bool:
         """Whether any pod is held by Permit or waits in PreBind."""
-        return bool(self._parked) or bool(self._pre_binding)
+        return bool(self._waiting)
 
     def pre_bind_wait(self, uid: str) -> Status | None:
         """The Wait a PreBind plugin holds pod ``uid``'s binding with (its reasons say what for), or None."""
-        wait = self._pre_binding.get(uid)
-        return wait.status if wait is not None else None
+        return self._waiting.pre_bind_wait(uid)
 
-    def _pre_bind(self, binding: _Binding, start: int, wait: _PreBindWait | None = None) -> Status | None:
-        """Run PreBind from the ``start``-th plugin; a Wait parks the binding cycle until that plugin's next poll
-        (an Error once the wait has lasted MAX_PRE_BIND_WAIT)."""
-        framework, pod = binding.framework, binding.assumed.pod
-        status, index = framework.binding.pre_bind_from(binding.state, pod, binding.node_name, start)
-        if status is None or not status.is_wait():
-            return status
-        now = self.clock.now()
-        since = now if wait is None else wait.since
-        if now - since >= MAX_PRE_BIND_WAIT:
-            return error(f'PreBind plugin "{status.plugin}" waited longer than {go_duration(MAX_PRE_BIND_WAIT)}',
-                         status.plugin)
-        next_poll = now + PRE_BIND_POLL_PERIOD if wait is None else wait.next_poll + PRE_BIND_POLL_PERIOD
-        if next_poll <= now:  # polled late (a real clock): the next tick from now, as a ticker drops missed ones
-            next_poll = now + PRE_BIND_POLL_PERIOD
-        self._pre_binding[pod.uid] = _PreBindWait(binding, index, next_poll, status, since)
-        return status
-
-    def _binding_cycle(self, binding: _Binding, permit_outcome: Status | None) -> None:
+    def _binding_cycle(self, binding: Binding, permit_outcome: Status | None) -> None:
         pod, host = binding.assumed.pod, binding.node_name
         status = permit_outcome if permit_outcome is not None and not permit_outcome.is_success() else None
         if status is not None and status.is_rejected():
@@ -395,12 +326,12 @@ class Scheduler:
             status = Status(status.code, (fit_error_message(1, diagnosis),), status.plugin)
         if status is None:
             self.queue.done(pod.uid)
-            status = self._pre_bind(binding, 0)
+            status = self._waiting.pre_bind(binding, 0)
             if status is not None and status.is_wait():
                 return  # polled by process_waiting_pods
         self._finish_binding(binding, status)
 
-    def _finish_binding(self, binding: _Binding, status: Status | None) -> None:
+    def _finish_binding(self, binding: Binding, status: Status | None) -> None:
         """Bind after PreBind succeeded (``status`` None), or undo the binding cycle after its failure."""
         framework, state, pod, host = binding.framework, binding.state, binding.assumed.pod, binding.node_name
         if status is None:
@@ -446,7 +377,7 @@ class Scheduler:
             self.attempt_observer.assumed_pod_forgotten(pod, woken)
 
     # -- failures ----------------------------------------------------------------------------------
-    def _record_scheduled(self, framework: Framework, binding: _Binding) -> None:
+    def _record_scheduled(self, framework: Framework, binding: Binding) -> None:
         """Metrics of a bound pod: a scheduled attempt, and its scheduling SLI in the scheduler clock's time."""
         queued = binding.queued
         self.metrics.schedule_attempt(RESULT_SCHEDULED, framework.profile_name, time.perf_counter() - binding.started)

@@ -11,7 +11,8 @@ from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._events import ClusterEventWithHint
 from kubesched.framework._plugin import Plugin, hookimpl
 from kubesched.framework._status import Status
-from kubesched.runtime._scheduler import MAX_PRE_BIND_WAIT, PRE_BIND_POLL_PERIOD, Scheduler
+from kubesched.runtime._scheduler import Scheduler
+from kubesched.runtime._waiting import MAX_PRE_BIND_WAIT, PRE_BIND_POLL_PERIOD
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.testing import make_node, make_pod
 from tests.runtime.test_scheduler import run, scheduler_on
