@@ -95,6 +95,10 @@ class StorageStore:
         found = self._get(CSINode, name)
         return found if isinstance(found, CSINode) else None
 
+    def csi_nodes(self) -> Collection[CSINode]:
+        """Every CSINode."""
+        return self._objects[CSINode.__name__].values()  # type: ignore[return-value]
+
     def csi_driver(self, name: str) -> CSIDriver | None:
         """CSIDriver ``name``, or None."""
         found = self._get(CSIDriver, name)

@@ -70,6 +70,13 @@ from kubesched.api.resources import (
 )
 from kubesched.api.selector_errors import label_selector_error, preferred_terms_error
 from kubesched.api.storage import (
+    BINDING_IMMEDIATE,
+    BINDING_WAIT_FOR_FIRST_CONSUMER,
+    DEFAULT_CLASS_ANNOTATION,
+    MIGRATED_PLUGINS_ANNOTATION,
+    NO_PROVISIONER,
+    SELECTED_NODE_ANNOTATION,
+    STORAGE_PROVISIONER_ANNOTATION,
     ClaimRef,
     CSIDriver,
     CSINode,
@@ -83,7 +90,7 @@ from kubesched.api.storage import (
 )
 from kubesched.api.taints import find_untolerated_taint, tolerated
 from kubesched.api.validation import label_value, qualified_name
-from kubesched.api.volume import ClaimTemplate, Volume, VolumeClaimTemplate
+from kubesched.api.volume import CSI_SOURCE, EPHEMERAL_SOURCE, PVC_SOURCE, ClaimTemplate, Volume, VolumeClaimTemplate
 from kubesched.api.workload import (
     CONTROLLER_KINDS,
     NAMESPACE_NAME_LABEL,
@@ -93,21 +100,31 @@ from kubesched.api.workload import (
 )
 
 __all__ = [
+    "BINDING_IMMEDIATE",
+    "BINDING_WAIT_FOR_FIRST_CONSUMER",
     "CONTROLLER_KINDS",
     "CPU",
+    "CSI_SOURCE",
+    "DEFAULT_CLASS_ANNOTATION",
     "DEFAULT_SCHEDULER_NAME",
     "EMPTY_MAP",
+    "EPHEMERAL_SOURCE",
     "EPHEMERAL_STORAGE",
     "MEMORY",
+    "MIGRATED_PLUGINS_ANNOTATION",
     "NAMESPACE_NAME_LABEL",
     "NON_ZERO_DEFAULTS",
     "NO_EXECUTE",
+    "NO_PROVISIONER",
     "NO_SCHEDULE",
     "OBJECT_NAME_FIELD",
     "PODS",
     "PREEMPT_LOWER_PRIORITY",
     "PREEMPT_NEVER",
     "PREFER_NO_SCHEDULE",
+    "PVC_SOURCE",
+    "SELECTED_NODE_ANNOTATION",
+    "STORAGE_PROVISIONER_ANNOTATION",
     "TAINT_EFFECTS",
     "TAINT_NODE_UNSCHEDULABLE",
     "Affinity",

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import attrs
 import click
 import yaml
 
@@ -19,6 +20,7 @@ from kubesched.io.load import ClusterInput, InputErrorList, load
 from kubesched.metrics import SchedulerMetrics
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
 from kubesched.runtime import Explainer, PluginRegistry
+from kubesched.sim.controllers import StorageSettings
 from kubesched.sim.explain import ExplainError, explain_request
 from kubesched.sim.explain_run import Run, run_explaining
 from kubesched.sim.scenario import is_scenario_file, load_scenario
@@ -30,6 +32,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 PROFILE_HELP = ("A shipped profile name (default, ...), or the path of a TOML profile or of a "
                 "KubeSchedulerConfiguration YAML file.")
+
+
+def _storage_settings(base: StorageSettings, provisioners: tuple[str, ...],
+                      delay: float | None) -> StorageSettings:
+    """``base`` (a scenario's, or the defaults) with the flags given: ``--provisioner`` and
+    ``--provisioning-delay``."""
+    return StorageSettings(base.provisioning_delay if delay is None else delay,
+                           tuple(provisioners) if provisioners else base.provisioners)
 
 
 def _error_lines(exc: KubeschedError) -> list[str]:
@@ -87,10 +97,17 @@ def main() -> None:
 @click.option("--explain-pending", "explain_pending", is_flag=True,
               help="Explain every pod pending at the end of the run.")
 @click.option("--explain-all", "explain_all", is_flag=True, help="Record every scheduling attempt of every pod.")
+@click.option("--provisioner", "provisioners", multiple=True, metavar="NAME",
+              help="A volume provisioner that runs in the simulated cluster (repeatable; * for every one). Default: "
+                   "those the input shows running (see docs/simulate.md).")
+@click.option("--provisioning-delay", "provisioning_delay", type=click.FloatRange(min=0, max=1e9), default=None,
+              metavar="SECONDS", help="How long a simulated provisioner takes to create a volume, in seconds of "
+                                      "virtual time (default 5).")
 @_guarded
 def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str,
              strict: bool, show_events: bool, metrics_file: str | None, quiet: bool, explain: tuple[str, ...],
-             explain_selector: str | None, explain_pending: bool, explain_all: bool) -> None:
+             explain_selector: str | None, explain_pending: bool, explain_all: bool, provisioners: tuple[str, ...],
+             provisioning_delay: float | None) -> None:
     """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
     cluster, or run a Scenario file (kind: Scenario, see docs/scenarios.md) given as the only PATH."""
     if not paths and not filenames:
@@ -100,6 +117,10 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     inputs = [*filenames, *paths]
     try:
         scenario = _scenario(inputs)
+        storage = _storage_settings(scenario.storage if scenario is not None else StorageSettings(), provisioners,
+                                    provisioning_delay)
+        if scenario is not None:
+            scenario = attrs.evolve(scenario, storage=storage)
         cluster_input = None if scenario is not None else load(inputs)
     except KubeschedError as exc:
         try:  # every problem in one run: the explain flags' too
@@ -116,7 +137,8 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
             if scenario is not None:
                 return ScenarioRunner(scenario, config, registry, seed=seed, progress=bar, explainer=explainer)
             assert cluster_input is not None
-            return Simulation(cluster_input, config, registry, seed=seed, progress=bar, explainer=explainer)
+            return Simulation(cluster_input, config, registry, seed=seed, progress=bar, explainer=explainer,
+                              storage=storage)
 
         explained = run_explaining(start, request, cluster_input.pods if cluster_input else ())
     # A run that did not settle (unsettled) still has a result: it is printed before the error.

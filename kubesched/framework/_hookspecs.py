@@ -106,7 +106,7 @@ STATUS_CODES: Mapping[str, frozenset[Code]] = MappingProxyType({
     "normalize_score": frozenset({Code.SUCCESS}),
     "reserve": frozenset({Code.SUCCESS, *REJECTION_CODES}),
     "permit": frozenset({Code.SUCCESS, Code.WAIT, *REJECTION_CODES}),
-    "pre_bind": frozenset({Code.SUCCESS, *REJECTION_CODES}),
+    "pre_bind": frozenset({Code.SUCCESS, Code.WAIT, *REJECTION_CODES}),
     "bind": frozenset({Code.SUCCESS, Code.SKIP, *REJECTION_CODES}),
 })
 
@@ -335,7 +335,12 @@ def permit(state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, 
 
 @hookspec
 def pre_bind(state: CycleState, pod: Pod, node_name: str) -> Status | None:
-    """PreBind: last work before binding (volumes, devices). Any failure aborts the binding."""
+    """PreBind: last work before binding (volumes, devices). Any failure aborts the binding.
+
+    Wait means "not ready yet" (kube-scheduler's PreBind blocks, as VolumeBinding's waits for the PV controller):
+    the binding cycle pauses with the pod assumed, and the runtime calls this plugin's ``pre_bind`` again every
+    ``PRE_BIND_POLL_PERIOD`` seconds of the scheduler's clock until it returns something else.
+    """
 
 
 @hookspec

@@ -254,13 +254,15 @@ class KubeCluster:
                          content_type=MERGE_PATCH)
 
     def update_volume(self, volume: PersistentVolume) -> None:
-        """Patch the PersistentVolume's claimRef (VolumeBinding's PreBind pre-binds it to the claim); the PV
-        controller completes the binding."""
+        """Patch the PersistentVolume's claimRef and annotations (VolumeBinding's PreBind pre-binds it to the claim,
+        marked bound by the controller, as kube-scheduler's update does); the PV controller completes the
+        binding."""
         ref = volume.claim_ref
         claim_ref = None if ref is None else {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                                               "namespace": ref.namespace, "name": ref.name, "uid": ref.uid or None}
         self.api.request("PATCH", f"/api/v1/persistentvolumes/{quote(volume.name)}",
-                         body={"spec": {"claimRef": claim_ref}}, content_type=MERGE_PATCH)
+                         body={"metadata": {"annotations": dict(volume.metadata.annotations)},
+                               "spec": {"claimRef": claim_ref}}, content_type=MERGE_PATCH)
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
         """Patch status.nominatedNodeName (``""`` clears it)."""

@@ -1,6 +1,6 @@
 """kube-scheduler's default plugin set (the v1 multiPoint list), for the plugins kubesched ships.
 
-The order and weights are kube-scheduler's. Left out: VolumeBinding and the DRA plugin.
+The order and weights are kube-scheduler's. Left out: the DRA plugin (out of scope).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ DEFAULT_MULTI_POINT: tuple[PluginEntry, ...] = (
     PluginEntry("NodeResourcesFit", 1),
     PluginEntry("VolumeRestrictions"),
     PluginEntry("NodeVolumeLimits"),
+    PluginEntry("VolumeBinding"),
     PluginEntry("VolumeZone"),
     PluginEntry("PodTopologySpread", 2),
     PluginEntry("InterPodAffinity", 2),

@@ -52,8 +52,8 @@ HARMLESS_KEYS = ("clientConnection", "leaderElection", *keys((s for s in SETTING
                  "enableProfiling", "enableContentionProfiling", "delayCacheUntilActive")
 TOP_LEVEL_KEYS = ("apiVersion", "kind", *MODELLED_KEYS, *HARMLESS_KEYS, "extenders")
 PROFILE_KEYS = ("schedulerName", *keys(PROFILE_SETTINGS, KUBE), "plugins", "pluginConfig")
-#: kube-scheduler's in-tree plugins that kubesched does not model (volume binding and DRA).
-UNMODELLED_PLUGINS = ("VolumeBinding", "DynamicResources")
+#: kube-scheduler's in-tree plugins that kubesched does not model (dynamic resource allocation).
+UNMODELLED_PLUGINS = ("DynamicResources",)
 
 
 def read_yaml(path: str, name: str) -> Any:
@@ -132,9 +132,9 @@ def _parse_profile(raw: object, key: str, default_name: str | None, warnings: li
     assert parsed_config is not None
     config, args_keys = parsed_config
     if ignored:
-        warnings.append(f"{key}: ignoring {', '.join(sorted(ignored))}: kubesched does not model volume binding "
-                        "or dynamic resources, so pods using PersistentVolumeClaims or ResourceClaims may be placed "
-                        "where kube-scheduler would not place them")
+        warnings.append(f"{key}: ignoring {', '.join(sorted(ignored))}: kubesched does not model dynamic resource "
+                        "allocation, so pods using ResourceClaims may be placed where kube-scheduler would not place "
+                        "them")
     return RawProfile(key, name, settings, plugins, config, args_keys, f"{key}.pluginConfig", KUBE)
 
 

@@ -28,7 +28,7 @@ class BindingRunners:
     def _run_until_failure(self, point: Point, hooks: HookList, state: CycleState, pod: Pod,
                            node_name: str) -> Status | None:
         """Run ``point``'s ``hooks`` in order; a rejection stops with that status, anything else not Success with an
-        Error naming the plugin (Reserve and PreBind share these rules)."""
+        Error naming the plugin."""
         for name, hook in hooks:
             status, failed = self._guard.status_of(point, name, hook, (state, pod, node_name), pod, node_name)
             if failed is not None:
@@ -82,9 +82,27 @@ class BindingRunners:
         return None
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        """Run PreBind in order; any failure aborts binding."""
+        """Run PreBind in order; any failure aborts binding, and a Wait is returned as it is (the caller polls)."""
+        return self.pre_bind_from(state, pod, node_name, 0)[0]
+
+    def pre_bind_from(self, state: CycleState, pod: Pod, node_name: str, start: int) -> tuple[Status | None, int]:
+        """Run the PreBind plugins from the ``start``-th on, in order: (None, -1) when all succeed; a plugin's Wait
+        as (that Wait, its index), to be polled from there; any other failure as (that status, -1), a rejection
+        with its plugin, anything else an Error naming the plugin."""
         hooks = self._plugins.hooks["pre_bind"]
-        return self._run_until_failure(PRE_BIND, hooks, state, pod, node_name) if hooks else None
+        for index in range(start, len(hooks)):
+            name, hook = hooks[index]
+            status, failed = self._guard.status_of(PRE_BIND, name, hook, (state, pod, node_name), pod, node_name)
+            if failed is not None:
+                return failed, -1
+            if status is None or status.code is _SUCCESS:
+                continue
+            if status.code is Code.WAIT:
+                return status.with_plugin(name), index
+            if status.is_rejected():
+                return status.with_plugin(name), -1
+            return self._guard.failed(PRE_BIND, name, pod, node_name, status=status), -1
+        return None, -1
 
     def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Run Bind plugins until one does not Skip; if all skip, that is an error."""

@@ -26,7 +26,6 @@ from kubesched.framework._events import (
     ASSIGNED_POD_DELETE,
     ClusterEvent,
 )
-from kubesched.framework._node_info import PodInfo
 from kubesched.framework._status import Status
 from kubesched.framework._types import (
     Diagnosis,
@@ -63,6 +62,7 @@ from kubesched.runtime._queue import (
 from kubesched.runtime._registry import PluginRegistry
 from kubesched.runtime._snapshot import NodeSnapshot
 from kubesched.runtime._statuses import new_diagnosis
+from kubesched.runtime._waiting import Binding, WaitingBindings
 
 POD_REASON_UNSCHEDULABLE = "Unschedulable"
 POD_REASON_SCHEDULER_ERROR = "SchedulerError"
@@ -98,21 +98,6 @@ class AttemptObserver(Protocol):
     def assumed_pod_forgotten(self, pod: Pod, woken: Sequence[Pod]) -> None:
         """``pod``'s binding cycle failed and its reservation was dropped; ``woken`` are the pods that failed while
         it was reserved, moved for another try because its room is free again."""
-
-
-@attrs.define
-class _Binding:
-    framework: Framework
-    state: CycleState
-    queued: QueuedPodInfo
-    assumed: PodInfo
-    node_name: str
-    #: When the pod was assumed (the scheduler's sequence): pods that failed after that saw its reservation.
-    assumed_at: int
-    #: When the attempt started (time.perf_counter), for scheduler_scheduling_attempt_duration_seconds.
-    started: float = 0.0
-    #: Where its scheduling cycle timed plugin calls (a sampled cycle), so a resumed binding cycle does the same.
-    metering: SchedulerMetrics | None = None
 
 
 class Scheduler:
@@ -165,7 +150,8 @@ class Scheduler:
         self.attempt_observer: AttemptObserver | None = None
         #: Records every attempt of the pods it explains (``--explain``); None explains nothing, at no cost.
         self.explainer: Explainer | None = None
-        self._parked: dict[str, _Binding] = {}
+        #: Binding cycles held by Permit or waiting in PreBind.
+        self._waiting = WaitingBindings(clock)
         # Orders assumptions and failures: a pod that failed after a pod was assumed saw that pod's reservation.
         self._sequence = itertools.count()
         self._failed_at: dict[str, int] = {}
@@ -266,7 +252,7 @@ class Scheduler:
         self.explainer.add(recording.finish(self.snapshot.list(), record.suggested_host, totals, record.status))
 
     def _scheduling_cycle(self, framework: Framework, state: CycleState, queued: QueuedPodInfo,
-                          record: CycleRecord, started: float, observer: CycleObserver) -> _Binding | None:
+                          record: CycleRecord, started: float, observer: CycleObserver) -> Binding | None:
         pod = queued.pod
         host = self._placement.schedule_pod(framework, state, pod, record, observer,
                                             keep=self.cycle_observer is not None)
@@ -283,9 +269,9 @@ class Scheduler:
             framework.binding.unreserve(state, assumed.pod, host)
             self.cache.forget_pod(assumed.pod)
             raise self._single_node_failure(pod, host, status)
-        binding = _Binding(framework, state, queued, assumed, host, next(self._sequence), started, framework.metering)
+        binding = Binding(framework, state, queued, assumed, host, next(self._sequence), started, framework.metering)
         if status is not None:  # Wait: the binding cycle resumes when the waiting pod is resolved
-            self._parked[pod.uid] = binding
+            self._waiting.parked[pod.uid] = binding
             return None
         return binding
 
@@ -300,38 +286,39 @@ class Scheduler:
 
     # -- binding cycle -----------------------------------------------------------------------------
     def process_waiting_pods(self) -> bool:
-        """Resume the binding cycles of waiting pods that were allowed, rejected, or timed out; whether any did."""
-        if not self._parked:
+        """Resume the binding cycles of waiting pods that were allowed, rejected, or timed out, and poll the PreBind
+        plugins that asked to wait and are due; whether any binding cycle went on."""
+        waiting = self._waiting
+        if not waiting:
             return False
         resumed = False
-        now = self.clock.now()
-        for uid, binding in list(self._parked.items()):
-            waiting = binding.framework.handle.get_waiting_pod(uid)
-            if waiting is None:
-                continue
-            waiting.expire(now)
-            if waiting.outcome is None:
-                continue
-            del self._parked[uid]
-            binding.framework.handle.remove_waiting_pod(uid)
+        for binding, outcome in waiting.permitted():
             binding.framework.meter_plugins(binding.metering)  # sampled as its scheduling cycle was
-            self._binding_cycle(binding, waiting.outcome)
+            self._binding_cycle(binding, outcome)
             resumed = True
+        for wait in waiting.polls_due():
+            binding = wait.binding
+            binding.framework.meter_plugins(binding.metering)
+            status = waiting.pre_bind(binding, wait.plugin, wait)
+            if status is None or not status.is_wait():
+                self._finish_binding(binding, status)
+                resumed = True
         return resumed
 
     def next_wakeup(self) -> float | None:
-        """The earliest Permit timeout among waiting pods."""
-        deadlines = [d for b in self._parked.values()
-                     if (wp := b.framework.handle.get_waiting_pod(b.assumed.pod.uid)) is not None
-                     and (d := wp.next_deadline()) is not None]
-        return min(deadlines, default=None)
+        """The earliest Permit timeout among waiting pods, or the earliest poll of a PreBind plugin that waits."""
+        return self._waiting.next_wakeup()
 
     def has_waiting_pods(self) -> bool:
-        """Whether any pod is held by Permit."""
-        return bool(self._parked)
+        """Whether any pod is held by Permit or waits in PreBind."""
+        return bool(self._waiting)
 
-    def _binding_cycle(self, binding: _Binding, permit_outcome: Status | None) -> None:
-        framework, state, pod, host = binding.framework, binding.state, binding.assumed.pod, binding.node_name
+    def pre_bind_wait(self, uid: str) -> Status | None:
+        """The Wait a PreBind plugin holds pod ``uid``'s binding with (its reasons say what for), or None."""
+        return self._waiting.pre_bind_wait(uid)
+
+    def _binding_cycle(self, binding: Binding, permit_outcome: Status | None) -> None:
+        pod, host = binding.assumed.pod, binding.node_name
         status = permit_outcome if permit_outcome is not None and not permit_outcome.is_success() else None
         if status is not None and status.is_rejected():
             diagnosis = Diagnosis(unschedulable_plugins={status.plugin} if status.plugin else set())
@@ -339,7 +326,14 @@ class Scheduler:
             status = Status(status.code, (fit_error_message(1, diagnosis),), status.plugin)
         if status is None:
             self.queue.done(pod.uid)
-            status = framework.binding.pre_bind(state, pod, host)
+            status = self._waiting.pre_bind(binding, 0)
+            if status is not None and status.is_wait():
+                return  # polled by process_waiting_pods
+        self._finish_binding(binding, status)
+
+    def _finish_binding(self, binding: Binding, status: Status | None) -> None:
+        """Bind after PreBind succeeded (``status`` None), or undo the binding cycle after its failure."""
+        framework, state, pod, host = binding.framework, binding.state, binding.assumed.pod, binding.node_name
         if status is None:
             status = framework.binding.bind(state, pod, host)
             self.cache.finish_binding(pod)
@@ -383,7 +377,7 @@ class Scheduler:
             self.attempt_observer.assumed_pod_forgotten(pod, woken)
 
     # -- failures ----------------------------------------------------------------------------------
-    def _record_scheduled(self, framework: Framework, binding: _Binding) -> None:
+    def _record_scheduled(self, framework: Framework, binding: Binding) -> None:
         """Metrics of a bound pod: a scheduled attempt, and its scheduling SLI in the scheduler clock's time."""
         queued = binding.queued
         self.metrics.schedule_attempt(RESULT_SCHEDULED, framework.profile_name, time.perf_counter() - binding.started)

@@ -22,7 +22,7 @@ from kubesched.io.documents import YAML_RULES
 from kubesched.io.load import ClusterInput, InputErrorList, Source, load_groups
 from kubesched.io.pod_rules import check_labels
 from kubesched.io.yaml_reader import YamlError, documents
-from kubesched.sim.controllers import ControllerSettings
+from kubesched.sim.controllers import ControllerSettings, StorageSettings
 from kubesched.sim.scenario_steps import (
     ACTIONS,
     API_VERSION,
@@ -43,6 +43,9 @@ from kubesched.sim.scenario_steps import (
     Step,
 )
 from kubesched.validation import MANIFEST, escape
+
+#: The storage control loop's keys of spec.settings.
+STORAGE_KEYS = ("provisioningDelay", "provisioners")
 
 
 def is_scenario_file(path: Path) -> bool:
@@ -108,7 +111,9 @@ class _Reader:
             scenario_name = ""
         spec = self._mapping(doc.get("spec"), None, "spec")
         self._unknown(spec, ("settings", "steps"), "spec.")
-        settings = self._settings(self._mapping(spec.get("settings"), None, "spec.settings"))
+        raw_settings = self._mapping(spec.get("settings"), None, "spec.settings")
+        settings = self._settings(raw_settings)
+        storage = self._storage_settings(raw_settings)
         raw_steps = spec.get("steps")
         if not isinstance(raw_steps, list) or not raw_steps:
             self.problem("Required value: a scenario needs at least one step" if raw_steps is None or
@@ -128,7 +133,7 @@ class _Reader:
             self._check_references(final)
         if self.errors:
             raise InputErrorList(self.errors)
-        return Scenario(self.file, scenario_name or self.path.stem, settings, tuple(final))
+        return Scenario(self.file, scenario_name or self.path.stem, settings, tuple(final), storage)
 
     # -- pieces ----------------------------------------------------------------------------------------------
     def _unknown(self, raw: Mapping[str, Any], known: Sequence[str], prefix: str) -> None:
@@ -168,15 +173,31 @@ class _Reader:
 
     def _settings(self, raw: Mapping[str, Any]) -> ControllerSettings:
         defaults = ControllerSettings()
-        unknown = sorted(set(raw) - {"controllerDelay", "jobDuration"}, key=str)
+        unknown = sorted(set(raw) - {"controllerDelay", "jobDuration", *STORAGE_KEYS}, key=str)
         for key in unknown:
-            self.problem(f'unknown field {f.quote(str(key))} (known: "controllerDelay", "jobDuration")',
+            known = ", ".join(f'"{k}"' for k in ("controllerDelay", "jobDuration", *STORAGE_KEYS))
+            self.problem(f"unknown field {f.quote(str(key))} (known: {known})",
                          field=f"spec.settings.{escape(str(key))}")
         delay = self._time(raw["controllerDelay"], None, "spec.settings.controllerDelay") \
             if "controllerDelay" in raw else None
         duration = self._time(raw["jobDuration"], None, "spec.settings.jobDuration") if "jobDuration" in raw else None
         return ControllerSettings(defaults.controller_delay if delay is None else delay,
                                   defaults.job_duration if duration is None else duration)
+
+    def _storage_settings(self, raw: Mapping[str, Any]) -> StorageSettings:
+        """``provisioningDelay`` (a duration) and ``provisioners`` (a list of names; ``"*"``: every one)."""
+        defaults = StorageSettings()
+        delay = self._time(raw["provisioningDelay"], None, "spec.settings.provisioningDelay") \
+            if "provisioningDelay" in raw else None
+        provisioners = defaults.provisioners
+        if "provisioners" in raw:
+            value = raw["provisioners"]
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                self.problem(MANIFEST.wrong_type(value, "a list of provisioner names"),
+                             field="spec.settings.provisioners")
+            else:
+                provisioners = tuple(value)
+        return StorageSettings(defaults.provisioning_delay if delay is None else delay, provisioners)
 
     def _step(self, index: int, raw: object) -> Step | None:
         if not isinstance(raw, Mapping):

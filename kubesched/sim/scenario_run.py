@@ -54,7 +54,8 @@ class ScenarioRunner:
                          for w in step.action.objects.warnings)
         # What admission reads (PriorityClasses, LimitRanges, RuntimeClasses, ResourceQuotas) comes with the steps.
         self.sim = Simulation(ClusterInput(warnings=warnings), config, registry, seed=seed,
-                              progress=progress, explainer=explainer, controllers=scenario.settings)
+                              progress=progress, explainer=explainer, controllers=scenario.settings,
+                              storage=scenario.storage)
         self.executed: list[tuple[Step, float]] = []
         self._refused: set[str] = set()
         # The index of the next step to run.
@@ -165,11 +166,13 @@ class ScenarioRunner:
         objects, cluster, sim = action.objects, self.sim.cluster, self.sim
         count = (len(objects.nodes) + len(objects.pods) + len(objects.pdbs) + len(objects.workloads)
                  + len(objects.services) + len(objects.namespaces) + len(objects.limit_ranges)
-                 + len(objects.resource_quotas) + len(objects.runtime_classes))
+                 + len(objects.resource_quotas) + len(objects.runtime_classes) + len(objects.storage))
         self._event(step, f"{count} object(s)")
         sim.admission.add(objects.limit_ranges, objects.runtime_classes, objects.priority_classes,
                           objects.resource_quotas)
         cluster.add_workloads(objects.namespaces, objects.services, objects.controllers)
+        for obj in objects.storage:
+            cluster.storage.put(obj)
         for node in objects.nodes:
             if node.name in cluster.nodes:
                 cluster.update_node(node)

@@ -10,7 +10,7 @@ import attrs
 
 from kubesched.api.node import Taint
 from kubesched.io.load import ClusterInput
-from kubesched.sim.controllers import ControllerSettings
+from kubesched.sim.controllers import ControllerSettings, StorageSettings
 
 API_VERSION = "kubesched.io/v1alpha1"
 KIND = "Scenario"
@@ -113,3 +113,5 @@ class Scenario:
     name: str
     settings: ControllerSettings
     steps: tuple[Step, ...]
+    #: The storage control loop's settings (``provisioningDelay``, ``provisioners`` in spec.settings).
+    storage: StorageSettings = attrs.field(factory=StorageSettings)

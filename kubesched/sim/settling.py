@@ -106,3 +106,9 @@ class SettlingPolicy:
         """An assigned pod is gone: a change."""
         if pod.spec.node_name:
             self.epoch += 1
+
+    def on_storage_change(self, old: object, new: object) -> None:
+        """A PersistentVolume, claim, StorageClass or CSI object changed (a claim bound, a volume provisioned): a
+        change."""
+        if old != new:
+            self.epoch += 1

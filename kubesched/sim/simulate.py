@@ -29,7 +29,7 @@ from kubesched.runtime import Explainer, PluginRegistry, Scheduler, SlowCalls
 from kubesched.sim.admission import ApiAdmission
 from kubesched.sim.agenda import EPOCH, Agenda, Entry, Phase, VirtualClock
 from kubesched.sim.cluster import InMemoryCluster
-from kubesched.sim.controllers import ControllerManager, ControllerSettings
+from kubesched.sim.controllers import ControllerManager, ControllerSettings, StorageController, StorageSettings
 from kubesched.sim.controllers.disruption import DisruptionController
 from kubesched.sim.node_usage import node_usage
 from kubesched.sim.result import ENDED_MESSAGES as ENDED_MESSAGES
@@ -142,7 +142,8 @@ class Simulation:
 
     def __init__(self, cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry,
                  *, seed: int = 0, progress: SimulationProgress | None = None,
-                 explainer: Explainer | None = None, controllers: ControllerSettings | None = None) -> None:
+                 explainer: Explainer | None = None, controllers: ControllerSettings | None = None,
+                 storage: StorageSettings | None = None) -> None:
         self.input = cluster_input
         self.seed = seed
         #: The workload controllers, running when the input has workloads or ``controllers`` settings are given
@@ -168,6 +169,9 @@ class Simulation:
         self.scheduler.explainer = explainer
         self.policy = SettlingPolicy()
         self.cluster.subscribe(self.policy)
+        self.cluster.storage.subscribe(self.policy.on_storage_change)
+        #: The PV controller, provisioners and ephemeral volume controller (kubesched/sim/controllers/storage.py).
+        self.storage = StorageController(self.cluster, seed=seed, settings=storage)
         self.scheduler.attempt_observer = self.policy
         self.pods = [p for p in cluster_input.pods if p.status.phase not in TERMINATED_PHASES]
         self.progress = progress
@@ -221,6 +225,7 @@ class Simulation:
             self.progress.started(sum(1 for p in self.pods if not p.spec.node_name), self.clock)
         for obj in self.input.storage:
             self.cluster.storage.put(obj)
+        self.storage.resync()
         for node in self.input.nodes:
             self.cluster.add_node(node)
         created = self.input.created
@@ -359,6 +364,9 @@ class Simulation:
         if scheduler.has_waiting_pods() and any(f.handle.get_waiting_pod(pod.uid)
                                                 for f in scheduler.frameworks.values()):
             return "waiting on Permit"
+        pre_bind = scheduler.pre_bind_wait(pod.uid)
+        if pre_bind is not None:
+            return f'waiting in PreBind ("{pre_bind.plugin}" polls every second): {pre_bind.message()}'
         return ""
 
     def result(self) -> SimulationResult:
@@ -439,8 +447,9 @@ def _slow_warning(record: SlowCalls, budget: float) -> str:
 
 def simulate(cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry, *,
              seed: int = 0, progress: SimulationProgress | None = None,
-             explainer: Explainer | None = None) -> SimulationResult:
+             explainer: Explainer | None = None, storage: StorageSettings | None = None) -> SimulationResult:
     """Simulate scheduling ``cluster_input`` with ``config``; the same input and seed give the same result.
     ``progress`` is told how far the run got and ``explainer`` records the attempts of the pods it names; neither
-    changes a placement."""
-    return Simulation(cluster_input, config, registry, seed=seed, progress=progress, explainer=explainer).run()
+    changes a placement. ``storage`` sets the provisioning delay and which provisioners run."""
+    return Simulation(cluster_input, config, registry, seed=seed, progress=progress, explainer=explainer,
+                      storage=storage).run()

@@ -9,8 +9,8 @@ from typing import Any
 
 import attrs
 
-from kubesched.api.meta import LabelSelector, ObjectMeta
-from kubesched.api.pod import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from kubesched.api.meta import LabelSelector, ObjectMeta, OwnerReference
+from kubesched.api.pod import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod
 from kubesched.api.quantity import Quantity
 from kubesched.api.storage import (
     BINDING_IMMEDIATE,
@@ -30,7 +30,10 @@ from kubesched.api.storage import (
     TopologySelectorTerm,
 )
 from kubesched.api.volume import ClaimTemplate
-from kubesched.testing.builders_terms import MetadataBuilder, SelectorLike, selector_of
+from kubesched.testing.builders_terms import MetadataBuilder, NodeTermLike, SelectorLike, node_term_of, selector_of
+
+#: The annotation the PV controller puts on a claim once its binding is complete.
+BIND_COMPLETED_ANNOTATION = "pv.kubernetes.io/bind-completed"
 
 
 def _meta(name: str, namespace: str = "") -> ObjectMeta:
@@ -73,6 +76,13 @@ class PvBuilder(MetadataBuilder):
         term = NodeSelectorTerm(match_expressions=(NodeSelectorRequirement(key, "In", values),))
         current = self._pv.node_affinity.node_selector_terms if self._pv.node_affinity else ()
         self._pv = attrs.evolve(self._pv, node_affinity=NodeSelector((*current, term)))
+        return self
+
+    def node_affinity_term(self, term: NodeTermLike) -> PvBuilder:
+        """Add a required node affinity term built with ``make_node_term`` (its expressions ANDed; one more ORed
+        term per call)."""
+        current = self._pv.node_affinity.node_selector_terms if self._pv.node_affinity else ()
+        self._pv = attrs.evolve(self._pv, node_affinity=NodeSelector((*current, node_term_of(term))))
         return self
 
     def csi(self, driver: str, handle: str | None = None) -> PvBuilder:
@@ -125,9 +135,29 @@ class PvcBuilder(MetadataBuilder):
         return self._spec(selector=selector_of(selector))
 
     def bound(self, volume_name: str) -> PvcBuilder:
-        """Bind it to PersistentVolume ``volume_name`` (spec.volumeName, phase Bound)."""
+        """Bind it to PersistentVolume ``volume_name`` as the PV controller does: spec.volumeName, the
+        ``pv.kubernetes.io/bind-completed`` annotation (the scheduler counts only such a claim bound) and phase
+        Bound."""
         self._spec(volume_name=volume_name)
+        self.annotations({BIND_COMPLETED_ANNOTATION: "yes"})
         self._pvc = attrs.evolve(self._pvc, phase="Bound")
+        return self
+
+    def prebound(self, volume_name: str) -> PvcBuilder:
+        """Name PersistentVolume ``volume_name`` in spec.volumeName only, as a user pre-binds a claim (still
+        pending: the PV controller completes the binding)."""
+        return self._spec(volume_name=volume_name)
+
+    def phase(self, phase: str) -> PvcBuilder:
+        """Set status.phase (``Lost`` for a bound claim whose PV is gone)."""
+        self._pvc = attrs.evolve(self._pvc, phase=phase)
+        return self
+
+    def owned_by(self, pod: Pod) -> PvcBuilder:
+        """Make ``pod`` its controller, as the ephemeral volume controller does for a pod's generic ephemeral
+        volume (ownerReference v1 Pod with the pod's uid, controller true)."""
+        ref = OwnerReference("v1", "Pod", pod.name, pod.uid, controller=True)
+        self._meta = attrs.evolve(self._meta, owner_references=(*self._meta.owner_references, ref))
         return self
 
     def deleting(self, when: str = "1970-01-01T00:00:00Z") -> PvcBuilder:

@@ -205,7 +205,8 @@ type = "MostAllocated"
         assert '[profiles.plugins.filter]\ndisabled = [{ name = "*" }]\nenabled = [{ name = "NodeUnschedulable" }, ' \
                '{ name = "NodeName" }, { name = "NodeAffinity" }, { name = "NodePorts" }, ' \
                '{ name = "NodeResourcesFit" }, { name = "VolumeRestrictions" }, { name = "NodeVolumeLimits" }, ' \
-               '{ name = "VolumeZone" }, { name = "PodTopologySpread" }, { name = "InterPodAffinity" }]' in shown
+               '{ name = "VolumeBinding" }, { name = "VolumeZone" }, { name = "PodTopologySpread" }, ' \
+               '{ name = "InterPodAffinity" }]' in shown
 
     def test_invalid_profile_is_an_error_with_file_and_key(self, run_cli: RunCli, tmp_path: Path) -> None:
         """A profile error names the file and the key path and exits 1, for check and simulate alike."""

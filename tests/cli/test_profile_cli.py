@@ -70,12 +70,12 @@ def test_check_accepts_a_kube_config(tmp_path: Path) -> None:
 
 
 def test_check_prints_warnings_on_stderr(tmp_path: Path) -> None:
-    """Volume plugins in a kube config are a warning line on stderr; the check still passes."""
-    volume = "  plugins:\n    multiPoint:\n      enabled: [{name: VolumeBinding}]\n"
+    """A plugin kubesched does not model in a kube config is a warning line on stderr; the check still passes."""
+    volume = "  plugins:\n    multiPoint:\n      enabled: [{name: DynamicResources}]\n"
     path = write(tmp_path / "sched.yaml", KUBE + volume)
     result = invoke("profile", "check", str(path))
     assert result.exit_code == 0
-    assert result.stderr.startswith(f"warning: {path}: profiles[0]: ignoring VolumeBinding: ")
+    assert result.stderr.startswith(f"warning: {path}: profiles[0]: ignoring DynamicResources: ")
 
 
 def test_check_reports_a_kube_config_error_on_one_line(tmp_path: Path) -> None:
@@ -103,15 +103,16 @@ def test_installed_command_round_trips_a_kube_config(run_cli: RunCli, tmp_path: 
 
 
 def test_simulate_prints_the_profile_warnings(tmp_path: Path) -> None:
-    """simulate --profile with a kube config naming volume plugins warns on stderr and still schedules."""
-    volume = "  plugins:\n    multiPoint:\n      enabled: [{name: VolumeBinding}]\n"
+    """simulate --profile with a kube config naming a plugin kubesched does not model warns on stderr and still
+    schedules."""
+    volume = "  plugins:\n    multiPoint:\n      enabled: [{name: DynamicResources}]\n"
     profile = write(tmp_path / "sched.yaml", KUBE.replace("schedulerName: packer", "schedulerName: default-scheduler")
                     + volume)
     node = write(tmp_path / "node.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
                  'status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}\n')
     result = invoke("simulate", str(node), "--profile", str(profile), "-o", "json")
     assert result.exit_code == 0, result.stderr
-    assert f"warning: {profile}: profiles[0]: ignoring VolumeBinding: " in result.stderr
+    assert f"warning: {profile}: profiles[0]: ignoring DynamicResources: " in result.stderr
 
 
 def test_check_prints_every_problem_on_its_own_line(tmp_path: Path) -> None:

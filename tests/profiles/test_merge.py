@@ -49,7 +49,8 @@ class CustomScore(Plugin):
 
 # kube-scheduler's default lists at these points (VolumeBinding and DRA aside), in kube's order.
 DEFAULT_FILTER = ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                  "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone", "PodTopologySpread", "InterPodAffinity"]
+                  "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
+                  "InterPodAffinity"]
 DEFAULT_PRE_SCORE = ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity",
                      "NodeResourcesBalancedAllocation"]
 DEFAULT_SCORE = [("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1), ("PodTopologySpread", 2),

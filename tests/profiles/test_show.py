@@ -33,7 +33,7 @@ class Spread(FilterScore):
     Args = SpreadArgs
 
 
-EMPTY_POINTS = ("reserve", "permit", "pre-bind", "post-bind")
+EMPTY_POINTS = ("permit", "post-bind")
 
 CUSTOM_PROFILE = """
 percentage-of-nodes-to-score = 40
@@ -101,14 +101,16 @@ def point_names(document: dict[str, Any], point: str) -> list[str]:
     pytest.param("pre-enqueue", ["SchedulingGates"], id="pre-enqueue"),
     pytest.param("queue-sort", ["PrioritySort"], id="queue-sort"),
     pytest.param("pre-filter", ["NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions",
-                                "NodeVolumeLimits", "VolumeZone", "PodTopologySpread", "InterPodAffinity"],
-                 id="pre-filter"),
+                                "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
+                                "InterPodAffinity"], id="pre-filter"),
     pytest.param("filter", ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
-                            "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone",
+                            "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
                             "PodTopologySpread", "InterPodAffinity"], id="filter"),
     pytest.param("pre-score", ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
                                "InterPodAffinity", "NodeResourcesBalancedAllocation"], id="pre-score"),
     pytest.param("post-filter", ["DefaultPreemption"], id="post-filter"),
+    pytest.param("reserve", ["VolumeBinding"], id="reserve"),
+    pytest.param("pre-bind", ["VolumeBinding"], id="pre-bind"),
     pytest.param("bind", ["DefaultBinder"], id="bind"),
     *(pytest.param(point, [], id=point) for point in EMPTY_POINTS),
 ])
@@ -142,7 +144,9 @@ def test_default_profile_shows_default_args(default_document: dict[str, Any]) ->
     """The default args of the enabled plugins are shown, e.g. NodeResourcesFit's LeastAllocated strategy."""
     plugin_config = default_document["profiles"][0]["plugin-config"]
     assert sorted(plugin_config) == ["DefaultPreemption", "InterPodAffinity", "NodeAffinity",
-                                     "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread"]
+                                     "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread",
+                                     "VolumeBinding"]
+    assert plugin_config["VolumeBinding"] == {"bind-timeout-seconds": 600}
     assert plugin_config["DefaultPreemption"] == {"min-candidate-nodes-percentage": 10,
                                                   "min-candidate-nodes-absolute": 100}
     assert plugin_config["PodTopologySpread"] == {"defaulting-type": "System", "default-constraints": []}

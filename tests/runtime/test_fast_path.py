@@ -395,4 +395,4 @@ def test_the_builtins_fully_on_the_fast_path() -> None:
     assert sorted(n for n, cls in BUILTINS.items() if not fast_path(cls, resource_shortcut=RESOURCE_SHORTCUT).notes) \
         == ["DefaultBinder", "DefaultPreemption", "ImageLocality", "NodeAffinity", "NodeName",
             "NodeResourcesBalancedAllocation", "NodeResourcesFit", "NodeUnschedulable", "PrioritySort",
-            "SchedulingGates", "TaintToleration", "VolumeZone"]
+            "SchedulingGates", "TaintToleration", "VolumeBinding", "VolumeZone"]

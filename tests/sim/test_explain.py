@@ -66,8 +66,8 @@ def test_worked_example_filter_entries(worked: SimulationResult) -> None:
     assert (attempt.time, attempt.attempt, attempt.profile) == (0.0, 1, "default-scheduler")
     assert attempt.pre_filter is not None
     assert attempt.pre_filter["skippedFilters"] == ["InterPodAffinity", "NodeAffinity", "NodePorts",
-                                                    "NodeVolumeLimits", "PodTopologySpread", "VolumeRestrictions",
-                                                    "VolumeZone"]
+                                                    "NodeVolumeLimits", "PodTopologySpread", "VolumeBinding",
+                                                    "VolumeRestrictions", "VolumeZone"]
 
 
 def test_worked_example_scores(worked: SimulationResult) -> None:

@@ -10,7 +10,7 @@ from kubesched.io.load import load
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.cluster import Event
-from kubesched.sim.controllers import ControllerSettings
+from kubesched.sim.controllers import ControllerSettings, StorageSettings
 from kubesched.sim.simulate import Simulation
 
 
@@ -21,20 +21,20 @@ def node(name: str, cpu: str = "4", labels: str = "{}", taints: str = "[]") -> s
 
 
 def simulation(tmp_path: Path, text: str, registry: PluginRegistry, *, seed: int = 0,
-               settings: ControllerSettings | None = None) -> Simulation:
+               settings: ControllerSettings | None = None, storage: StorageSettings | None = None) -> Simulation:
     """A started simulation of the manifests in ``text`` (not yet settled)."""
     path = tmp_path / f"in-{seed}.yaml"
     path.write_text(text, encoding="utf-8")
     sim = Simulation(load([path]), load_config("default", registry), registry, seed=seed,
-                     controllers=settings or ControllerSettings())
+                     controllers=settings or ControllerSettings(), storage=storage)
     sim.start()
     return sim
 
 
 def run(tmp_path: Path, text: str, registry: PluginRegistry, *, seed: int = 0, until: float | None = None,
-        settings: ControllerSettings | None = None) -> Simulation:
+        settings: ControllerSettings | None = None, storage: StorageSettings | None = None) -> Simulation:
     """A simulation of ``text`` run to quiescence (or to ``until``)."""
-    sim = simulation(tmp_path, text, registry, seed=seed, settings=settings)
+    sim = simulation(tmp_path, text, registry, seed=seed, settings=settings, storage=storage)
     sim.settle(until=until)
     return sim
 
