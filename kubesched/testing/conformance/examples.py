@@ -61,15 +61,6 @@ def default_storage() -> tuple[StorageObject, ...]:
             make_csi_node("node-a").driver(DRIVER, 1).obj(), make_csi_node("node-b").driver(DRIVER, 2).obj())
 
 
-def default_storage() -> tuple[StorageObject, ...]:
-    """The storage the web pod's claim uses: a local-volume class (WaitForFirstConsumer, nothing provisions it),
-    one free local PV on node-a, and the claim ``web-data`` of that class, which therefore fits node-a only."""
-    return (make_storage_class("local", NO_PROVISIONER).wait_for_first_consumer().obj(),
-            make_pv("local-a").storage_class("local").capacity("10Gi").source("local", "/mnt/disks/a")
-            .node_affinity_in(HOSTNAME, "node-a").obj(),
-            make_pvc("web-data").storage_class("local").request("5Gi").obj())
-
-
 def default_pods() -> tuple[Pod, ...]:
     """Pods to schedule, between them using every built-in feature: a web pod with spreading, anti-affinity,
     a host port, node affinity, an image and a claim of a local volume; a pod with no requests at all; a large

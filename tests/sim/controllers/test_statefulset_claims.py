@@ -51,7 +51,8 @@ def test_the_claims_are_created_before_their_pod_with_kubes_event(tmp_path: Path
     sim = run(tmp_path, node("n1") + CLASS + SET, registry, storage=RUNNING)
     messages = [e.message for e in events(sim, "SuccessfulCreate")]
     assert messages[:3] == ["create Claim data-db-0 Pod db-0 in StatefulSet db success",
-                            "create Claim logs-db-0 Pod db-0 in StatefulSet db success", "Created pod: db-0"]
+                            "create Claim logs-db-0 Pod db-0 in StatefulSet db success",
+                            "create Pod db-0 in StatefulSet db successful"]
 
 
 def test_the_pods_volumes_use_the_claims(tmp_path: Path, registry: PluginRegistry) -> None:

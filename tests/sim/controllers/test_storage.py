@@ -151,14 +151,13 @@ def test_a_claim_without_a_class_gets_the_default_class(tmp_path: Path, registry
 
 def test_a_bound_claim_whose_pv_is_missing_is_left_as_it_is(tmp_path: Path, registry: PluginRegistry) -> None:
     """The input's bound claim stays Bound without its PV (kube-controller-manager would mark it Lost); its pod is
-    told the PV does not exist."""
+    told the PV does not exist, in VolumeZone's PreFilter words, as the real scheduler told the issue's StatefulSet."""
     bound = pvc("data", extra="  volumeName: pvc-1234\n").replace(
         "metadata: {name: data, namespace: default}",
         "metadata: {name: data, namespace: default, annotations: {pv.kubernetes.io/bind-completed: 'yes'}}")
     sim = run(tmp_path, zoned("n1", "z1") + STATIC + bound + pod("web", "data"), registry)
     assert claim_of(sim, "data").phase == "Pending"  # as the input wrote it (no status)
-    assert sim.result().pods[0].message.startswith(
-        "0/1 nodes are available: 1 node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s).")
+    assert sim.result().pods[0].message.startswith('0/1 nodes are available: persistentvolume "pvc-1234" not found.')
 
 
 # -- provisioning -----------------------------------------------------------------------------------------------
