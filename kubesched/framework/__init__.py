@@ -24,6 +24,7 @@ from kubesched.framework._handle import (
     NamespaceLister,
     PodLister,
     PodNominator,
+    StorageLister,
     WaitingPod,
     go_duration,
 )
@@ -123,6 +124,7 @@ __all__ = [
     "StateKey",
     "StateNotFoundError",
     "Status",
+    "StorageLister",
     "WaitingPod",
     "default_normalize_score",
     "default_normalize_scores",

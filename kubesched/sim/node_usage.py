@@ -87,17 +87,29 @@ class NodeUsage:
                 "requested": {n: quantity_text(n, v) for n, v in self.requested.items()}}
 
 
-def node_usage(node: Node, info: NodeInfo) -> NodeUsage:
+#: The resource name of a CSI driver's attach limit, as the kubelet once published it in a node's allocatable.
+ATTACHABLE_VOLUMES_PREFIX = "attachable-volumes-csi-"
+
+
+def node_usage(node: Node, info: NodeInfo, volume_limits: Mapping[str, int] | None = None,
+               attached: Mapping[str, int] | None = None) -> NodeUsage:
     """The usage of ``node`` from the scheduler's view of it. The resources it carries are the keys of its
     allocatable the scheduler accounts (unknown unprefixed names are ignored, as kube-scheduler ignores them);
     a resource it does not carry appears under ``requested`` only when its pods ask for some (a pod bound by
-    ``spec.nodeName``, or one whose request a profile's ignoredResources let through). CSINode volume limits
-    (``attachable-volumes-csi-<driver>``) are not modelled yet: they will join both maps by name."""
+    ``spec.nodeName``, or one whose request a profile's ignoredResources let through). A CSI driver's attach
+    limit from the node's CSINode (``volume_limits``) and the unique volumes of that driver its pods attach
+    (``attached``) join both maps as ``attachable-volumes-csi-<driver>``."""
     carried = {n for n in node.status.allocatable if n in FIRST_RESOURCES or is_scalar_resource_name(n)}
     used = info.requested
     amounts = {CPU: used.milli_cpu, MEMORY: used.memory, EPHEMERAL_STORAGE: used.ephemeral_storage,
                PODS: len(info.pods), **used.scalar_resources}
+    allocatable = {n: info.allocatable.get(n) for n in carried}
+    for driver, limit in (volume_limits or {}).items():
+        allocatable[ATTACHABLE_VOLUMES_PREFIX + driver] = limit
+        amounts.setdefault(ATTACHABLE_VOLUMES_PREFIX + driver, 0)
+    for driver, count in (attached or {}).items():
+        amounts[ATTACHABLE_VOLUMES_PREFIX + driver] = count
     asked = {n for n, v in amounts.items() if v}
     return NodeUsage(node.name,
-                     {n: info.allocatable.get(n) for n in resource_order(carried)},
-                     {n: amounts.get(n, 0) for n in resource_order(carried | asked)})
+                     {n: allocatable[n] for n in resource_order(allocatable)},
+                     {n: amounts.get(n, 0) for n in resource_order(set(allocatable) | asked)})

@@ -24,6 +24,7 @@ from kubesched.api.pod import Pod
 from kubesched.errors import KubeschedError
 from kubesched.framework._node_info import pod_has_affinity, pod_host_ports
 from kubesched.io.load import ClusterInput
+from kubesched.plugins.nodevolumelimits.csi import AttachableVolumes, volume_limits
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import Explainer, PluginRegistry, Scheduler, SlowCalls
 from kubesched.sim.admission import ApiAdmission
@@ -421,12 +422,18 @@ class Simulation:
         return warnings
 
     def _usage(self) -> tuple[NodeUsage, ...]:
-        """Every node's resources and its pods' requests, by node name."""
+        """Every node's resources and its pods' requests, by node name; with its CSINode, the volumes each CSI
+        driver may attach and those its pods attach (counted as NodeVolumeLimits counts them)."""
         usage = []
+        storage = self.cluster.storage
+        volumes = AttachableVolumes(storage)
         for name in sorted(self.cluster.nodes):
             info = self.scheduler.cache.node_info(name)
-            if info is not None:
-                usage.append(node_usage(self.cluster.nodes[name], info))
+            if info is None:
+                continue
+            csi_node = storage.csi_node(name)
+            attached = volumes.per_driver((p.pod for p in info.pods), csi_node) if csi_node is not None else None
+            usage.append(node_usage(self.cluster.nodes[name], info, volume_limits(csi_node), attached))
         return tuple(usage)
 
 

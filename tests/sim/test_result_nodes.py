@@ -17,7 +17,7 @@ from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.node_usage import NodeUsage, quantity_text, resource_order
 from kubesched.sim.simulate import SimulationResult, simulate
-from kubesched.testing import make_node, make_pod
+from kubesched.testing import make_csi_node, make_node, make_pod, make_pv, make_pvc
 
 GPU = "nvidia.com/gpu"
 
@@ -130,3 +130,21 @@ def test_usage_keeps_the_fields_it_had() -> None:
     usage = NodeUsage("n1", {"cpu": 4000, "memory": 2**33, "pods": 110}, {"cpu": 1500, "memory": 2**30, "pods": 3})
     assert (usage.pods, usage.max_pods, usage.cpu_requested, usage.cpu_allocatable, usage.memory_requested,
             usage.memory_allocatable) == (3, 110, 1500, 4000, 2**30, 2**33)
+
+
+def test_a_nodes_csi_attach_limit_and_its_attached_volumes_are_shown(registry: PluginRegistry) -> None:
+    """With a CSINode, each driver's allocatable count and the unique volumes of it the node's pods attach appear as
+    ``attachable-volumes-csi-<driver>`` (a volume two pods share counts once); a node without one shows none."""
+    driver = "ebs.csi.aws.com"
+    storage = (make_csi_node("n1").driver(driver, 25).obj(),
+               *(make_pv(f"pv{i}").csi(driver).bound_to("default", f"c{i}").obj() for i in (1, 2)),
+               *(make_pvc(f"c{i}").bound(f"pv{i}").obj() for i in (1, 2)))
+    pods = (make_pod("a").node("n1").pvc("c1").obj(), make_pod("b").node("n1").pvc("c1").obj(),
+            make_pod("c").node("n1").pvc("c2").obj())
+    nodes = (make_node("n1").capacity(cpu="4", memory="8Gi").obj(), make_node("n2").capacity(cpu="4").obj())
+    result = simulate(ClusterInput(nodes=nodes, pods=pods, storage=storage), load_config("default", registry),
+                      registry)
+    by_name = {n["name"]: n for n in nodes_json(result)}
+    key = f"attachable-volumes-csi-{driver}"
+    assert (by_name["n1"]["allocatable"][key], by_name["n1"]["requested"][key]) == ("25", "2")
+    assert key not in by_name["n2"]["allocatable"]

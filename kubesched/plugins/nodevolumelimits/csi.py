@@ -20,16 +20,21 @@ gone; kubesched's nodes detach at once), and the azureFile and vsphereVolume in-
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from kubesched.api import CSINode, PersistentVolumeClaim, Pod, Volume
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
     EventResource,
+    Handle,
     NodeInfo,
     Plugin,
     QueueingHint,
     Status,
+    StorageLister,
     hookimpl,
 )
 from kubesched.plugins.nodevolumelimits.translation import (
@@ -78,6 +83,10 @@ class NodeVolumeLimits(Plugin):
 
     name = NAME
 
+    def __init__(self, handle: Handle, args: Any = None) -> None:
+        super().__init__(handle, args)
+        self._volumes = AttachableVolumes(handle.storage_lister)
+
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """A CSINode added, a pod with counted volumes deleted from a node, one of the pod's claims created."""
@@ -118,7 +127,7 @@ class NodeVolumeLimits(Plugin):
             return None
         csi_node = self.handle.storage_lister.csi_node(node.name)
         try:
-            new = self.attachable_volumes(pod, csi_node, new_pod=True)
+            new = self._volumes.of(pod, csi_node, new_pod=True)
         except ClaimNotFoundError as error:
             return Status.unresolvable(str(error))
         except VolumeError as error:
@@ -131,7 +140,7 @@ class NodeVolumeLimits(Plugin):
         attached: dict[str, str] = {}
         try:
             for pod_info in node_info.pods:
-                attached.update(self.attachable_volumes(pod_info.pod, csi_node, new_pod=False))
+                attached.update(self._volumes.of(pod_info.pod, csi_node, new_pod=False))
         except VolumeError as error:
             return Status.as_error(str(error))
         attached_count: dict[str, int] = {}
@@ -147,11 +156,19 @@ class NodeVolumeLimits(Plugin):
                 return _EXCEEDED
         return None
 
-    def attachable_volumes(self, pod: Pod, csi_node: CSINode | None, *, new_pod: bool) -> dict[str, str]:
+
+class AttachableVolumes:
+    """Counts pods' volumes as CSI attachments, reading claims, volumes and classes through a storage lister (the
+    plugin's, or the simulation's for the result's per-node counts)."""
+
+    def __init__(self, lister: StorageLister) -> None:
+        self._lister = lister
+
+    def of(self, pod: Pod, csi_node: CSINode | None, *, new_pod: bool) -> dict[str, str]:
         """The pod's countable volumes on a node with ``csi_node``: unique name -> driver (filterAttachableVolumes).
         A missing claim raises :class:`ClaimNotFoundError` for the pod being scheduled and is skipped for a pod on
         the node."""
-        lister = self.handle.storage_lister
+        lister = self._lister
         found: dict[str, str] = {}
         for volume in pod.spec.volumes:
             if volume.source not in (_PVC_SOURCE, _EPHEMERAL_SOURCE):
@@ -180,7 +197,7 @@ class NodeVolumeLimits(Plugin):
         """The CSI volume a claim counts as (getCSIDriverInfo), or None when it does not count."""
         if not claim.volume_name:
             return self._class_volume(claim, csi_node)
-        pv = self.handle.storage_lister.volume(claim.volume_name)
+        pv = self._lister.volume(claim.volume_name)
         if pv is None:
             return self._class_volume(claim, csi_node)  # deleted, or pre-bound to a volume not created yet
         if pv.source == _CSI_SOURCE:
@@ -200,7 +217,7 @@ class NodeVolumeLimits(Plugin):
         class_name = claim.class_name
         if not class_name:
             return None
-        storage_class = self.handle.storage_lister.storage_class(class_name)
+        storage_class = self._lister.storage_class(class_name)
         if storage_class is None:
             return None
         handle = f"{UNBOUND_HANDLE_PREFIX}-{claim.namespace}/{claim.name}"
@@ -210,6 +227,20 @@ class NodeVolumeLimits(Plugin):
                 return None
             return CSIVolume(CSI_DRIVER_OF_PLUGIN[provisioner], handle)
         return CSIVolume(provisioner, handle)
+
+    def per_driver(self, pods: Iterable[Pod], csi_node: CSINode | None) -> dict[str, int]:
+        """How many unique volumes of each driver ``pods`` (a node's) attach; pods whose volumes cannot be counted
+        are left out."""
+        attached: dict[str, str] = {}
+        for pod in pods:
+            try:
+                attached.update(self.of(pod, csi_node, new_pod=False))
+            except VolumeError:
+                continue
+        counts: dict[str, int] = {}
+        for driver in attached.values():
+            counts[driver] = counts.get(driver, 0) + 1
+        return counts
 
 
 def _inline_volume(volume: Volume, csi_node: CSINode | None) -> CSIVolume | None:
