@@ -147,6 +147,9 @@ def claims_in_use(columns: NodeColumns) -> frozenset[str]:
     return frozenset().union(*(claim_sets[code] for code in used.tolist() if code >= 0))
 
 
+#: Skip, shared (a Status is immutable): the answer for a pod without volumes.
+_SKIP = Status.skip()
+
 class VolumeRestrictions(Plugin):
     """Rejects nodes where a pod mounts the same disk, and every node while a ReadWriteOncePod claim of the pod is
     in use (both Unschedulable: evicting the other pod helps)."""
@@ -221,12 +224,16 @@ class VolumeRestrictions(Plugin):
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Record the pod's ReadWriteOncePod claims and how many are in use (counted over ``nodes``' pods); Skip
         when there is nothing to check; reject a pod whose claim does not exist."""
+        if not pod.spec.volumes:
+            return _SKIP
         return self._pre_filter(state, pod, lambda: frozenset(
             claim for info in nodes for claim in _node_claims(info) or ()))
 
     @hookimpl
     def pre_filter_nodes(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> Status | None:
         """:meth:`pre_filter`, the claims in use read from the columns' incremental index."""
+        if not pod.spec.volumes:
+            return _SKIP
         return self._pre_filter(state, pod, lambda: claims_in_use(node_batch.columns))
 
     @hookimpl

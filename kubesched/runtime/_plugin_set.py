@@ -120,6 +120,12 @@ def _adapted(function: Hook, impl_args: tuple[str, ...], spec_args: tuple[str, .
     if impl_args == spec_args:
         return function
     picks = tuple(spec_args.index(a) for a in impl_args)
+    if len(picks) == 1:  # the common subsets, without a generator per call
+        (first,) = picks
+        return lambda *args: function(args[first])
+    if len(picks) == 2:
+        first, second = picks
+        return lambda *args: function(args[first], args[second])
 
     def adapted(*args: Any) -> Any:
         return function(*(args[i] for i in picks))

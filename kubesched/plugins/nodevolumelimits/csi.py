@@ -117,7 +117,8 @@ class NodeVolumeLimits(Plugin):
     @hookimpl
     def pre_filter(self, pod: Pod) -> Status | None:
         """Skip for a pod without a volume that may count against a limit."""
-        return None if any(counts_volumes(v) for v in pod.spec.volumes) else Status.skip()
+        volumes = pod.spec.volumes
+        return None if volumes and any(counts_volumes(v) for v in volumes) else Status.skip()
 
     @hookimpl
     def filter(self, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -40,7 +40,8 @@ def pod_claims(pod: Pod) -> Iterator[tuple[str, bool]]:
 
 def has_claims(pod: Pod) -> bool:
     """Whether ``pod`` uses any claim (the plugin skips pods that use none)."""
-    return any(volume.source in (PVC_SOURCE, EPHEMERAL_SOURCE) for volume in pod.spec.volumes)
+    volumes = pod.spec.volumes
+    return bool(volumes) and any(volume.source in (PVC_SOURCE, EPHEMERAL_SOURCE) for volume in volumes)
 
 
 def claim_class(claim: PersistentVolumeClaim) -> str:
