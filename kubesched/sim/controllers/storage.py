@@ -291,6 +291,7 @@ class StorageController:
             self.cluster.agenda.at_request_end(lambda: self._create_ephemeral_claims(pod))
 
     def _create_ephemeral_claims(self, pod: Pod) -> None:
+        """The ephemeral volume controller: each missing claim from its volume's template (spec and labels)."""
         if self.cluster.pods.get(pod.uid) is None:
             return
         owner = OwnerReference("v1", "Pod", pod.name, pod.uid, controller=True)
@@ -300,7 +301,7 @@ class StorageController:
             name = volume.claim_of(pod.name)
             if self.store.claim(pod.namespace, name) is not None:
                 continue  # an existing claim is the pod's or not: the scheduler tells
-            meta = ObjectMeta(name=name, namespace=pod.namespace, uid=self._uid(),
+            meta = ObjectMeta(name=name, namespace=pod.namespace, uid=self._uid(), labels=volume.ephemeral_labels,
                               creation_timestamp=self.cluster.clock.timestamp(), owner_references=(owner,))
             claim = PersistentVolumeClaim(meta, volume.ephemeral)
             self.store.put(admitted_claim(claim, self.store.storage_classes()))

@@ -308,6 +308,14 @@ def test_an_ephemeral_volume_gets_a_claim_owned_by_its_pod(tmp_path: Path, regis
     assert (claim.spec.storage_class_name, claim.phase, web.spec.node_name) == ("standard", "Bound", "n1")
 
 
+def test_an_ephemeral_claim_carries_its_templates_labels(tmp_path: Path, registry: PluginRegistry) -> None:
+    """The claim has the labels of the volume template's metadata, as the ephemeral volume controller copies them."""
+    labelled = EPHEMERAL_POD.replace("volumeClaimTemplate: {spec:", "volumeClaimTemplate: {metadata: {labels: "
+                                                                     "{tier: scratch}}, spec:")
+    sim = run(tmp_path, STATIC + labelled.replace("resources:", "storageClassName: static, resources:"), registry)
+    assert dict(claim_of(sim, "web-scratch").metadata.labels) == {"tier": "scratch"}
+
+
 def test_a_pods_ephemeral_claim_goes_with_it(tmp_path: Path, registry: PluginRegistry) -> None:
     """Deleting the pod deletes its claim, and the claim's provisioned PV (reclaim policy Delete)."""
     sim = run(tmp_path, zoned("n1", "z1") + storage_class("standard", mode="WaitForFirstConsumer") + CSI_DRIVER
