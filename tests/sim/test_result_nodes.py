@@ -11,6 +11,7 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.api.storage import StorageObject
 from kubesched.cli.render import console, print_nodes
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
@@ -136,7 +137,7 @@ def test_a_nodes_csi_attach_limit_and_its_attached_volumes_are_shown(registry: P
     """With a CSINode, each driver's allocatable count and the unique volumes of it the node's pods attach appear as
     ``attachable-volumes-csi-<driver>`` (a volume two pods share counts once); a node without one shows none."""
     driver = "ebs.csi.aws.com"
-    storage = (make_csi_node("n1").driver(driver, 25).obj(),
+    storage: tuple[StorageObject, ...] = (make_csi_node("n1").driver(driver, 25).obj(),
                *(make_pv(f"pv{i}").csi(driver).bound_to("default", f"c{i}").obj() for i in (1, 2)),
                *(make_pvc(f"c{i}").bound(f"pv{i}").obj() for i in (1, 2)))
     pods = (make_pod("a").node("n1").pvc("c1").obj(), make_pod("b").node("n1").pvc("c1").obj(),
