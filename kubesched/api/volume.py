@@ -46,8 +46,9 @@ class Volume:
     handle: str = ""
     #: The CSI driver of an inline CSI volume.
     driver: str = ""
-    #: A generic ephemeral volume's claim template.
+    #: A generic ephemeral volume's claim template, and the labels of its metadata (its claims carry them).
     ephemeral: ClaimTemplate | None = None
+    ephemeral_labels: Mapping[str, str] = attrs.field(default=EMPTY_MAP, converter=frozen_str_map)
     #: An azureDisk's kind as the API server defaults it (``Shared`` when unset); "" for other sources.
     disk_kind: str = ""
 

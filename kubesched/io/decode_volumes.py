@@ -128,7 +128,7 @@ def _volume(obj: Obj, path: str) -> Volume:
     name = f.string(obj.get("name"), f"{path}.name")
     source = sources(obj, path, POD_VOLUME_SOURCES, "emptyDir")
     spec = f.mapping(obj.get(source), f"{path}.{source}")
-    claim_name, driver, ephemeral = "", "", None
+    claim_name, driver, ephemeral, ephemeral_labels = "", "", None, {}
     if source == PVC_SOURCE:
         claim_name = f.string(spec.get("claimName"), f"{path}.{source}.claimName")
         if not claim_name:
@@ -142,6 +142,9 @@ def _volume(obj: Obj, path: str) -> Volume:
         else:
             spec_path = f"{path}.{source}.volumeClaimTemplate.spec"
             ephemeral = claim_template(f.mapping(template.get("spec"), spec_path), spec_path)
+            meta_path = f"{path}.{source}.volumeClaimTemplate.metadata"
+            ephemeral_labels = f.string_map(f.mapping(template.get("metadata"), meta_path).get("labels"),
+                                            f"{meta_path}.labels")
     disk, read_only = handle(source, spec, f"{path}.{source}")
     kind = disk_kind(source, spec, f"{path}.{source}")
     if not name:
@@ -149,7 +152,7 @@ def _volume(obj: Obj, path: str) -> Volume:
     else:
         check_name(name, f"{path}.name", validation.dns1123_label)
     return Volume(name=name, source=source, claim_name=claim_name, read_only=read_only, handle=disk,
-                  driver=driver, ephemeral=ephemeral, disk_kind=kind)
+                  driver=driver, ephemeral=ephemeral, ephemeral_labels=ephemeral_labels, disk_kind=kind)
 
 
 def csi_driver_name(spec: Obj, path: str, key: str = "driver") -> str:

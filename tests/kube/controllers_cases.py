@@ -16,14 +16,17 @@ Obj = dict[str, Any]
 #: The label that keeps a case's pods on its nodes.
 CASE_LABEL = "kubesched.io/case"
 PAUSE = "registry.k8s.io/pause:3.10"
+#: Kinds without a namespace, besides Node.
+CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass"})
 #: The image a rollout moves to.
 PAUSE_NEXT = "registry.k8s.io/pause:3.11"
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step: ``create`` or ``apply`` objects, ``scale`` a workload, ``drain`` a node (cordon, then evict
-    through the eviction API, retrying what a PodDisruptionBudget refuses, as ``kubectl drain`` does)."""
+    """One step: ``create`` or ``apply`` objects, ``scale`` a workload, ``delete`` a pod (its controller re-creates
+    it), ``drain`` a node (cordon, then evict through the eviction API, retrying what a PodDisruptionBudget
+    refuses, as ``kubectl drain`` does)."""
 
     action: str
     objects: tuple[Obj, ...] = ()
@@ -46,14 +49,18 @@ class Case:
     #: The differences docs/fidelity.md lists: state key -> (kube's value, or None where it varies from run to run,
     #: kubesched's value).
     differences: dict[str, tuple[object, object]] = field(default_factory=dict)
+    #: The scenario's spec.settings beyond jobDuration (the provisioners that run, for a case whose provisioner
+    #: the real side plays).
+    settings: dict[str, object] = field(default_factory=dict)
 
     def node(self, short: str) -> str:
         """A node's full name in this case."""
         return f"{self.name}-{short}"
 
     def prepared(self, obj: Obj) -> Obj:
-        """``obj`` as both sides get it: in the case's namespace (or, a node, named and labelled for the case), its
-        pod template selecting the case's nodes."""
+        """``obj`` as both sides get it: in the case's namespace (or, a node, named and labelled for the case; a
+        PersistentVolume or StorageClass, cluster-wide, as written: the case names them ``<case>-...``), a pod or
+        its template selecting the case's nodes."""
         obj = copy.deepcopy(obj)
         meta = obj.setdefault("metadata", {})
         if obj["kind"] == "Node":
@@ -61,9 +68,11 @@ class Case:
             meta.setdefault("labels", {})[CASE_LABEL] = self.name
             meta["labels"]["kubernetes.io/hostname"] = meta["name"]
             return obj
+        if obj["kind"] in CLUSTER_SCOPED:
+            return obj
         meta["namespace"] = self.name
         spec = obj.get("spec", {})
-        template = spec.get("jobTemplate", {}).get("spec", spec).get("template")
+        template = obj if obj["kind"] == "Pod" else spec.get("jobTemplate", {}).get("spec", spec).get("template")
         if template is not None:
             template["spec"].setdefault("nodeSelector", {})[CASE_LABEL] = self.name
         return obj

@@ -16,12 +16,13 @@ from types import TracebackType
 
 from kubesched.kube.rest import ApiError, KubeApi, Obj, pod_path
 from tests.kube.controllers_cases import Case, Step
-from tests.kube.controllers_state import NOT_CONTROLLERS, EventView, PodView, Views, owner_of
+from tests.kube.controllers_state import NOT_CONTROLLERS, EventView, PodView, Views, claim_view, owner_of
 
 #: Where each kind lives: API prefix, resource, namespaced. The storage kinds are for the storage controllers'
 #: cases (a StatefulSet's volumeClaimTemplates make claims ``<template>-<set>-<ordinal>``).
 RESOURCES = {
     "Node": ("/api/v1", "nodes", False),
+    "Pod": ("/api/v1", "pods", True),
     "ReplicationController": ("/api/v1", "replicationcontrollers", True),
     "Deployment": ("/apis/apps/v1", "deployments", True),
     "ReplicaSet": ("/apis/apps/v1", "replicasets", True),
@@ -142,11 +143,19 @@ class RealCase:
         return self.views()
 
     def cleanup(self) -> None:
-        """Delete the namespace (the namespace controller and the kubelet finish it) and the case's nodes."""
+        """Delete the namespace (the namespace controller and the kubelet finish it), the case's nodes, and its
+        volumes and classes (``<case>-...``, or bound to its claims)."""
         self.api.request("DELETE", f"/api/v1/namespaces/{self.namespace}")
         for node in self._items("Node"):
             if node["metadata"].get("labels", {}).get("kubesched.io/case") == self.case.name:
                 self.api.request("DELETE", path("Node", name=node["metadata"]["name"]))
+        mine = f"{self.case.name}-"
+        for kind in ("PersistentVolume", "StorageClass"):
+            for obj in self._items(kind):
+                name = obj["metadata"]["name"]
+                if name.startswith(mine) or (obj.get("spec", {}).get("claimRef") or {}).get("namespace") == \
+                        self.namespace:
+                    self.api.request("DELETE", path(kind, name=name))
 
     # -- steps -----------------------------------------------------------------------------------------------------
     def step(self, step: Step) -> None:
@@ -163,6 +172,8 @@ class RealCase:
         elif step.action == "scale":
             self.api.request("PATCH", path(step.kind, self.namespace, step.name),
                              body={"spec": {"replicas": step.replicas}}, content_type=MERGE)
+        elif step.action == "delete":
+            self.api.request("DELETE", path(step.kind, self.namespace, step.name))
         else:
             assert step.action == "drain", step.action
             self.drain(self.case.node(step.name))
@@ -211,6 +222,10 @@ class RealCase:
                             (p["spec"].get("nodeName") and p["status"].get("phase") == "Pending") for p in pods)
         parts: list[object] = [sorted((p["metadata"]["name"], p["spec"].get("nodeName", ""), p["status"].get("phase"),
                                        bool(p["metadata"].get("deletionTimestamp"))) for p in pods)]
+        claims = self._items("PersistentVolumeClaim")
+        converged = converged and not any(c["metadata"].get("deletionTimestamp") for c in claims)
+        parts.append(sorted((c["metadata"]["name"], c.get("status", {}).get("phase"), c["spec"].get("volumeName"),
+                             bool(c["metadata"].get("deletionTimestamp"))) for c in claims))
         for kind in ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "DaemonSet", "Job",
                      "PodDisruptionBudget"):
             for obj in self._items(kind):
@@ -253,10 +268,12 @@ class RealCase:
             status = pdb.get("status", {})
             views.pdbs[pdb["metadata"]["name"]] = (status.get("disruptionsAllowed", 0), status.get("currentHealthy", 0),
                                                    status.get("desiredHealthy", 0), status.get("expectedPods", 0))
-        claims = self.api.get(f"/api/v1/namespaces/{self.namespace}/persistentvolumeclaims").get("items") or []
-        views.claims = [(c["metadata"]["name"], owner_of(next(((r["kind"], r["name"]) for r in
-                                                                c["metadata"].get("ownerReferences") or []), None)),
-                         c.get("status", {}).get("phase", "")) for c in claims]
+        for claim in self._items("PersistentVolumeClaim"):
+            meta, spec = claim["metadata"], claim["spec"]
+            owned_by = owner_of(next(((r["kind"], r["name"]) for r in meta.get("ownerReferences") or []), None))
+            views.claims.append(claim_view(meta["name"], meta["uid"], owned_by, meta.get("labels") or {},
+                                           spec.get("storageClassName"), claim.get("status", {}).get("phase", ""),
+                                           spec.get("volumeName", "")))
         return views
 
     def _events(self) -> Iterator[EventView]:

@@ -27,9 +27,16 @@ from tests.kube.controllers_cases import Case, Obj
 STEP_GAP = 300
 #: How long a Job's pod runs in the scenario (the real side's stand-in kubelet lets it run about a second).
 JOB_DURATION = "10s"
-#: Events of the scheduler and of kubesched's own drain and scenario, not of the controllers compared.
+#: Events of the scheduler, of kubesched's own drain and scenario, and of the provisioner (the real side plays it),
+#: not of the controllers compared.
 NOT_CONTROLLERS = frozenset({"Scheduled", "FailedScheduling", "Preempted", "ScenarioStep", "Evicted",
-                             "EvictionRefused", "Drained", "DrainTimeout", "NodeDeleted"})
+                             "EvictionRefused", "Drained", "DrainTimeout", "NodeDeleted", "Provisioning",
+                             "ProvisioningSucceeded"})
+#: The PV controller's events while a claim waits, recorded again at each sync of the claim until it is bound: how
+#: many times depends on timing in kube (kubesched records each once), so only whether each was recorded counts.
+WAITING = frozenset({"WaitForFirstConsumer", "WaitForPodScheduled", "ExternalProvisioning"})
+#: Whom a WaitForFirstConsumer claim waits for: compared apart (its reason depends on timing for a StatefulSet's).
+CLAIM_WAITS = frozenset({"WaitForFirstConsumer", "WaitForPodScheduled"})
 GENERATED = re.compile(r"(?<=-)[bcdfghjklmnpqrstvwxz2456789]{5}\b")
 SCALED = re.compile(r"Scaled (up|down) replica set (?P<rs>\S+) from (?P<old>\d+) to (?P<new>\d+)")
 
@@ -55,6 +62,26 @@ class EventView:
     message: str
 
 
+@dataclass(frozen=True)
+class ClaimView:
+    """A PersistentVolumeClaim: name, owner (``Kind name``, "" for none), labels, class, phase and the volume it
+    is bound to (``pvc-<uid>`` for the one a provisioner made for it, whose name holds the claim's uid)."""
+
+    name: str
+    owner: str
+    labels: str
+    storage_class: str
+    phase: str
+    volume: str
+
+
+def claim_view(name: str, uid: str, owner: str, labels: Mapping[str, str], storage_class: str | None, phase: str,
+               volume: str) -> ClaimView:
+    """The claim's view, its labels as ``k=v,...`` and its provisioned volume's name without the uid."""
+    return ClaimView(name, owner, ",".join(f"{k}={v}" for k, v in sorted(labels.items())), storage_class or "",
+                     phase, "pvc-<uid>" if uid and volume == f"pvc-{uid}" else volume)
+
+
 @dataclass
 class Views:
     """What one side holds at the end: live pods, ReplicaSet names (-> ``web#<revision>``) and spec.replicas,
@@ -64,9 +91,9 @@ class Views:
     replica_sets: dict[str, tuple[str, int]] = field(default_factory=dict)
     events: list[EventView] = field(default_factory=list)
     pdbs: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
-    #: PersistentVolumeClaims (name, owner, phase): none yet; a StatefulSet with volumeClaimTemplates creates
-    #: ``<template>-<set>-<ordinal>``, compared here once the simulator's storage controllers create them.
-    claims: list[tuple[str, str, str]] = field(default_factory=list)
+    #: The namespace's PersistentVolumeClaims: a StatefulSet's ``<template>-<set>-<ordinal>``, a pod's ephemeral
+    #: ``<pod>-<volume>``, the case's own.
+    claims: list[ClaimView] = field(default_factory=list)
     refused: int = 0
 
 
@@ -84,8 +111,9 @@ def owner_of(ref: tuple[str, str] | None, replica_sets: Mapping[str, tuple[str, 
 def normalise(views: Views, case: Case) -> dict[str, object]:
     """The state compared: pods per owner (names where deterministic, nodes where the case says so), how many
     pods each node holds per owner, ReplicaSets by revision, controller events (as a multiset, a Deployment's as
-    each ReplicaSet's scaling path; in order for the case's ``ordered`` kinds), PDB statuses, claims and refused
-    evictions."""
+    each ReplicaSet's scaling path; in order for the case's ``ordered`` kinds; the PV controller's waiting ones
+    once each, whom a claim waits for apart), PDB statuses, claims (their volumes where the case's nodes are
+    deterministic) and refused evictions."""
     renames = {name: label for name, (label, _) in views.replica_sets.items()}
 
     def rename(text: str) -> str:
@@ -99,16 +127,22 @@ def normalise(views: Views, case: Case) -> dict[str, object]:
     for p in views.pods:
         if p.node:
             per_node.setdefault(p.owner, Counter())[p.node] += 1
-    events = [(e.kind, rename(e.name), e.reason, rename(e.message)) for e in views.events]
+    raw = [(e.kind, e.name, e.reason, e.message) for e in views.events]
+    raw = [e for i, e in enumerate(raw) if e[2] not in WAITING or e not in raw[:i]]
+    events = [(kind, rename(name), reason, rename(message)) for kind, name, reason, message in raw]
     return {
         "pods": pods,
         "pods per node": {owner: sorted(counts.values()) for owner, counts in sorted(per_node.items())},
         "replica sets": sorted(views.replica_sets.values()),
-        "events": sorted(Counter(e for e in events if e[2] != "ScalingReplicaSet").items()),
+        "events": sorted(Counter(e for e in events if e[2] != "ScalingReplicaSet" and e[2] not in CLAIM_WAITS)
+                         .items()),
+        "claim waits": sorted(Counter(e[1:] for e in events if e[2] in CLAIM_WAITS).items()),
         "scaling": scaling_paths(events),
-        "event order": [e for e in events if e[0] in case.ordered],
+        # the order of each event's first occurrence: kube counts a repeat in the first event, losing its place
+        "event order": list(dict.fromkeys(e for e in events if e[0] in case.ordered)),
         "pdbs": views.pdbs,
-        "claims": sorted(views.claims),
+        "claims": sorted((rename(c.name), rename(c.owner), c.labels, c.storage_class, c.phase,
+                          c.volume if case.exact_nodes else "") for c in views.claims),
         "evictions refused": views.refused,
     }
 
@@ -138,12 +172,14 @@ def scenario_document(case: Case) -> Obj:
         elif step.action == "scale":
             entry["scale"] = {"kind": step.kind, "name": step.name, "namespace": case.name,
                               "replicas": step.replicas}
+        elif step.action == "delete":
+            entry["delete"] = {"kind": step.kind, "name": step.name, "namespace": case.name}
         else:
             assert step.action == "drain", step.action
             entry["drain-node"] = {"name": case.node(step.name)}
         steps.append(entry)
     return {"apiVersion": "kubesched.io/v1alpha1", "kind": "Scenario", "metadata": {"name": case.name},
-            "spec": {"settings": {"jobDuration": JOB_DURATION}, "steps": steps}}
+            "spec": {"settings": {"jobDuration": JOB_DURATION, **case.settings}, "steps": steps}}
 
 
 def simulated(case: Case, folder: Path) -> Views:
@@ -171,7 +207,9 @@ def simulated(case: Case, folder: Path) -> Views:
     views.pdbs = {p.name: (p.status.disruptions_allowed or 0, p.status.current_healthy or 0,
                            p.status.desired_healthy or 0, p.status.expected_pods or 0)
                   for p in runner.sim.cluster.list_pdbs()}
-    views.claims = [(c.name, owner_of(next(((r.kind, r.name) for r in c.metadata.owner_references), None)), c.phase)
+    views.claims = [claim_view(c.name, c.metadata.uid, owner_of(next(((r.kind, r.name) for r in
+                                                                      c.metadata.owner_references), None)),
+                               c.metadata.labels, c.spec.storage_class_name, c.phase, c.volume_name)
                     for c in runner.sim.cluster.storage.claims() if c.namespace == case.name]
     views.refused = len({e.name for e in result.events if e.reason == "EvictionRefused"})
     return views

@@ -81,10 +81,13 @@ class StatefulSetController(ScaledController):
         return f"{template}-{pod_name}"
 
     def _claims_ready(self, pod_name: str) -> bool:
-        """Create the pod's missing claims (SuccessfulCreate events); False while one of them is being deleted (the
-        pod waits for it to go, as kube's controller does)."""
+        """Create the pod's missing claims (SuccessfulCreate events); True once they all exist. While one of them
+        is being deleted the pod waits for it to go, as kube's controller does; after creating claims, the pod
+        comes in a sync of its own at once: kube's controller creates it in a request after theirs, which the PV
+        controller has usually seen by then (so it waits for a first consumer, not for the pod)."""
         store = self.manager.cluster.storage
         namespace = self.metadata.namespace
+        created = False
         for template in self.workload.volume_claim_templates:
             name = self._claim_name(template.name, pod_name)
             existing = store.claim(namespace, name)
@@ -99,7 +102,10 @@ class StatefulSetController(ScaledController):
             self.manager.cluster.record_object_event(
                 *self.regarding, "Normal", "SuccessfulCreate",
                 f"create Claim {name} Pod {pod_name} in StatefulSet {self.metadata.name} success")
-        return True
+            created = True
+        if created:
+            self.manager.queue(self, 0)
+        return not created
 
     def _with_claims(self, pod: Pod) -> Pod:
         """The pod with a persistentVolumeClaim volume per volumeClaimTemplate (replacing a template volume of that

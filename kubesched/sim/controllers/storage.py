@@ -167,8 +167,7 @@ class StorageController:
         if volume is not None:
             self._bind(volume, claim)
         elif delayed and SELECTED_NODE_ANNOTATION not in claim.metadata.annotations:
-            self._event(claim, "Normal", "WaitForFirstConsumer",
-                        "waiting for first consumer to be created before binding")
+            self._wait_for_consumer(claim)
         elif not claim_class(claim):
             self._event(claim, "Normal", "FailedBinding",
                         "no persistent volumes available for this claim and no storage class is set")
@@ -177,6 +176,19 @@ class StorageController:
                         f'storageclass.storage.k8s.io "{claim_class(claim)}" not found')
         else:
             self._provision(claim, storage_class)
+
+    def _wait_for_consumer(self, claim: PersistentVolumeClaim) -> None:
+        """emitEventForUnboundDelayBindingClaim: WaitForPodScheduled naming the claim's unscheduled pods, or
+        WaitForFirstConsumer while no pod uses it."""
+        waiting = sorted(pod.name for pod in self.cluster.list_pods_in_namespace(claim.namespace)
+                         if not pod.spec.node_name and pod.status.phase not in ("Succeeded", "Failed")
+                         and any(v.claim_of(pod.name) == claim.name for v in pod.spec.volumes))
+        if not waiting:
+            self._event(claim, "Normal", "WaitForFirstConsumer",
+                        "waiting for first consumer to be created before binding")
+        else:
+            pods = f"pod {waiting[0]}" if len(waiting) == 1 else f"pods {','.join(waiting)}"
+            self._event(claim, "Normal", "WaitForPodScheduled", f"waiting for {pods} to be scheduled")
 
     def _best_match(self, claim: PersistentVolumeClaim, delayed: bool) -> PersistentVolume | None:
         """findBestMatchForClaim: the PVs indexed by their access modes, the smallest set of modes holding the
@@ -279,6 +291,7 @@ class StorageController:
             self.cluster.agenda.at_request_end(lambda: self._create_ephemeral_claims(pod))
 
     def _create_ephemeral_claims(self, pod: Pod) -> None:
+        """The ephemeral volume controller: each missing claim from its volume's template (spec and labels)."""
         if self.cluster.pods.get(pod.uid) is None:
             return
         owner = OwnerReference("v1", "Pod", pod.name, pod.uid, controller=True)
@@ -288,7 +301,7 @@ class StorageController:
             name = volume.claim_of(pod.name)
             if self.store.claim(pod.namespace, name) is not None:
                 continue  # an existing claim is the pod's or not: the scheduler tells
-            meta = ObjectMeta(name=name, namespace=pod.namespace, uid=self._uid(),
+            meta = ObjectMeta(name=name, namespace=pod.namespace, uid=self._uid(), labels=volume.ephemeral_labels,
                               creation_timestamp=self.cluster.clock.timestamp(), owner_references=(owner,))
             claim = PersistentVolumeClaim(meta, volume.ephemeral)
             self.store.put(admitted_claim(claim, self.store.storage_classes()))

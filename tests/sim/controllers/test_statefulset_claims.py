@@ -55,6 +55,16 @@ def test_the_claims_are_created_before_their_pod_with_kubes_event(tmp_path: Path
                             "create Pod db-0 in StatefulSet db successful"]
 
 
+def test_the_pv_controller_sees_the_claims_before_their_pod(tmp_path: Path, registry: PluginRegistry) -> None:
+    """The pod comes in a sync of its own after its claims (kube's controller creates it by a later request), so
+    each claim first waits for a first consumer, as kube-controller-manager's PV controller usually records, not
+    for the pod by name; at the same virtual time."""
+    sim = run(tmp_path, node("n1") + CLASS + SET, registry, storage=RUNNING)
+    waits = [(e.time, e.name, e.reason) for e in sim.cluster.events if e.reason.startswith("WaitFor")]
+    assert waits[:2] == [(0.0, "data-db-0", "WaitForFirstConsumer"), (0.0, "logs-db-0", "WaitForFirstConsumer")]
+    assert [e.time for e in events(sim, "SuccessfulCreate")][:3] == [0.0, 0.0, 0.0]
+
+
 def test_the_pods_volumes_use_the_claims(tmp_path: Path, registry: PluginRegistry) -> None:
     """A volume per template, named as it, using the pod's claim; it replaces the template's volume of that name."""
     sim = run(tmp_path, node("n1") + CLASS + SET, registry, storage=RUNNING)

@@ -129,6 +129,26 @@ def test_a_wait_for_first_consumer_claim_waits_for_its_pod(tmp_path: Path, regis
         "waiting for first consumer to be created before binding"]
 
 
+LOCAL = storage_class("local", "kubernetes.io/no-provisioner", "WaitForFirstConsumer")
+
+
+@pytest.mark.parametrize(("objects", "reason", "message"), [
+    pytest.param(pvc("data", "local"), "WaitForFirstConsumer",
+                 "waiting for first consumer to be created before binding", id="no-pod-uses-it"),
+    pytest.param(pvc("data", "local") + pod("web", "data"), "WaitForPodScheduled",
+                 "waiting for pod web to be scheduled", id="one-unscheduled-pod"),
+    pytest.param(pvc("data", "local") + pod("b", "data") + pod("a", "data"), "WaitForPodScheduled",
+                 "waiting for pods a,b to be scheduled", id="several-unscheduled-pods"),
+])
+def test_a_waiting_claim_names_its_unscheduled_pods(tmp_path: Path, registry: PluginRegistry, objects: str,
+                                                    reason: str, message: str) -> None:
+    """emitEventForUnboundDelayBindingClaim: a WaitForFirstConsumer claim that pods not yet scheduled use (no node
+    here) waits for them by name (WaitForPodScheduled), as kube's PV controller says; else for a first consumer."""
+    sim = run(tmp_path, LOCAL + pv("local-1", cls="local") + objects, registry)
+    assert [(e.kind, e.name, e.reason, e.message) for e in sim.cluster.events if e.kind == "PersistentVolumeClaim"] \
+        == [("PersistentVolumeClaim", "data", reason, message)]
+
+
 def test_a_wait_for_first_consumer_claim_is_bound_through_its_pod(tmp_path: Path, registry: PluginRegistry) -> None:
     """The scheduler pre-binds the PV in PreBind; the PV controller completes the binding; the pod binds at the
     scheduler's next poll, one second later."""
@@ -286,6 +306,14 @@ def test_an_ephemeral_volume_gets_a_claim_owned_by_its_pod(tmp_path: Path, regis
     assert web is not None
     assert (owner.kind, owner.name, owner.uid, owner.controller) == ("Pod", "web", web.uid, True)
     assert (claim.spec.storage_class_name, claim.phase, web.spec.node_name) == ("standard", "Bound", "n1")
+
+
+def test_an_ephemeral_claim_carries_its_templates_labels(tmp_path: Path, registry: PluginRegistry) -> None:
+    """The claim has the labels of the volume template's metadata, as the ephemeral volume controller copies them."""
+    labelled = EPHEMERAL_POD.replace("volumeClaimTemplate: {spec:", "volumeClaimTemplate: {metadata: {labels: "
+                                                                     "{tier: scratch}}, spec:")
+    sim = run(tmp_path, STATIC + labelled.replace("resources:", "storageClassName: static, resources:"), registry)
+    assert dict(claim_of(sim, "web-scratch").metadata.labels) == {"tier": "scratch"}
 
 
 def test_a_pods_ephemeral_claim_goes_with_it(tmp_path: Path, registry: PluginRegistry) -> None:
