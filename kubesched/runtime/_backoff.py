@@ -40,6 +40,15 @@ class BackoffQueue:
             return None
         return self.pop(self._by_seq[self._keys[0][1]].pod.uid)
 
+    def expired(self, now: float) -> list[QueuedPodInfo]:
+        """The pods whose backoff ended by ``now``, earliest first (left in place)."""
+        found = []
+        for expiry, seq in self._keys:
+            if expiry > now:
+                break
+            found.append(self._by_seq[seq])
+        return found
+
     def get(self, uid: str) -> QueuedPodInfo | None:
         """The pod, or None."""
         key = self._key_of.get(uid)

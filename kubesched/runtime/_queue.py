@@ -270,21 +270,30 @@ class SchedulingQueue:
         self._in_flight.record(event, old, new)
         return moved
 
-    def flush_backoff_completed(self) -> int:
-        """Move pods whose backoff has expired into activeQ (PreEnqueue runs again); returns how many moved."""
+    def flush_backoff_completed(self, worth: Callable[[QueuedPodInfo], bool] | None = None) -> int:
+        """Move pods whose backoff has expired into activeQ (PreEnqueue runs again); returns how many moved. Given
+        ``worth``, only the pods it answers True for (a simulation leaves the others: they would fail alike)."""
         now = self._clock.now()
         moved = 0
+        if worth is not None:
+            for expired in self._backoff.expired(now):
+                if worth(expired):
+                    self._backoff.pop(expired.pod.uid)
+                    self._move_to_active(expired, EVENT_BACKOFF_COMPLETE)
+                    moved += 1
+            return moved
         while (info := self._backoff.pop_expired(now)) is not None:
             self._move_to_active(info, EVENT_BACKOFF_COMPLETE)
             moved += 1
         return moved
 
-    def flush_unschedulable_leftover(self) -> int:
+    def flush_unschedulable_leftover(self, worth: Callable[[QueuedPodInfo], bool] | None = None) -> int:
         """Retry pods that sat unschedulable longer than podMaxInUnschedulablePodsDuration (the UnschedulableTimeout
-        event, which every pod takes)."""
+        event, which every pod takes); given ``worth``, only the pods it answers True for."""
         now = self._clock.now()
         old = [info for info in self._unschedulable
-               if now - info.timestamp > POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION]
+               if now - info.timestamp > POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
+               and (worth is None or worth(info))]
         return self._move_pods(old, UNSCHEDULABLE_TIMEOUT, None, None) if old else 0
 
     def activate(self, pods: Iterable[Pod]) -> None:

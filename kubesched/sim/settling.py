@@ -47,6 +47,13 @@ class SettlingPolicy:
             return True
         return 0 < self._error_streak.get(uid, 0) < MAX_ERROR_RETRIES
 
+    def still_trying(self, info: QueuedPodInfo) -> bool:
+        """False for a pod given up on: its last MAX_ERROR_RETRIES attempts ended in errors and nothing changed
+        since. The periodic flushes leave it where it is, so that the clock moving for another pod (one waiting
+        in PreBind) cannot keep retrying it."""
+        uid = info.pod.uid
+        return self._attempt_epoch.get(uid, -1) < self.epoch or self._error_streak.get(uid, 0) < MAX_ERROR_RETRIES
+
     def recently_attempted(self) -> list[str]:
         """The uids attempted among the latest attempts, most attempted (over the run) first, then first seen."""
         order = list(dict.fromkeys(self._recent))

@@ -333,11 +333,13 @@ class Simulation:
 
     def _housekeeping(self) -> None:
         """What kube-scheduler does periodically, done each time the clock moves: Permit timeouts and decisions,
-        backoffQ's expired pods, and unschedulable pods waiting five minutes."""
-        scheduler = self.scheduler
+        backoffQ's expired pods, and unschedulable pods waiting five minutes, but not a pod the settling policy gave
+        up on (its errors repeat while nothing changes: the clock moving for another pod, or for its own PreBind
+        wait, must not keep retrying it)."""
+        scheduler, worth = self.scheduler, self.policy.still_trying
         scheduler.process_waiting_pods()
-        scheduler.queue.flush_backoff_completed()
-        scheduler.queue.flush_unschedulable_leftover()
+        scheduler.queue.flush_backoff_completed(worth)
+        scheduler.queue.flush_unschedulable_leftover(worth)
 
     def _cycling(self, shown: int = 5) -> str:
         """The pods the latest attempts kept retrying (still unbound), with their attempts and last messages."""

@@ -163,3 +163,40 @@ def test_the_same_seed_gives_the_same_run(tmp_path: Path) -> None:
     args = ("--provisioner", "*", "--seed", "7")
     first = simulate(tmp_path, NODES + CASSANDRA, *args)
     assert simulate(tmp_path, NODES + CASSANDRA, *args) == first
+
+
+NOTHING_PROVISIONS = NODES + """apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: wffc}
+provisioner: csi.example.com
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: later}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, storageClassName: wffc}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: waits}
+spec:
+  containers: [{name: c, image: x}]
+  volumes: [{name: later, persistentVolumeClaim: {claimName: later}}]
+""" + "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: port{i}}}
+spec: {{containers: [{{name: c, image: x, ports: [{{containerPort: 80, hostPort: 80}}]}}]}}
+""" for i in range(4))
+
+
+def test_a_claim_nothing_provisions_leaves_its_pod_pending_and_the_run_settles(tmp_path: Path) -> None:
+    """PreBind waits for a provisioner that does not run, times out as kube-scheduler's does, and is retried until
+    the settling policy gives up on the repeating error; the clock its waits move does not keep retrying the pods
+    refused meanwhile (a host port taken on every node), so the run ends instead of cycling."""
+    result = simulate(tmp_path, NOTHING_PROVISIONS)
+    phases = {p["name"]: (p["phase"], p["message"]) for p in result["pods"]}
+    assert phases["waits"] == ("Pending",
+                               'running PreBind plugin "VolumeBinding": binding volumes: context deadline exceeded')
+    assert sorted(phase for name, (phase, _) in phases.items() if name.startswith("port")) == [
+        "Bound", "Bound", "Bound", "Pending"]
