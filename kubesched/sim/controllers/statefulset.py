@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from kubesched.admission.chain import admit_claim
 from kubesched.api.apps import PARALLEL, StatefulSet
 from kubesched.api.meta import ObjectMeta
 from kubesched.api.pod import Pod
 from kubesched.api.storage import PersistentVolumeClaim
 from kubesched.api.volume import PVC_SOURCE, Volume
 from kubesched.sim.controllers.base import ScaledController, is_available
-from kubesched.sim.controllers.storage import admitted_claim
 
 if TYPE_CHECKING:
     from kubesched.sim.controllers.host import ControllerHost
@@ -98,7 +98,7 @@ class StatefulSetController(ScaledController):
             labels = {**template.labels, **self.workload.selector.match_labels}
             meta = ObjectMeta(name=name, namespace=namespace, uid=self.manager.new_uid(), labels=labels,
                               creation_timestamp=self.manager.clock.timestamp())
-            store.put(admitted_claim(PersistentVolumeClaim(meta, template.spec), store.storage_classes()))
+            store.put(admit_claim(PersistentVolumeClaim(meta, template.spec), store.storage_classes()))
             self.manager.cluster.record_object_event(
                 *self.regarding, "Normal", "SuccessfulCreate",
                 f"create Claim {name} Pod {pod_name} in StatefulSet {self.metadata.name} success")

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Iterable
 
 import attrs
 
+from kubesched.admission.chain import admit_claim
+from kubesched.admission.default_storage_class import default_class
 from kubesched.api.meta import ObjectMeta, OwnerReference
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
@@ -39,7 +40,6 @@ from kubesched.plugins.volume_binding.claims import (
     volume_class,
 )
 from kubesched.plugins.volume_binding.matching import find_matching_volume, is_bound_to
-from kubesched.sim.agenda import EPOCH
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.sim.controllers.provisioning import (
     PROVISIONED_BY_ANNOTATION,
@@ -63,21 +63,6 @@ class StorageSettings:
 
     provisioning_delay: float = 5.0
     provisioners: tuple[str, ...] | None = None
-
-
-def default_class(store: Iterable[StorageClass]) -> StorageClass | None:
-    """The default StorageClass (the newest of several, as the DefaultStorageClass admission picks), or None."""
-    defaults = sorted((c for c in store if c.is_default),
-                      key=lambda c: (c.metadata.creation_timestamp or EPOCH, c.name))
-    return defaults[-1] if defaults else None
-
-
-def admitted_claim(claim: PersistentVolumeClaim, classes: Iterable[StorageClass]) -> PersistentVolumeClaim:
-    """A new claim as the DefaultStorageClass admission stores it: without a class, it gets the default one."""
-    found = default_class(classes) if claim.spec.storage_class_name is None else None
-    if found is None:
-        return claim
-    return attrs.evolve(claim, spec=attrs.evolve(claim.spec, storage_class_name=found.name))
 
 
 class StorageController:
@@ -304,7 +289,7 @@ class StorageController:
             meta = ObjectMeta(name=name, namespace=pod.namespace, uid=self._uid(), labels=volume.ephemeral_labels,
                               creation_timestamp=self.cluster.clock.timestamp(), owner_references=(owner,))
             claim = PersistentVolumeClaim(meta, volume.ephemeral)
-            self.store.put(admitted_claim(claim, self.store.storage_classes()))
+            self.store.put(admit_claim(claim, self.store.storage_classes()))
 
     def on_pod_delete(self, pod: Pod) -> None:
         """The claims a pod owns (its ephemeral volumes') are deleted with it."""
