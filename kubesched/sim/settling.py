@@ -4,8 +4,10 @@ kube-scheduler retries forever; a simulation must end. A pod is worth another at
 changed since its last one, when a binding failure dropped a reservation the pod was refused for (its
 scheduling cycle found the room taken), or dropped one held while the pod's own binding cycle failed
 (once between cluster changes: pods waiting on Permit could otherwise keep waking each other though
-nothing changes), or when its last failures were errors (possibly transient), fewer than
-MAX_ERROR_RETRIES in a row.
+nothing changes), or when its last failure was an error (possibly transient) and it had fewer than
+MAX_ERROR_RETRIES errors in a row (rejections while nothing changed do not break the row). A pod with that
+many is given up on until the cluster changes: neither the periodic flushes nor a dropped reservation retry
+it (pods sharing a claim nothing provisions would otherwise take turns timing out in PreBind for ever).
 The scheduler itself knows none of this: the policy follows the cluster as a listener and the attempts
 as the scheduler's attempt observer.
 """
@@ -32,7 +34,10 @@ class SettlingPolicy:
     def __init__(self) -> None:
         self.epoch = 0
         self._attempt_epoch: dict[str, int] = {}
-        self._error_streak: dict[str, int] = {}
+        # Per pod: whether its last failure was an Error, and its run of Errors (the epoch it began in, how many): a
+        # rejection ends the run only once the cluster has changed since it began.
+        self._last_error: dict[str, bool] = {}
+        self._errors: dict[str, tuple[int, int]] = {}
         # Pods whose last failure was in the binding cycle, and the epoch a dropped reservation last woke each.
         self._failed_binding: set[str] = set()
         self._woken_at: dict[str, int] = {}
@@ -45,14 +50,21 @@ class SettlingPolicy:
         uid = info.pod.uid
         if self._attempt_epoch.get(uid, -1) < self.epoch:
             return True
-        return 0 < self._error_streak.get(uid, 0) < MAX_ERROR_RETRIES
+        return self._last_error.get(uid, False) and self._errors_now(uid) < MAX_ERROR_RETRIES
+
+    def _errors_now(self, uid: str) -> int:
+        """How many Errors the pod's current run of them holds."""
+        return self._errors.get(uid, (-1, 0))[1]
+
+    def _given_up(self, uid: str) -> bool:
+        """Whether the pod's run of Errors reached MAX_ERROR_RETRIES and nothing changed since its last attempt."""
+        return self._attempt_epoch.get(uid, -1) >= self.epoch and self._errors_now(uid) >= MAX_ERROR_RETRIES
 
     def still_trying(self, info: QueuedPodInfo) -> bool:
-        """False for a pod given up on: its last MAX_ERROR_RETRIES attempts ended in errors and nothing changed
-        since. The periodic flushes leave it where it is, so that the clock moving for another pod (one waiting
-        in PreBind) cannot keep retrying it."""
-        uid = info.pod.uid
-        return self._attempt_epoch.get(uid, -1) < self.epoch or self._error_streak.get(uid, 0) < MAX_ERROR_RETRIES
+        """False for a pod given up on: its run of Errors reached MAX_ERROR_RETRIES and nothing changed since. The
+        periodic flushes leave it where it is, so that the clock moving for another pod (one waiting in PreBind)
+        cannot keep retrying it."""
+        return not self._given_up(info.pod.uid)
 
     def recently_attempted(self) -> list[str]:
         """The uids attempted among the latest attempts, most attempted (over the run) first, then first seen."""
@@ -67,8 +79,16 @@ class SettlingPolicy:
         self._recent.append(pod.uid)
 
     def attempt_failed(self, pod: Pod, status: Status, *, binding_cycle: bool) -> None:
-        """An Error lengthens the pod's error streak; a rejection ends it."""
-        self._error_streak[pod.uid] = 0 if status.is_rejected() else self._error_streak.get(pod.uid, 0) + 1
+        """An Error lengthens the pod's run of Errors; a rejection ends it if the cluster changed since it began
+        (rejections while nothing changes, between errors, do not restart the count)."""
+        uid = pod.uid
+        error = not status.is_rejected()
+        self._last_error[uid] = error
+        began, count = self._errors.get(uid, (self.epoch, 0))
+        if error:
+            self._errors[uid] = (began if count else self.epoch, count + 1)
+        elif count and began != self.epoch:
+            del self._errors[uid]
         if binding_cycle:
             self._failed_binding.add(pod.uid)
         else:
@@ -80,6 +100,8 @@ class SettlingPolicy:
         cluster with its own reservation, waits for other changes."""
         self._attempt_epoch[pod.uid] = self.epoch
         for other in woken:
+            if self._given_up(other.uid):
+                continue  # pods waiting on each other's failing bindings would otherwise wake each other for ever
             if other.uid in self._failed_binding:
                 if self._woken_at.get(other.uid) == self.epoch:
                     continue

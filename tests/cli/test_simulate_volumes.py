@@ -200,3 +200,34 @@ def test_a_claim_nothing_provisions_leaves_its_pod_pending_and_the_run_settles(t
                                'running PreBind plugin "VolumeBinding": binding volumes: context deadline exceeded')
     assert sorted(phase for name, (phase, _) in phases.items() if name.startswith("port")) == [
         "Bound", "Bound", "Bound", "Pending"]
+
+
+SHARED_CLAIM = NODES + """apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: wffc}
+provisioner: csi.example.com
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: shared}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, storageClassName: wffc}
+""" + "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: user{i}, labels: {{app: users}}}}
+spec:
+  containers: [{{name: c, image: x}}]
+  volumes: [{{name: d, persistentVolumeClaim: {{claimName: shared}}}}]
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - {{topologyKey: kubernetes.io/hostname, labelSelector: {{matchLabels: {{app: users}}}}}}
+""" for i in range(3))
+
+
+def test_pods_sharing_a_claim_nothing_provisions_do_not_take_turns_for_ever(tmp_path: Path) -> None:
+    """Each pod's PreBind timeout drops a reservation the others were refused for, so they take turns waiting;
+    rejections in between do not restart a pod's run of errors, so each is given up on and the run ends."""
+    result = simulate(tmp_path, SHARED_CLAIM)
+    assert {p["phase"] for p in result["pods"]} == {"Pending"}
