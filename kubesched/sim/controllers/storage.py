@@ -293,7 +293,10 @@ class StorageController:
 
     def on_pod_delete(self, pod: Pod) -> None:
         """The claims a pod owns (its ephemeral volumes') are deleted with it."""
-        for claim in list(self.store.claims()):
+        claims = self.store.claims()
+        if not claims:
+            return
+        for claim in list(claims):
             if claim.namespace == pod.namespace and any(
                     ref.controller and ref.uid == pod.uid for ref in claim.metadata.owner_references):
                 self.store.delete(claim)
