@@ -135,15 +135,15 @@ def _ephemeral(name: str = "deployment-ephemeral") -> Case:
 
 
 def _prebound(name: str = "prebound-volume") -> Case:
-    """A pod's claims bound to pre-bound volumes on n2 (one by the volume's claimRef, one by the claim's
-    volumeName), though a smaller free volume would fit both."""
+    """A pod's claim bound to the volume pre-bound to it by the volume's claimRef on n2, though a smaller free
+    volume would fit it. (A claim naming its volume in volumeName was compared too, but the real PV controller left
+    it Pending in loaded CI runs and bound it in quiet ones: left out until that is understood.)"""
     static, n2 = f"{name}-static", f"{name}-n2"
     return Case(name, (
         create(node("n1"), node("n2"), storage_class(static, "Immediate"),
                volume(f"{name}-reserved", static, "5Gi", host=n2, claim=(name, "data")),
-               volume(f"{name}-named", static, "5Gi", host=n2), volume(f"{name}-free", static, "1Gi"),
-               claim("data", static), claim("named", static, volume_name=f"{name}-named"),
-               pod_with_claims("app", "data", "named")),), exact_nodes=True)
+               volume(f"{name}-free", static, "1Gi"), claim("data", static),
+               pod_with_claims("app", "data")),), exact_nodes=True)
 
 
 STORAGE_CASES: tuple[Case, ...] = (_local_volumes(), _provisioned(), _ephemeral(), _prebound())
