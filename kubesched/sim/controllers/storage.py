@@ -152,8 +152,8 @@ class StorageController:
                 self._queue(changed.key)
         elif isinstance(changed, PersistentVolume) and new is not None:
             ref = changed.claim_ref
-            if ref is not None:
-                self._queue(ref.key)
+            if ref is not None and self.store.claim(ref.namespace, ref.name) is not None:
+                self._queue(ref.key)  # syncVolume queues the claim it names only when that claim exists
             for claim in self._unbound_claims():
                 if claim_class(claim) == volume_class(changed):
                     self._queue(claim.key)

@@ -130,6 +130,17 @@ def test_a_claim_naming_a_pv_that_does_not_fit_it_stays_pending(tmp_path: Path, 
         ("Warning", f'Cannot bind to requested volume "named": {problem}')]
 
 
+def test_claims_are_synced_in_their_order_not_their_pvs(tmp_path: Path, registry: PluginRegistry) -> None:
+    """A PV pre-bound to a claim not created yet queues nothing: the claims are synced in their own order, so the
+    first claim, naming a PV of another class, is refused it (VolumeMismatch) before the second claim (too big for
+    the PV pre-bound to it) takes that PV, as kube-controller-manager did (the random storage fidelity test)."""
+    sim = run(tmp_path, STATIC + pv("big", "10Gi") + pv("small", "1Gi", claim="second")
+              + pvc("first", "other", extra="  volumeName: big\n") + pvc("second", size="3Gi"), registry)
+    assert (claim_of(sim, "first").phase, claim_of(sim, "second").volume_name) == ("Pending", "big")
+    assert [(e.name, e.reason) for e in sim.cluster.events if e.kind == "PersistentVolumeClaim"] == [
+        ("first", "VolumeMismatch")]
+
+
 def test_a_pv_bound_to_another_claim_is_refused(tmp_path: Path, registry: PluginRegistry) -> None:
     """A claim naming a PV whose claimRef names another claim: FailedBinding, as the PV controller reports it."""
     sim = run(tmp_path, STATIC + pv("taken", claim="other") + pvc("data", extra="  volumeName: taken\n"), registry)
