@@ -39,9 +39,10 @@ from kubesched.plugins.volume_binding.claims import (
     is_fully_bound,
     volume_class,
 )
-from kubesched.plugins.volume_binding.matching import find_matching_volume, is_bound_to
+from kubesched.plugins.volume_binding.matching import access_modes_fit, find_matching_volume, is_bound_to
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.sim.controllers.provisioning import (
+    MIGRATED_PROVISIONERS,
     PROVISIONED_BY_ANNOTATION,
     immediate_segment,
     provisioned_volume,
@@ -63,6 +64,30 @@ class StorageSettings:
 
     provisioning_delay: float = 5.0
     provisioners: tuple[str, ...] | None = None
+
+
+def is_in_tree(provisioner: str) -> bool:
+    """Whether the PV controller looks for an in-tree plugin for ``provisioner`` (a ``kubernetes.io/`` name not
+    migrated to CSI, such as ``kubernetes.io/no-provisioner``): v1.32 has none that provisions by default."""
+    return provisioner.startswith("kubernetes.io/") and provisioner not in MIGRATED_PROVISIONERS
+
+
+def volume_mismatch(volume: PersistentVolume, claim: PersistentVolumeClaim) -> str | None:
+    """checkVolumeSatisfyClaim: why the PV a claim names cannot be bound to it (the PV controller's words), or
+    None when it fits: not being deleted, holding the request, of the claim's class, volume mode and access
+    modes."""
+    if volume.metadata.deletion_timestamp is not None:
+        return f'the volume is marked for deletion "{volume.name}"'
+    requested = claim.spec.storage.value() if claim.spec.storage is not None else 0
+    if (volume.capacity.value() if volume.capacity is not None else 0) < requested:
+        return "requested PV is too small"
+    if volume_class(volume) != claim_class(claim):
+        return "storageClassName does not match"
+    if volume.volume_mode != claim.spec.volume_mode:
+        return "incompatible volumeMode"
+    if not access_modes_fit(claim, volume):
+        return "incompatible accessMode"
+    return None
 
 
 class StorageController:
@@ -112,8 +137,8 @@ class StorageController:
                 self._queue(changed.key)
         elif isinstance(changed, PersistentVolume) and new is not None:
             ref = changed.claim_ref
-            if ref is not None:
-                self._queue(ref.key)
+            if ref is not None and self.store.claim(ref.namespace, ref.name) is not None:
+                self._queue(ref.key)  # syncVolume queues the claim it names only when that claim exists
             for claim in self._unbound_claims():
                 if claim_class(claim) == volume_class(changed):
                     self._queue(claim.key)
@@ -134,7 +159,11 @@ class StorageController:
             volume = self.store.volume(claim.volume_name)
             if volume is None:
                 return  # a PV the claim names that does not exist (yet): the claim stays Pending
-            if volume.claim_ref is None or is_bound_to(volume, claim):
+            problem = volume_mismatch(volume, claim) if volume.claim_ref is None else None
+            if problem is not None:
+                self._event(claim, "Warning", "VolumeMismatch",
+                            f'Cannot bind to requested volume "{volume.name}": {problem}')
+            elif volume.claim_ref is None or is_bound_to(volume, claim):
                 self._bind(volume, claim)
             else:
                 self._event(claim, "Warning", "FailedBinding",
@@ -159,6 +188,9 @@ class StorageController:
         elif storage_class is None:
             self._event(claim, "Warning", "ProvisioningFailed",
                         f'storageclass.storage.k8s.io "{claim_class(claim)}" not found')
+        elif is_in_tree(storage_class.provisioner):  # findProvisionablePlugin: no in-tree plugin provisions it
+            self._event(claim, "Warning", "ProvisioningFailed",
+                        f"no volume plugin matched name: {storage_class.provisioner}")
         else:
             self._provision(claim, storage_class)
 
@@ -222,9 +254,14 @@ class StorageController:
         if claim.key in self._provisioning or not provisioner_runs(provisioner, self.settings.provisioners,
                                                                    self.store):
             return
-        self._provisioning.add(claim.key)
         self._event(claim, "Normal", "Provisioning",
                     f'External provisioner is provisioning volume for claim "{claim.key}"')
+        if claim.spec.selector is not None:  # the external-provisioner's answer, final
+            self._event(claim, "Warning", "ProvisioningFailed",
+                        f'failed to provision volume with StorageClass "{storage_class.name}": '
+                        "claim Selector is not supported")
+            return
+        self._provisioning.add(claim.key)
         self.cluster.after(self.settings.provisioning_delay, lambda: self._create_volume(claim.key))
 
     def _create_volume(self, key: str) -> None:

@@ -114,6 +114,33 @@ def test_a_claim_naming_a_missing_pv_stays_pending(tmp_path: Path, registry: Plu
         "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims.")
 
 
+@pytest.mark.parametrize(("volume", "extra", "problem"), [
+    pytest.param(pv("named", "500Mi"), "", "requested PV is too small", id="too-small"),
+    pytest.param(pv("named", cls="other"), "", "storageClassName does not match", id="another-class"),
+    pytest.param(pv("named"), "  volumeMode: Block\n", "incompatible volumeMode", id="another-volume-mode"),
+    pytest.param(pv("named", modes="[ReadWriteOncePod]"), "", "incompatible accessMode", id="other-access-modes"),
+])
+def test_a_claim_naming_a_pv_that_does_not_fit_it_stays_pending(tmp_path: Path, registry: PluginRegistry,
+                                                                volume: str, extra: str, problem: str) -> None:
+    """A claim naming a free PV that does not satisfy it (checkVolumeSatisfyClaim) is not bound: VolumeMismatch,
+    as kube-controller-manager v1.32 reports it (seen in tests/kube/test_fidelity_storage_random.py)."""
+    sim = run(tmp_path, STATIC + volume + pvc("data", extra=f"  volumeName: named\n{extra}"), registry)
+    assert (claim_of(sim, "data").phase, volume_of(sim, "named").claim_ref) == ("Pending", None)
+    assert [(e.type, e.message) for e in events(sim, "VolumeMismatch")] == [
+        ("Warning", f'Cannot bind to requested volume "named": {problem}')]
+
+
+def test_claims_are_synced_in_their_order_not_their_pvs(tmp_path: Path, registry: PluginRegistry) -> None:
+    """A PV pre-bound to a claim not created yet queues nothing: the claims are synced in their own order, so the
+    first claim, naming a PV of another class, is refused it (VolumeMismatch) before the second claim (too big for
+    the PV pre-bound to it) takes that PV, as kube-controller-manager did (the random storage fidelity test)."""
+    sim = run(tmp_path, STATIC + pv("big", "10Gi") + pv("small", "1Gi", claim="second")
+              + pvc("first", "other", extra="  volumeName: big\n") + pvc("second", size="3Gi"), registry)
+    assert (claim_of(sim, "first").phase, claim_of(sim, "second").volume_name) == ("Pending", "big")
+    assert [(e.name, e.reason) for e in sim.cluster.events if e.kind == "PersistentVolumeClaim"] == [
+        ("first", "VolumeMismatch")]
+
+
 def test_a_pv_bound_to_another_claim_is_refused(tmp_path: Path, registry: PluginRegistry) -> None:
     """A claim naming a PV whose claimRef names another claim: FailedBinding, as the PV controller reports it."""
     sim = run(tmp_path, STATIC + pv("taken", claim="other") + pvc("data", extra="  volumeName: taken\n"), registry)
@@ -192,6 +219,26 @@ def test_a_provisioner_not_shown_running_does_not_provision(tmp_path: Path, regi
     assert list(sim.cluster.storage.volumes()) == []
 
 
+@pytest.mark.parametrize(("provisioner", "reason", "message"), [
+    pytest.param("kubernetes.io/no-provisioner", "ProvisioningFailed",
+                 "no volume plugin matched name: kubernetes.io/no-provisioner", id="in-tree-name-without-a-plugin"),
+    pytest.param("kubernetes.io/aws-ebs", "ExternalProvisioning",
+                 "Waiting for a volume to be created either by the external provisioner 'kubernetes.io/aws-ebs' or "
+                 "manually by the system administrator. If volume creation is delayed, please verify that the "
+                 "provisioner is running and correctly registered.", id="in-tree-name-migrated-to-csi"),
+])
+def test_an_in_tree_provisioner_name_is_looked_up_among_the_plugins(tmp_path: Path, registry: PluginRegistry,
+                                                                    provisioner: str, reason: str,
+                                                                    message: str) -> None:
+    """A kubernetes.io/ provisioner not migrated to CSI is an in-tree plugin the v1.32 PV controller does not have:
+    ProvisioningFailed and no provisioner annotation (seen on kube-controller-manager); a migrated one is left to
+    its CSI driver, as an external provisioner."""
+    sim = run(tmp_path, storage_class("fast", provisioner) + pvc("data", "fast"), registry)
+    annotated = claim_of(sim, "data").metadata.annotations.get("volume.kubernetes.io/storage-provisioner")
+    assert (annotated, [(e.reason, e.message) for e in sim.cluster.events]) == (
+        provisioner if reason == "ExternalProvisioning" else None, [(reason, message)])
+
+
 @pytest.mark.parametrize(("extra", "settings"), [
     pytest.param(CSI_DRIVER, None, id="csidriver-in-the-input"),
     pytest.param("", StorageSettings(provisioners=("csi.example.com",)), id="named"),
@@ -209,6 +256,17 @@ def test_a_running_provisioner_provisions_after_the_delay(tmp_path: Path, regist
         (f"pvc-{claim.metadata.uid}", "3Gi", ("ReadWriteOnce",), "fast")
     assert volume.metadata.annotations["pv.kubernetes.io/provisioned-by"] == "csi.example.com"
     assert [e.time for e in events(sim, "ProvisioningSucceeded")] == [5.0]
+
+
+def test_a_provisioner_refuses_a_claim_with_a_selector(tmp_path: Path, registry: PluginRegistry) -> None:
+    """A CSI external-provisioner does not provision a claim with a label selector: ProvisioningFailed, and the
+    claim stays pending (the real one's answer is final: ProvisioningFinished)."""
+    sim = run(tmp_path, zoned("n1", "z1") + storage_class("fast") + CSI_DRIVER
+              + pvc("data", "fast", extra="  selector: {matchLabels: {disk: ssd}}\n"), registry)
+    assert claim_of(sim, "data").phase == "Pending"
+    assert list(sim.cluster.storage.volumes()) == []
+    assert [(e.type, e.message) for e in events(sim, "ProvisioningFailed")] == [
+        ("Warning", 'failed to provision volume with StorageClass "fast": claim Selector is not supported')]
 
 
 def test_the_provisioning_delay_is_a_setting(tmp_path: Path, registry: PluginRegistry) -> None:
