@@ -11,9 +11,11 @@ node among those with the best final score in kube-scheduler's log (the same nod
 same PV for each claim it binds (a static one by name; provisioned ones alike), or, for a pod that fits nowhere,
 the same message; for a pod whose claims nothing binds, the same PreBind error on such a node. Both sides run with
 VolumeBinding's ``bindTimeoutSeconds`` at 5 (the same KubeSchedulerConfiguration file) so that such a pod fails
-in seconds rather than ten minutes. ``KUBESCHED_STORAGE_FIDELITY_CLUSTERS`` sets how many clusters (default 30),
-``KUBESCHED_STORAGE_FIDELITY_ONLY`` which of them run (``21,90``: to replay a difference); the tally (``-s``
-shows it) counts the decisions by kind.
+in seconds rather than ten minutes. From scratch too: ``simulate`` of each cluster's objects as the test created
+them must bind the claims as kube-controller-manager and the provisioner did, with the PV controller's first
+event per claim alike, and decide the first pod alike. ``KUBESCHED_STORAGE_FIDELITY_CLUSTERS`` sets how many
+clusters (default 30), ``KUBESCHED_STORAGE_FIDELITY_ONLY`` which of them run (``21,90``: to replay a difference);
+the tally (``-s`` shows it) counts the decisions by kind.
 """
 
 from __future__ import annotations
