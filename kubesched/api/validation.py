@@ -171,12 +171,10 @@ def _resource_name_problems(name: str, *, containers: bool = True, quota: bool =
         if "/" not in name and not (name in _QUOTA_RESOURCES
                                     or name.startswith((_HUGEPAGES_PREFIX, "requests." + _HUGEPAGES_PREFIX))):
             problems.append("must be a standard resource for quota")
-    elif not containers:
-        pass
-    elif "/" not in name:
+    elif containers and "/" not in name:
         if name not in _CONTAINER_RESOURCES and not name.startswith(_HUGEPAGES_PREFIX):
             problems.append("must be a standard resource for containers")
-    elif not is_native_resource(name) and not is_extended_resource_name(name):
+    elif containers and not is_native_resource(name) and not is_extended_resource_name(name):
         problems.append("doesn't follow extended resource name standard")
     return [f"Invalid value: {_shown_name(name)}: {problem}" for problem in problems]
 
