@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -32,16 +31,18 @@ class Resource:
         res = cls()
         for name, raw in amounts.items():
             amount = raw.amount if isinstance(raw, Quantity) else raw
+            # ceil(num / den) in integers: exact, and much cheaper than Fraction arithmetic.
+            num, den = amount.numerator, amount.denominator
             if name == CPU:
-                res.milli_cpu += math.ceil(amount * 1000)
+                res.milli_cpu += -(-num * 1000 // den)
             elif name == MEMORY:
-                res.memory += math.ceil(amount)
+                res.memory += -(-num // den)
             elif name == EPHEMERAL_STORAGE:
-                res.ephemeral_storage += math.ceil(amount)
+                res.ephemeral_storage += -(-num // den)
             elif name == PODS:
-                res.allowed_pod_number += math.ceil(amount)
+                res.allowed_pod_number += -(-num // den)
             elif is_scalar_resource_name(name):
-                res.scalar_resources[name] = res.scalar_resources.get(name, 0) + math.ceil(amount)
+                res.scalar_resources[name] = res.scalar_resources.get(name, 0) - (-num // den)
         return res
 
     def add(self, other: Resource) -> None:

@@ -113,15 +113,25 @@ class SchedulingQueue:
         self._in_flight = InFlight()
         self.scheduling_cycle = 0
         self.move_request_cycle = -1
+        #: The PodInfo derived last: consecutive pods of one template share its containers, so their requests and
+        #: host ports are taken from it instead of derived again (PodInfo.for_pod checks the sharing).
+        self._last_derived: PodInfo | None = None
 
     # -- adding ------------------------------------------------------------------------------------
     def add(self, pod: Pod) -> QueuedPodInfo:
         """A new unscheduled pod (kube-scheduler's Add): into activeQ, out of any other queue, and nominated as its
         status says; a pod PreEnqueue gates goes to the unschedulable pods instead (or stays in activeQ or backoffQ
         if it is already there)."""
-        info = QueuedPodInfo(PodInfo.of(pod), self._clock.now())
+        info = QueuedPodInfo(self._derive(pod), self._clock.now())
         if self._move_to_active(info, EVENT_POD_ADD):
             self.nominator.add_nominated_pod(info.pod_info)
+        return info
+
+    def _derive(self, pod: Pod) -> PodInfo:
+        """The PodInfo of a pod entering the queue, reusing the last one's derived amounts when they share them."""
+        last = self._last_derived
+        info = last.for_pod(pod) if last is not None else PodInfo.of(pod)
+        self._last_derived = info
         return info
 
     def _run_pre_enqueue(self, info: QueuedPodInfo) -> bool:
@@ -324,7 +334,7 @@ class SchedulingQueue:
         uid = old.uid
         info = self._queued(uid)
         if info is None:  # kube-scheduler's "if pod is not in any of the queues, we put it in the active queue"
-            info = QueuedPodInfo(PodInfo.of(new), self._clock.now())
+            info = QueuedPodInfo(self._derive(new), self._clock.now())
             if self._move_to_active(info, EVENT_POD_UPDATE):
                 self.nominator.add_nominated_pod(info.pod_info)
             return
