@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kubesched.api.quantity import Quantity
 from kubesched.api.resources import (
@@ -175,3 +178,13 @@ def test_get_reads_a_resource_by_kubernetes_name(name: str, value: int) -> None:
     resource = Resource(milli_cpu=1500, memory=GI, ephemeral_storage=7, allowed_pod_number=3,
                         scalar_resources={"nvidia.com/gpu": 2})
     assert resource.get(name) == value
+
+
+@given(st.dictionaries(st.sampled_from(["cpu", "memory", "ephemeral-storage", "pods", "nvidia.com/gpu"]),
+                       st.fractions(min_value=0, max_value=10**12, max_denominator=10**6), max_size=5))
+def test_from_amounts_rounds_up_exactly_as_ceil(amounts: dict[str, Fraction]) -> None:
+    """The integer rounding equals math.ceil of the exact amount (millicores for cpu) for every amount."""
+    scale = {"cpu": 1000}
+    expected = {name: math.ceil(amount * scale.get(name, 1)) for name, amount in amounts.items()}
+    resource = Resource.from_amounts(amounts)
+    assert {name: resource.get(name) for name in amounts} == expected

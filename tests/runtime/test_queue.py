@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from kubesched.api.pod import Pod
+from kubesched.api.replace import replaced
 from kubesched.framework._events import NODE_ADD
+from kubesched.framework._node_info import PodInfo
 from kubesched.framework._status import Status
 from kubesched.framework._types import QueuedPodInfo
 from kubesched.plugins.priority_sort import PrioritySort
@@ -223,3 +225,25 @@ class TestGating:
         queue.add(make_pod("g").obj())
         assert queue.move_all_to_active_or_backoff(NODE_ADD) == 0
         assert queue.active_count() == 0
+
+
+class TestDerivedPodInfo:
+    """Tests for the PodInfo the queue derives for each pod it takes in."""
+
+    def test_pods_sharing_containers_share_the_derived_amounts(self) -> None:
+        """A pod whose containers are the previous pod's very objects reuses its requests; the values are those
+        the pod's own derivation gives."""
+        queue, _ = new_queue()
+        first = make_pod("a").req(cpu="250m", memory="1Gi").obj()
+        second = replaced(first, metadata=replaced(first.metadata, name="b", uid="uid-b"))
+        first_info, second_info = queue.add(first).pod_info, queue.add(second).pod_info
+        assert second_info.requests is first_info.requests
+        assert second_info.pod is second
+        assert second_info.requests == PodInfo.of(second).requests
+
+    def test_pods_with_their_own_containers_derive_their_own_amounts(self) -> None:
+        """A pod built apart from the previous one gets the requests its own containers give."""
+        queue, _ = new_queue()
+        queue.add(make_pod("a").req(cpu="250m").obj())
+        info = queue.add(make_pod("b").req(cpu="1").obj()).pod_info
+        assert info.requests.milli_cpu == 1000
