@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 from kubesched.api.pod import Container, Pod
@@ -23,6 +23,16 @@ NON_ZERO_DEFAULTS: Mapping[str, Fraction] = {
 }
 
 _NATIVE_PREFIX = "kubernetes.io/"
+
+#: The resources every node may carry, in the order outputs show them; the others (extended resources,
+#: hugepages, attachable volumes) follow by name.
+FIRST_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+
+
+def resource_order(names: Iterable[str]) -> list[str]:
+    """``names`` in output order: cpu, memory, ephemeral-storage, pods, then the rest sorted."""
+    unique = set(names)
+    return [n for n in FIRST_RESOURCES if n in unique] + sorted(unique - set(FIRST_RESOURCES))
 
 
 def is_native_resource(name: str) -> bool:

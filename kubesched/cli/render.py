@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from kubesched.api.resources import CPU
+from kubesched.api.resources import CPU, resource_order
 from kubesched.runtime import FastPath, PluginSpec
-from kubesched.sim.node_usage import NodeUsage, is_bytes, resource_order
+from kubesched.sim.node_usage import NodeUsage, is_bytes
 from kubesched.sim.simulate import SimulationResult
 
 # Without a terminal rich would assume 80 columns; a fixed width keeps piped output stable and readable.

@@ -121,6 +121,11 @@ class SchedulerMetrics:
                     family.values.update(self._pending_source())
             yield family
 
+    def total(self, name: str) -> float:
+        """A counter's or gauge's sum over every label set (0 when never set)."""
+        family = next(f for f in self.families() if f.spec.name == name)
+        return sum(v for v in family.values.values() if isinstance(v, int | float))
+
     def value(self, name: str, **labels: str) -> float:
         """A counter's or gauge's current value for ``labels`` (0 when never set); for tests and tools."""
         family = next(f for f in self.families() if f.spec.name == name)

@@ -62,7 +62,7 @@ class Event:
 class RecordedPreemption:
     """One preemption: the preemptor and node, the victims (``ns/name``) in kube-scheduler's order, and for each
     victim whether it was already terminating (an earlier preemption or a user's delete) when it was chosen; then
-    the uids of the preemptor and of each victim."""
+    the uids of the preemptor and of each victim, and when it happened."""
 
     preemptor: str
     node: str
@@ -70,6 +70,8 @@ class RecordedPreemption:
     already_terminating: tuple[bool, ...]
     preemptor_uid: str = ""
     victim_uids: tuple[str, ...] = ()
+    #: When the preemption happened, in simulated seconds.
+    time: float = 0.0
 
 
 class InMemoryCluster:
@@ -340,7 +342,7 @@ class InMemoryCluster:
         self.preemptions.append(RecordedPreemption(
             preemptor.key, node_name, tuple(v.key for v in victims),
             tuple(v.metadata.deletion_timestamp is not None for v in victims), preemptor.uid,
-            tuple(v.uid for v in victims)))
+            tuple(v.uid for v in victims), self.clock.now()))
 
     def get_namespace_labels(self, name: str) -> Mapping[str, str]:
         """A namespace's labels; namespaces absent from the input carry only their name label."""

@@ -3,26 +3,25 @@ and the Nodes table (docs/simulate.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from fractions import Fraction
 
 import attrs
 
 from kubesched.api.node import Node
 from kubesched.api.quantity import BINARY_SI, DECIMAL_SI, canonical_text
-from kubesched.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar_resource_name
+from kubesched.api.resources import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    FIRST_RESOURCES,
+    MEMORY,
+    PODS,
+    is_scalar_resource_name,
+    resource_order,
+)
 from kubesched.framework._node_info import NodeInfo
 
-#: The resources every node may carry, in the order the output shows them; the others (extended resources,
-#: hugepages, attachable volumes) follow by name.
-FIRST_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
 _HUGEPAGES = "hugepages-"
-
-
-def resource_order(names: Iterable[str]) -> list[str]:
-    """``names`` in output order: cpu, memory, ephemeral-storage, pods, then the rest sorted."""
-    unique = set(names)
-    return [n for n in FIRST_RESOURCES if n in unique] + sorted(unique - set(FIRST_RESOURCES))
 
 
 def is_bytes(name: str) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import attrs
 
+from kubesched.analysis import RunAnalysis
 from kubesched.metrics import SchedulerMetrics, metrics_json
 from kubesched.runtime import Attempt, PluginFailure
 from kubesched.sim.cluster import Event
@@ -52,7 +53,7 @@ class PodResult:
 class Preemption:
     """One preemption: the preemptor (``namespace/name``), the node, its victims in kube-scheduler's order and, per
     victim, whether it was already terminating when chosen (kube-scheduler chooses such pods again: they hold their
-    resources); then the uids of the preemptor and of each victim, in the same order."""
+    resources); then the uids of the preemptor and of each victim, in the same order, and when it happened."""
 
     preemptor: str
     node: str
@@ -60,10 +61,12 @@ class Preemption:
     victims_already_terminating: tuple[bool, ...] = ()
     preemptor_uid: str = ""
     victim_uids: tuple[str, ...] = ()
+    #: When it happened, in simulated seconds.
+    time: float = 0.0
 
     def to_json(self) -> dict[str, object]:
         """The preemption's entry of the result's ``preemptions`` key."""
-        return {"preemptor": self.preemptor, "preemptorUid": self.preemptor_uid, "node": self.node,
+        return {"time": self.time, "preemptor": self.preemptor, "preemptorUid": self.preemptor_uid, "node": self.node,
                 "victims": list(self.victims), "victimUids": list(self.victim_uids),
                 "victimsAlreadyTerminating": list(self.victims_already_terminating)}
 
@@ -87,6 +90,8 @@ class SimulationResult:
     explain: dict[str, tuple[Attempt, ...]] | None = None
     #: For a scenario run: its name, end time and each step's virtual time (the JSON's ``scenario`` key).
     scenario: Mapping[str, object] | None = None
+    #: The run metrics and their series (the JSON's ``analysis`` key, docs/analysis.md).
+    analysis: RunAnalysis | None = attrs.field(default=None, eq=False)
 
     def plugin_error_summary(self) -> list[str]:
         """One line per failing plugin and extension point: how often, on how many pods, and the first failure."""
@@ -106,6 +111,7 @@ class SimulationResult:
             "preemptions": [p.to_json() for p in self.preemptions],
             "events": [e.to_json() for e in self.events],
             "metrics": metrics_json(self.metrics) if self.metrics is not None else {},
+            **({} if self.analysis is None else {"analysis": self.analysis.to_json()}),
             **({} if self.explain is None else
                {"explain": {key: [a.to_json() for a in attempts] for key, attempts in self.explain.items()}}),
         }

@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
 from kubesched.admission.errors import AdmissionError
+from kubesched.analysis import RunAnalysis, RunRecorder, analyse
 from kubesched.api.apps import CronJob
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
@@ -144,7 +145,7 @@ class Simulation:
     def __init__(self, cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry,
                  *, seed: int = 0, progress: SimulationProgress | None = None,
                  explainer: Explainer | None = None, controllers: ControllerSettings | None = None,
-                 storage: StorageSettings | None = None) -> None:
+                 storage: StorageSettings | None = None, reference_pod: Mapping[str, int] | None = None) -> None:
         self.input = cluster_input
         self.seed = seed
         #: The workload controllers, running when the input has workloads or ``controllers`` settings are given
@@ -174,6 +175,10 @@ class Simulation:
         #: The PV controller, provisioners and ephemeral volume controller (kubesched/sim/controllers/storage.py).
         self.storage = StorageController(self.cluster, seed=seed, settings=storage)
         self.scheduler.attempt_observer = self.policy
+        #: The run's log for its metrics (kubesched.analysis); ``reference_pod`` is their fragmentation's pod.
+        self.recorder = RunRecorder(self.clock)
+        self.cluster.subscribe(self.recorder)
+        self.reference_pod = reference_pod
         self.pods = [p for p in cluster_input.pods if p.status.phase not in TERMINATED_PHASES]
         self.progress = progress
         if progress is not None:
@@ -257,6 +262,7 @@ class Simulation:
                 self.admission.quotas.admit(pod)
             except AdmissionError as error:
                 self.rejected[pod.uid] = error.api_message()
+                self.recorder.rejected(pod)
                 return False
         self.cluster.add_pod(pod)
         return True
@@ -407,12 +413,19 @@ class Simulation:
                                          live.status.nominated_node_name or None, live.priority,
                                          self._pending_message(live, gated), uid, _owner(live)))
         preemptions = tuple(Preemption(p.preemptor, p.node, p.victims, p.already_terminating, p.preemptor_uid,
-                                       p.victim_uids) for p in self.cluster.preemptions)
+                                       p.victim_uids, p.time) for p in self.cluster.preemptions)
         explainer = self.scheduler.explainer
         explain = None if explainer is None else {key: tuple(a) for key, a in explainer.attempts.items()}
         return SimulationResult(self.seed, tuple(results), preemptions, tuple(self.cluster.events), self._usage(),
                                 tuple(self.warnings + self._plugin_warnings()), tuple(self.scheduler.plugin_failures()),
-                                self.scheduler.metrics, explain)
+                                self.scheduler.metrics, explain, analysis=self.analysis(results, preemptions))
+
+    def analysis(self, pods: Sequence[PodResult], preemptions: Sequence[Preemption]) -> RunAnalysis:
+        """The run metrics so far (docs/analysis.md), from the run's log and its pods' outcomes."""
+        attempts = self.scheduler.metrics.total("scheduler_schedule_attempts_total")
+        return analyse(self.recorder.log, end_time=self.clock.now(), phases=[(p.uid, p.phase) for p in pods],
+                       preemptions=[(p.time, p.victim_uids) for p in preemptions], attempts=int(attempts),
+                       reference=self.reference_pod)
 
     def _plugin_warnings(self) -> list[str]:
         """Plugin failures that have no pod to be reported on (a QueueSort plugin that raised), and plugins whose
@@ -456,9 +469,11 @@ def _slow_warning(record: SlowCalls, budget: float) -> str:
 
 def simulate(cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry, *,
              seed: int = 0, progress: SimulationProgress | None = None,
-             explainer: Explainer | None = None, storage: StorageSettings | None = None) -> SimulationResult:
+             explainer: Explainer | None = None, storage: StorageSettings | None = None,
+             reference_pod: Mapping[str, int] | None = None) -> SimulationResult:
     """Simulate scheduling ``cluster_input`` with ``config``; the same input and seed give the same result.
     ``progress`` is told how far the run got and ``explainer`` records the attempts of the pods it names; neither
-    changes a placement. ``storage`` sets the provisioning delay and which provisioners run."""
+    changes a placement. ``storage`` sets the provisioning delay and which provisioners run; ``reference_pod``
+    the requests of the fragmentation metrics' reference pod."""
     return Simulation(cluster_input, config, registry, seed=seed, progress=progress, explainer=explainer,
-                      storage=storage).run()
+                      storage=storage, reference_pod=reference_pod).run()

@@ -11,12 +11,13 @@ import pytest
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.api.resources import resource_order
 from kubesched.api.storage import StorageObject
 from kubesched.cli.render import console, print_nodes
 from kubesched.io.load import ClusterInput
 from kubesched.profiles import load_config
 from kubesched.runtime import PluginRegistry
-from kubesched.sim.node_usage import NodeUsage, quantity_text, resource_order
+from kubesched.sim.node_usage import NodeUsage, quantity_text
 from kubesched.sim.simulate import SimulationResult, simulate
 from kubesched.testing import make_csi_node, make_node, make_pod, make_pv, make_pvc
 
