@@ -102,11 +102,13 @@ def analyse(log: RunLog, *, end_time: float, phases: Sequence[tuple[str, str]],
     builder = SeriesBuilder(columns)
 
     def row() -> list[float]:
-        values: list[float] = [counts[o] for o in OUTCOMES] + [counts["preemptions"]]
+        values: list[float] = [counts[o] for o in OUTCOMES]
+        values.append(counts["preemptions"])
         for t in tally.tallies.values():
             s = t.spread()
             values += [t.allocated, t.allocatable, t.ratio(), s.mean, s.max, s.p95, s.cv, s.jain]
-        values += [tally.copies, tally.nodes_without_room] + [tally.stranded[n] for n in names]
+        values += [tally.copies, tally.nodes_without_room]
+        values.extend(tally.stranded[n] for n in names)
         return values
 
     for index, (when, _, change) in enumerate(steps):
