@@ -45,3 +45,26 @@ def test_series_block_is_current(run_cli: RunCli, arguments: str, expected: str)
     assert series["time"] == shown["time"]
     assert {name: series["values"][name] for name in shown["values"]} == shown["values"]
     assert f"of the {len(series['values'])} columns" in DOC
+
+
+def test_the_compare_example_is_current(run_cli: RunCli) -> None:
+    """The page's compare tables are what the command prints at 110 columns."""
+    [(arguments, expected)] = blocks("compare-output")
+    done = run_cli(*shlex.split(arguments), env={"COLUMNS": "110"})
+    assert done.returncode == 0, done.stderr
+    assert "\n".join(line.rstrip() for line in done.stdout.splitlines()) + "\n" == expected
+
+
+def test_the_compare_json_excerpt_is_current(run_cli: RunCli) -> None:
+    """The figures and the first placement the page's Comparison excerpt shows are the command's."""
+    done = run_cli("compare", "default", "bin-packing", "-o", "json", "--", "examples/compare/cluster.yaml")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    excerpt = re.search(r'^\{"kind": "Comparison".*?^```', DOC, flags=re.M | re.S)
+    assert excerpt is not None
+    for name in ("pods.bound", "resources.cpu.nodes.max"):
+        assert f'"{name}": {json.dumps(document["metrics"][name])}' in excerpt.group(0)
+        assert f'"{name}": {json.dumps(document["differences"][name])}' in excerpt.group(0)
+    first = document["placements"][0]
+    assert f'"pod": "{first["pod"]}"' in excerpt.group(0)
+    assert f'"nodes": {json.dumps(first["nodes"])}' in excerpt.group(0)
