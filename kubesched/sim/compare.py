@@ -34,11 +34,12 @@ class Placement:
     @property
     def change(self) -> str:
         """How the profiles differ for it: ``moved`` (bound everywhere, not on one node), ``newlyPending`` or
-        ``newlyBound`` (against the first profile), ``preempted`` (preempted under some profiles only), or
-        ``outcome`` (another difference of phase)."""
+        ``newlyBound`` (against the first profile), ``preempted`` or ``evicted`` (preempted, or evicted by a drain,
+        under some profiles only), or ``outcome`` (another difference of phase)."""
         first = self.phases[0]
-        if "Preempted" in self.phases and any(p != "Preempted" for p in self.phases):
-            return "preempted"
+        for gone in ("Preempted", "Evicted"):
+            if gone in self.phases and any(p != gone for p in self.phases):
+                return gone.lower()
         if all(p == PHASE_BOUND for p in self.phases):
             return "moved"
         if first == PHASE_BOUND and PHASE_PENDING in self.phases[1:]:
