@@ -138,5 +138,4 @@ def compare(inputs: ClusterInput | Scenario, profiles: Sequence[tuple[str, Sched
         # The scheduler's metrics read their gauges from the live scheduler: kept, they would keep the whole
         # finished simulation alive under the next run (a larger heap for the collector to walk).
         results.append(attrs.evolve(result, metrics=None))
-        gc.collect()
     return Comparison(tuple(name for name, _ in profiles), tuple(results), seed)
