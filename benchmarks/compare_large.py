@@ -56,7 +56,9 @@ def main() -> None:
     registry = PluginRegistry.discover()
     profiles = [("default", load_config("default", registry)), ("bin-packing", load_config("bin-packing", registry))]
 
-    loads, runs, compares = [], [[], []], []
+    loads: list[float] = []
+    runs: list[list[float]] = [[], []]
+    compares: list[float] = []
     for _ in range(args.repeat):  # interleaved, and the least of each kept: other work only ever adds time
         start = time.process_time()
         cluster = load([path])

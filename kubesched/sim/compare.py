@@ -3,7 +3,6 @@ the pods each profile placed differently (docs/analysis.md, "Comparing profiles"
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Sequence
 
 import attrs
