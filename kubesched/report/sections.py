@@ -65,7 +65,7 @@ def _simulation_sections(document: SimulationDocument, title: str) -> list[Secti
     run = document.run
     pods = ", ".join(f"{count} {phase}" for phase, count in document.phases.items()) or "none"
     facts = [f"Seed {document.seed}", *([f"scenario {document.scenario}"] if document.scenario else []),
-             f"pods: {pods}", *([f"{len(run.nodes)} node(s)"] if run.nodes is not None else []),
+             f"pods by phase: {pods}", *([f"{len(run.nodes)} node(s)"] if run.nodes is not None else []),
              f"ended at {number(run.end_time)} s of virtual time"]
     blocks: list[Block] = [Text("; ".join(facts) + ".")]
     if run.series is None and not run.metrics:
