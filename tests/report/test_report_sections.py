@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from kubesched.report import Report, Table, Text, build_report, read_results
+from tests.conftest import EXAMPLES
+from tests.report.conftest import kubesched_stdout
 
 
 def report_of(results: dict[str, Path], *names: str) -> Report:
@@ -142,3 +144,10 @@ def test_a_result_without_analysis_says_it_has_no_metrics(tmp_path: Path) -> Non
     texts = [b.text for b in report.sections[0].blocks if isinstance(b, Text)]
     assert any("no analysis key" in text for text in texts)
     assert [p.title for p in report.plots()] == ["Allocation per node"]
+
+
+def test_a_yaml_result_reads_as_its_json(tmp_path: Path, results: dict[str, Path]) -> None:
+    """simulate -o yaml and -o json of the same run make the same report."""
+    path = tmp_path / "preemption.yaml"
+    path.write_text(kubesched_stdout("simulate", str(EXAMPLES / "preemption"), "--explain", "critical", "-o", "yaml"))
+    assert report_of({"yaml": path}, "yaml") == report_of(results, "preemption.json")
