@@ -8,9 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kubesched.errors import InputError
+from kubesched.io import yaml_reader
 from kubesched.io.errors import InputErrorList
 from kubesched.report.checks import Checker
 from kubesched.report.documents import ComparisonDocument, SimulationDocument, read_comparison, read_simulation
@@ -20,6 +19,8 @@ from kubesched.validation import MANIFEST
 Document = SimulationDocument | ComparisonDocument | SweepDocument
 
 KINDS = ("SimulationResult", "Comparison")
+#: A result nests a few levels (an explained attempt's scores: six); far deeper is not a result.
+YAML_RULES = yaml_reader.YamlRules(100, "nesting deeper than {limit} levels")
 _WHAT = ("kubesched report reads SimulationResult and Comparison documents (simulate and compare -o json|yaml) "
          "and sweeps' .parquet files")
 
@@ -71,14 +72,11 @@ def _parse(text: str) -> tuple[Any, str | None]:
         try:
             return json.loads(text), None
         except json.JSONDecodeError as exc:
-            return None, f"line {exc.lineno} column {exc.colno}: not valid JSON: {exc.msg}"
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+            return None, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
     try:
-        documents = list(yaml.load_all(text, Loader=loader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1} column {mark.column + 1}: " if mark is not None else ""
-        return None, f"{where}not valid YAML: {getattr(exc, 'problem', None) or exc}"
+        documents = list(yaml_reader.documents(text, YAML_RULES))
+    except yaml_reader.YamlError as exc:
+        return None, str(exc)
     if len(documents) != 1:
         return None, f"holds {len(documents)} YAML documents; a result file holds one"
     return documents[0], None

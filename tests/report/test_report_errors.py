@@ -20,8 +20,9 @@ def report(tmp_path: Path, *names: str) -> Result:
 
 
 @pytest.mark.parametrize(("name", "text", "errors"), [
-    pytest.param("r.json", '{"kind": ', ["line 1 column 10: not valid JSON: Expecting value"], id="json-syntax"),
-    pytest.param("r.yaml", "a: [\n", ["line 2 column 1: not valid YAML: did not find expected node content"],
+    pytest.param("r.json", '{"kind": ', ["invalid JSON at line 1 column 10: Expecting value"], id="json-syntax"),
+    pytest.param("r.yaml", "a: [\n",
+                 ["invalid YAML at line 2 column 1: expected the node content, but found '<stream end>'"],
                  id="yaml-syntax"),
     pytest.param("r.yaml", "- 1\n", [f"expected a result document (an object with a kind), not a list; {READS}"],
                  id="not-an-object"),
