@@ -5,6 +5,7 @@ the page fetches nothing."""
 from __future__ import annotations
 
 import html
+import json
 from typing import Any
 
 from kubesched.errors import KubeschedError
@@ -96,11 +97,17 @@ def _table(table: Table) -> str:
 
 
 def _plot(plot: Plot, div_id: str) -> str:
-    """The figure's div and the script drawing it (plotly's own HTML, under ``div_id``)."""
+    """The figure's div and the script drawing it under ``div_id``: the figure as plotly's JSON (its standard-library
+    engine, so the bytes do not depend on which JSON library is installed), drawn by Plotly.newPlot."""
     import plotly.io as pio
 
     figure = plot.build()
     height = figure.layout.height or 450
-    markup = pio.to_html(figure, include_plotlyjs=False, full_html=False, div_id=div_id, config=PLOT_CONFIG,
-                         default_width="100%", default_height=f"{height}px", validate=True)
-    return f'<figure class="plot" aria-label="{_e(plot.title)}">\n{markup.strip()}\n</figure>'
+    spec = pio.to_json(figure, validate=True, pretty=False, engine="json").replace("</", "<\\/")
+    config = json.dumps(PLOT_CONFIG)
+    return "\n".join([
+        f'<figure class="plot" aria-label="{_e(plot.title)}">',
+        f'<div id="{div_id}" class="plotly-graph-div" style="height:{height}px; width:100%;"></div>',
+        f'<script type="text/javascript">(function () {{ const figure = {spec}; '
+        f'Plotly.newPlot("{div_id}", figure.data, figure.layout, {config}); }})();</script>',
+        "</figure>"])

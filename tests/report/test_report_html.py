@@ -61,7 +61,7 @@ def test_plots_have_ids_numbered_in_page_order(page: str) -> None:
     """plotly's random div ids are replaced: plot-1, plot-2... and each is drawn by its own script."""
     ids = re.findall(r'<div id="(plot-\d+)" class="plotly-graph-div"', page)
     assert ids == ["plot-1", "plot-2", "plot-3", "plot-4"]
-    assert all(f'document.getElementById("{i}")' in page for i in ids)
+    assert all(f'Plotly.newPlot("{i}", ' in page for i in ids)
     assert not re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", without_plotly_js(page))
 
 
