@@ -107,7 +107,7 @@ class Comparison:
                             for name in self.figures()},
             "placements": [p.to_json() for p in self.placements()],
             "runs": [{"profile": name, "analysis": r.analysis.to_json() if r.analysis is not None else None,
-                      "preemptions": [p.to_json() for p in r.preemptions]}
+                      "nodes": [n.to_json() for n in r.nodes], "preemptions": [p.to_json() for p in r.preemptions]}
                      for name, r in zip(self.names, self.results, strict=True)],
         }
 

@@ -51,7 +51,7 @@ def test_compare_report_is_the_report_of_its_json(tmp_path: Path) -> None:
                                         "--", str(EXAMPLES / "preemption")])
     assert outcome.exit_code == 0, outcome.output
     (tmp_path / "comparison.json").write_text(outcome.stdout, encoding="utf-8")
-    assert outcome.stderr == f"{page}: 1 section(s), 4 table(s), 5 plot(s)\n"
+    assert outcome.stderr == f"{page}: 1 section(s), 4 table(s), 8 plot(s)\n"
     again = CliRunner().invoke(main, ["report", str(tmp_path / "comparison.json"), "-o", str(tmp_path / "r.html")])
     assert again.exit_code == 0, again.output
     assert page.read_bytes() == (tmp_path / "r.html").read_bytes()

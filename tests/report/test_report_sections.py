@@ -3,6 +3,8 @@ simulation, a comparison, a sweep and several simulations together."""
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -26,7 +28,8 @@ def table_named(report: Report, title: str) -> Table:
                  id="simulation"),
     pytest.param(("comparison.json",), ["Comparison"],
                  ["Allocation over time (cpu)", "Allocation over time (memory)", "Allocation over time (pods)",
-                  "Pending pods over time", "Preemptions over time"], id="comparison"),
+                  "Pending pods over time", "Allocation per node (cpu)", "Allocation per node (memory)",
+                  "Allocation per node (pods)", "Preemptions over time"], id="comparison"),
     pytest.param(("sweep.parquet",), ["Sweep"],
                  ["Distribution by input", "Distribution by profile", "Distribution by seed"], id="sweep"),
 ])
@@ -87,10 +90,17 @@ def test_a_comparison_lists_the_metrics_per_profile_and_the_pods_placed_differen
     assert "Every pod has the same outcome and node under every profile." in texts
 
 
-def test_a_comparison_without_nodes_says_so_instead_of_the_bars(results: dict[str, Path]) -> None:
-    """Compare's document holds no nodes per run: no per-node plot, and a line saying why."""
-    texts = [b.text for b in report_of(results, "comparison.json").sections[0].blocks if isinstance(b, Text)]
+def test_a_comparison_without_nodes_says_so_instead_of_the_bars(results: dict[str, Path], tmp_path: Path) -> None:
+    """A comparison document without nodes per run (an older one): no per-node plot, and a line saying why."""
+    document = json.loads(results["comparison.json"].read_text(encoding="utf-8"))
+    for run in document["runs"]:
+        del run["nodes"]
+    path = tmp_path / "comparison.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    report = build_report(read_results([str(path)]))
+    texts = [b.text for b in report.sections[0].blocks if isinstance(b, Text)]
     assert "No per-node allocation for default, bin-packing: the document has no nodes." in texts
+    assert not [p for p in report.plots() if p.title.startswith("Allocation per node")]
 
 
 def test_explained_pods_get_the_explain_matrix(results: dict[str, Path]) -> None:
