@@ -4,7 +4,6 @@ simulation, a comparison, a sweep and several simulations together."""
 from __future__ import annotations
 
 import json
-
 from pathlib import Path
 
 import pytest
