@@ -16,7 +16,13 @@ from kubesched.runtime._node_search import NodeSearch, NodeSearches, SearchError
 from kubesched.runtime._nominator import Nominator
 from kubesched.runtime._preemption import ResourceAccelerator
 from kubesched.runtime._profile import PluginEntry, Profile
-from kubesched.runtime._queue import SchedulingQueue, Strategy, backoff_duration, requeue_strategy
+from kubesched.runtime._queue import (
+    POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
+    SchedulingQueue,
+    Strategy,
+    backoff_duration,
+    requeue_strategy,
+)
 from kubesched.runtime._registry import (
     PluginRegistry,
     PluginSpec,
@@ -31,6 +37,7 @@ from kubesched.runtime._speed import FastPath, OffTheFastPath, fast_path
 from kubesched.runtime._statuses import DeferredNodeToStatus, new_diagnosis
 
 __all__ = [
+    "POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION",
     "QUIET",
     "Attempt",
     "AttemptObserver",

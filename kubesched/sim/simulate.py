@@ -27,8 +27,13 @@ from kubesched.framework._node_info import pod_has_affinity, pod_host_ports
 from kubesched.io.load import ClusterInput
 from kubesched.plugins.nodevolumelimits.csi import AttachableVolumes, volume_limits
 from kubesched.profiles.config import SchedulerConfiguration
-from kubesched.runtime import Explainer, PluginRegistry, Scheduler, SlowCalls
-from kubesched.runtime._queue import POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
+from kubesched.runtime import (
+    POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
+    Explainer,
+    PluginRegistry,
+    Scheduler,
+    SlowCalls,
+)
 from kubesched.sim.admission import ApiAdmission
 from kubesched.sim.agenda import EPOCH, Agenda, Entry, Phase, VirtualClock
 from kubesched.sim.cluster import InMemoryCluster
