@@ -19,6 +19,10 @@ def copies_that_fit(free: Mapping[str, int], reference: Mapping[str, int]) -> in
     return min(counts)
 
 
+#: Below this, a running variance (or mean) is rounding noise, not spread.
+_NOISE = 1e-15
+
+
 class _ResourceTally:
     """One resource over the nodes that offer it: sums of room and load, and the nodes' ratios (sorted, with
     their sum and sum of squares for the mean, CV and Jain's index)."""
@@ -27,8 +31,10 @@ class _ResourceTally:
         self.allocatable = 0
         self.allocated = 0
         self.ratios: SortedList = SortedList()
-        self.total = 0.0
-        self.squares = 0.0
+        # Welford's running mean and sum of squared deviations, updated as ratios come and go: stable where
+        # running sums of squares would lose the small variances to rounding.
+        self.mean = 0.0
+        self.deviations = 0.0
 
     def add(self, allocatable: int, allocated: int, sign: int) -> None:
         self.allocatable += sign * allocatable
@@ -39,18 +45,25 @@ class _ResourceTally:
                 self.ratios.add(ratio)
             else:
                 self.ratios.remove(ratio)
-            self.total += sign * ratio
-            self.squares += sign * ratio * ratio
+            n = len(self.ratios)
+            if n == 0:
+                self.mean = self.deviations = 0.0
+                return
+            delta = ratio - self.mean
+            self.mean += sign * delta / n
+            self.deviations = max(self.deviations + sign * delta * (ratio - self.mean), 0.0)
 
     def spread(self) -> Spread:
         n = len(self.ratios)
         if n == 0:
             return Spread(0, 0.0, 0.0, 0.0, 0.0, 0.0)
-        mean = self.total / n
-        squares = max(self.squares, 0.0)
-        variance = max(squares / n - mean * mean, 0.0)
-        cv = variance ** 0.5 / mean if mean > 1e-12 else 0.0
-        jain = min(self.total * self.total / (n * squares), 1.0) if squares > 1e-12 else 1.0
+        mean = self.mean
+        variance = self.deviations / n
+        if variance < _NOISE:  # what is left of equal ratios after rounding
+            variance = 0.0
+        cv = variance ** 0.5 / mean if mean > _NOISE else 0.0
+        squares = variance + mean * mean  # the mean of the squared ratios
+        jain = min(mean * mean / squares, 1.0) if squares > _NOISE else 1.0
         return Spread(n, mean, self.ratios[-1], nearest_rank(self.ratios, 0.95), cv, jain)
 
     def ratio(self) -> float:

@@ -23,6 +23,7 @@ from kubesched.analysis.recorder import NodeChange, PodChange, PodLife, RunLog
 from kubesched.analysis.series import SeriesBuilder
 from kubesched.analysis.stats import percentiles
 from kubesched.api.resources import CPU, MEMORY, PODS, resource_order
+from kubesched.collector import collector_paused
 
 
 def default_reference(log: RunLog) -> dict[str, int]:
@@ -63,6 +64,13 @@ def analyse(log: RunLog, *, end_time: float, phases: Sequence[tuple[str, str]],
     """The metrics and series of a run from its log; ``phases`` are the result's (uid, phase) pairs (a refused
     pod has no uid), ``preemptions`` each preemption's time and victims' uids, ``attempts`` the scheduling
     attempts, ``reference`` the fragmentation's reference pod (default: :func:`default_reference`)."""
+    with collector_paused():  # the replay makes many small objects and no cycle
+        return _analyse(log, end_time, phases, preemptions, attempts, reference)
+
+
+def _analyse(log: RunLog, end_time: float, phases: Sequence[tuple[str, str]],
+             preemptions: Sequence[tuple[float, Sequence[str]]], attempts: int,
+             reference: Mapping[str, int] | None) -> RunAnalysis:
     ref = dict(reference) if reference is not None else default_reference(log)
     names = resource_order({n for c in log.changes if isinstance(c, NodeChange) and c.allocatable is not None
                             for n in c.allocatable} | set(ref))
@@ -102,11 +110,13 @@ def analyse(log: RunLog, *, end_time: float, phases: Sequence[tuple[str, str]],
     builder = SeriesBuilder(columns)
 
     def row() -> list[float]:
-        values: list[float] = [counts[o] for o in OUTCOMES] + [counts["preemptions"]]
+        values: list[float] = [counts[o] for o in OUTCOMES]
+        values.append(counts["preemptions"])
         for t in tally.tallies.values():
             s = t.spread()
             values += [t.allocated, t.allocatable, t.ratio(), s.mean, s.max, s.p95, s.cv, s.jain]
-        values += [tally.copies, tally.nodes_without_room] + [tally.stranded[n] for n in names]
+        values += [tally.copies, tally.nodes_without_room]
+        values.extend(tally.stranded[n] for n in names)
         return values
 
     for index, (when, _, change) in enumerate(steps):

@@ -380,3 +380,8 @@ def conformance(plugin: str, args_file: str | None, cluster: tuple[str, ...], ch
         click.echo("\n".join(report.lines()))
     if not report.ok:
         sys.exit(1)
+
+
+from kubesched.cli.compare import compare_command  # noqa: E402  (it imports helpers from here)
+
+main.add_command(compare_command)

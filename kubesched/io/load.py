@@ -7,12 +7,10 @@ however malformed, escapes as anything but :class:`InputErrorList`.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import re
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from kubesched.api.pod import Pod
 from kubesched.api.policy import PodDisruptionBudget, PriorityClass
 from kubesched.api.storage import STORAGE_TYPES, StorageObject
 from kubesched.api.workload import Namespace, Service, WorkloadController
+from kubesched.collector import collector_paused
 from kubesched.errors import InputError
 from kubesched.io import decode, decode_admission, decode_pod, decode_storage, decode_workloads
 from kubesched.io.admit_input import WORKLOAD_TYPES as WORKLOAD_TYPES  # callers import it from here too
@@ -309,18 +308,6 @@ class Source:
     #: Whether objects may repeat (update) objects of earlier groups (a scenario's ``apply``).
     replaces: bool = False
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off for the block: a load allocates millions of objects, none in a cycle, and the
-    collector would walk every one of them again and again (a fifth of a large load's time)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
 def load(paths: Iterable[str | Path]) -> ClusterInput:
     """Load, validate and admit every object under ``paths`` (``-`` is standard input); raise
     :class:`InputErrorList` with every problem, sorted by file and position."""
@@ -329,7 +316,7 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
 def load_groups(groups: Sequence[Source]) -> list[ClusterInput]:
     """Load several groups of objects as one input (names and uids unique across them, pods' nodes looked up in
     all of them, every problem reported at once, sorted by group), returning each group's objects."""
-    with _collector_paused():
+    with collector_paused():
         return _load_groups(groups)
 
 def _load_groups(groups: Sequence[Source]) -> list[ClusterInput]:
