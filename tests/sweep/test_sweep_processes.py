@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,7 +84,8 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     dask("worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
                          "--no-dashboard", "--local-directory", str(logs / f"w{i}")), stdout=log, stderr=log,
                     env=env))
-        with distributed.Client(address, timeout=f"{WAIT}s", set_as_default=False) as client:
+        client_class: Any = distributed.Client  # untyped
+        with client_class(address, timeout=f"{WAIT}s", set_as_default=False) as client:
             client.wait_for_workers(2, timeout=WAIT)
         yield address
     finally:
