@@ -85,6 +85,9 @@ def _text(value: object) -> str:
 
 
 def _number(value: float) -> str:
+    """Four significant digits, but every digit of a whole number or of one of 1000 or more (never 1.1e+04)."""
+    if math.isfinite(value) and (value.is_integer() or abs(value) >= 1000):
+        return f"{value:.0f}" if value.is_integer() else f"{value:.1f}"
     return f"{value:.4g}"
 
 

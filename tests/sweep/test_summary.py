@@ -67,3 +67,13 @@ def test_the_document_names_each_group_by_its_values() -> None:
                             {"values": {"profile": "a"}, "cells": 1, "failed": 0,
                              "metrics": {"pods.bound": {"count": 1, "mean": 2.0, "std": 0.0, "min": 2.0,
                                                         "max": 2.0}}}]}
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    pytest.param(11000.0, "11000", id="whole-number-in-full"),
+    pytest.param(1454.26, "1454.3", id="large-with-one-decimal"),
+    pytest.param(0.57735, "0.5774", id="four-significant-digits"),
+    pytest.param(0.0, "0", id="zero"),
+])
+def test_numbers_keep_four_significant_digits_but_never_an_exponent_for_large_ones(value: float, shown: str) -> None:
+    assert summarise([row("a", 0, m=value)], ["profile"], ["m"]).lines()[1].split()[-1] == shown
