@@ -132,6 +132,8 @@ def _sweep(path: Path, jobs: int | None, dask_address: str | None, send_inputs: 
     for entry in checked.inputs:
         for warning in entry.warnings:
             click.echo(f"warning: input {entry.cell_input.label!r}: {warning}", err=True)
+    for warning in dict.fromkeys(w for p in checked.profiles for w in p.warnings):
+        click.echo(f"warning: {warning}", err=True)
     store = ResultStore(Path(parquet) if parquet is not None else Path(path.with_suffix(".parquet").name))
     if dask_address is not None:
         address = dask_address

@@ -3,6 +3,7 @@ and its flags' problems reported with the Sweep file's, all at once."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -10,8 +11,10 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner, Result
+from rich.console import Console
 
 from kubesched.cli.main import main
+from kubesched.cli.sweep import SweepBar
 from kubesched.sweep import executors
 from kubesched.sweep.cell import CellOutcome
 from kubesched.sweep.matrix import Cell
@@ -110,3 +113,25 @@ def test_warnings_of_an_input_are_said_once(tmp_path: Path, monkeypatch: pytest.
     assert outcome.exit_code == 0, outcome.output
     assert [line for line in outcome.stderr.splitlines() if line.startswith("warning:")] == [
         "warning: input 'two-nodes': skipped 1 object(s) of kind ConfigMap: kubesched does not read this kind"]
+
+
+def test_a_profiles_warnings_are_said_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A KubeSchedulerConfiguration's settings kubesched reads but does not honour, once for all its variants."""
+    (tmp_path / "kube.yaml").write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                                        "profiles:\n- pluginConfig: [{name: DynamicResources, args: {}}]\n")
+    sweep_folder(tmp_path, TINY.replace("  - default\n", "  - kube.yaml\n").replace(
+        "  - name: fit\n", "  - name: fit\n    profile: kube.yaml\n"))
+    outcome = invoke(tmp_path, "sweep.yaml", "-j", "1", monkeypatch=monkeypatch)
+    assert outcome.exit_code == 0, outcome.output
+    warnings = [line for line in outcome.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("warning: kube.yaml: profiles[0]: ignoring DynamicResources")
+
+
+def test_the_progress_bar_counts_the_cells_reused_and_finished() -> None:
+    output = io.StringIO()
+    with SweepBar(Console(file=output, force_terminal=True, width=60)) as bar:
+        bar.started(5, 2)
+        bar.advance()
+        bar._progress.refresh()
+    assert "3/5" in output.getvalue()
