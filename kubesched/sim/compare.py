@@ -33,11 +33,12 @@ class Placement:
     @property
     def change(self) -> str:
         """How the profiles differ for it: ``moved`` (bound everywhere, not on one node), ``newlyPending`` or
-        ``newlyBound`` (against the first profile), ``preempted`` (preempted under some profiles only), or
-        ``outcome`` (another difference of phase)."""
+        ``newlyBound`` (against the first profile), ``preempted`` or ``evicted`` (preempted, or evicted by a drain,
+        under some profiles only), or ``outcome`` (another difference of phase)."""
         first = self.phases[0]
-        if "Preempted" in self.phases and any(p != "Preempted" for p in self.phases):
-            return "preempted"
+        for gone in ("Preempted", "Evicted"):
+            if gone in self.phases and any(p != gone for p in self.phases):
+                return gone.lower()
         if all(p == PHASE_BOUND for p in self.phases):
             return "moved"
         if first == PHASE_BOUND and PHASE_PENDING in self.phases[1:]:
@@ -130,7 +131,10 @@ def compare(inputs: ClusterInput | Scenario, profiles: Sequence[tuple[str, Sched
     results = []
     for _, config in profiles:
         if isinstance(inputs, Scenario):
-            results.append(run_scenario(inputs, config, registry, seed=seed))
+            result = run_scenario(inputs, config, registry, seed=seed)
         else:
-            results.append(simulate(inputs, config, registry, seed=seed))
+            result = simulate(inputs, config, registry, seed=seed)
+        # The scheduler's metrics read their gauges from the live scheduler: kept, they would keep the whole
+        # finished simulation alive under the next run (a larger heap for the collector to walk).
+        results.append(attrs.evolve(result, metrics=None))
     return Comparison(tuple(name for name, _ in profiles), tuple(results), seed)

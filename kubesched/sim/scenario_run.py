@@ -236,13 +236,18 @@ class ScenarioRunner:
         if not node.spec.unschedulable:
             cluster.update_node(attrs.evolve(node, spec=_cordoned(attrs.evolve(node.spec, unschedulable=True))))
         deadline = None if action.timeout is None else cluster.clock.now() + action.timeout
-        self._evict_from(action.name, deadline)
+        # kubectl drain lists the node's pods once, at its start, and evicts those: a pod scheduled there later
+        # (after an uncordon) is not its business.
+        listed = frozenset(p.uid for p in cluster.list_pods_on_node(action.name)
+                           if p.metadata.deletion_timestamp is None and not _daemon_pod(p))
+        self._evict_from(action.name, listed, deadline)
 
-    def _evict_from(self, node_name: str, deadline: float | None, seen: int = -1) -> None:
-        """One pass of kubectl drain's evictions; refused ones are retried every 5 s until the deadline. The retry
-        keeps the run going while the drain may progress: this pass evicted a pod, or the cluster changed since the
-        last pass (``seen`` is its epoch: a replacement may have become ready); otherwise it waits in the
-        background, so a drain a budget blocks for good ends with the run."""
+    def _evict_from(self, node_name: str, listed: frozenset[str], deadline: float | None, seen: int = -1) -> None:
+        """One pass of kubectl drain's evictions of the ``listed`` pods still on the node; refused ones are retried
+        every 5 s until the deadline. The retry keeps the run going while the drain may progress: this pass
+        evicted a pod, or the cluster changed since the last pass (``seen`` is its epoch: a replacement may have
+        become ready); otherwise it waits in the background, so a drain a budget blocks for good ends with the run,
+        unless the cluster changes before the run ends (then the retry is due again)."""
         cluster, disruption = self.sim.cluster, self.sim.disruption
         assert disruption is not None
         if node_name not in cluster.nodes:
@@ -250,7 +255,7 @@ class ScenarioRunner:
         progress = self.sim.policy.epoch != seen
         left = []
         for pod in sorted(cluster.list_pods_on_node(node_name), key=lambda p: p.key):
-            if pod.metadata.deletion_timestamp is not None or _daemon_pod(pod):
+            if pod.uid not in listed or pod.metadata.deletion_timestamp is not None:
                 continue
             refusal = disruption.evict(pod)
             if refusal is None:
@@ -274,7 +279,22 @@ class ScenarioRunner:
                                         uid=cluster.nodes[node_name].metadata.uid)
             return
         epoch = self.sim.policy.epoch
-        cluster.after(DRAIN_RETRY, lambda: self._evict_from(node_name, deadline, epoch), background=not progress)
+
+        def retry() -> None:
+            self._evict_from(node_name, listed, deadline, epoch)
+
+        if progress:
+            cluster.after(DRAIN_RETRY, retry)
+            return
+        agenda = self.sim.agenda
+        waiting = agenda.after(DRAIN_RETRY, retry, background=True)
+
+        def promote() -> None:  # the run would end: a change since this pass may let the retry progress
+            if waiting.live and self.sim.policy.epoch != epoch:
+                agenda.cancel(waiting)
+                agenda.at(max(waiting.time, cluster.clock.now()), retry)
+
+        agenda.at_quiescence(promote)
 
 
 def _cordoned(spec: NodeSpec) -> NodeSpec:

@@ -28,6 +28,7 @@ from kubesched.io.load import ClusterInput
 from kubesched.plugins.nodevolumelimits.csi import AttachableVolumes, volume_limits
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import Explainer, PluginRegistry, Scheduler, SlowCalls
+from kubesched.runtime._queue import POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
 from kubesched.sim.admission import ApiAdmission
 from kubesched.sim.agenda import EPOCH, Agenda, Entry, Phase, VirtualClock
 from kubesched.sim.cluster import InMemoryCluster
@@ -192,6 +193,7 @@ class Simulation:
         self._max_attempts: int | None = None
         self._limit = 0
         self._attempts = 0
+        self._bound_since = 0.0
         skipped = len(cluster_input.pods) - len(self.pods)
         if skipped:
             self.warnings.append(f"skipped {skipped} terminated pod(s) (phase Succeeded or Failed): "
@@ -318,8 +320,16 @@ class Simulation:
         """Count the attempts afresh against ``max_attempts`` (by default 200 per pod, plus 2000, as the pods are
         now): each settle does, and each scenario step (a run in stages)."""
         self._max_attempts = max_attempts
-        self._limit = max_attempts if max_attempts is not None else 200 * (len(self.pods) + 10)
+        self._bound_since = self.clock.now()
+        self._limit = max_attempts if max_attempts is not None else self._allowance()
         self._attempts = 0
+
+    def _allowance(self) -> int:
+        """The default attempt bound: 200 per pod plus 2000, and two more per pod for every five minutes of
+        virtual time since the count began, since kube-scheduler retries each unschedulable pod that often (a
+        pod pending for days is retried, not stuck)."""
+        periods = int((self.clock.now() - self._bound_since) // POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION)
+        return 200 * (len(self.pods) + 10) + 2 * len(self.pods) * periods
 
     def _schedule_all(self) -> None:
         """Attempt pods until the active queue is empty, dispatching before each attempt what requests finished."""
@@ -331,8 +341,8 @@ class Simulation:
                 dispatch_requests()
             self._attempts += 1
             if self._attempts > self._limit:
-                if self._max_attempts is None and self._limit < 200 * (len(self.pods) + 10):
-                    self._limit = 200 * (len(self.pods) + 10)  # controllers created pods meanwhile
+                if self._max_attempts is None and self._limit < (allowance := self._allowance()):
+                    self._limit = allowance  # controllers created pods, or time went on, meanwhile
                     continue
                 raise SimulationError(f"the simulation did not settle after {self._limit} scheduling attempts; "
                                       f"pods still being retried: {self._cycling()}")

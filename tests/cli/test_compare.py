@@ -128,3 +128,13 @@ def test_a_bad_input_is_reported_with_its_file(tmp_path: Path) -> None:
     assert outcome.exit_code == 1
     assert "bad.yaml" in outcome.output
     assert "2x" in outcome.output
+
+
+def test_a_scenario_is_compared_run_for_run() -> None:
+    """The day scenario under both profiles: each run has its series; the drain evicts other pods under each
+    profile, which the placements say."""
+    outcome = invoke("default", "bin-packing", "-o", "json", "--", "examples/scenarios/day.yaml")
+    assert outcome.exit_code == 0, outcome.output
+    document = json.loads(outcome.output)
+    assert all(len(run["analysis"]["series"]["time"]) > 1 for run in document["runs"])
+    assert {p["change"] for p in document["placements"]} >= {"moved", "evicted"}

@@ -202,3 +202,21 @@ def test_replacing_the_taints_of_a_cordoned_node_keeps_its_unschedulable_taint(t
     taints = runner.sim.cluster.nodes["n1"].spec.taints
     assert [(t.key, t.effect) for t in taints] == [("dedicated", "NoSchedule"),
                                                    ("node.kubernetes.io/unschedulable", "NoSchedule")]
+
+
+def test_a_drain_evicts_only_the_pods_it_listed_when_it_started(tmp_path: Path, registry: PluginRegistry) -> None:
+    """Blocked by the budget, the drain's retries go on after n1 is uncordoned: they evict the second listed pod
+    once its budget allows, never the replacements scheduled onto n1 after the uncordon (kubectl drain evicts the
+    pods it listed at its start)."""
+    pdb = ("  - create: {objects: [{kind: PodDisruptionBudget, apiVersion: policy/v1, metadata: {name: web}, spec: "
+           "{maxUnavailable: 1, selector: {matchLabels: {app: web}}}}]}\n")
+    web = WEB.replace("IMAGE", "web:1").replace("spec: {containers", "spec: {terminationGracePeriodSeconds: 0, "
+                                                                          "containers")
+    steps = (f"  - create: {{objects: [{node('n1', cpu='4')}]}}\n" + web + pdb
+             + "  - {at: 2m, drain-node: {name: n1}}\n  - {at: 3m, patch-node: {name: n1, unschedulable: false}}\n")
+    result = run(tmp_path, steps, registry)
+    evicted = [e.object for e in result.events if e.reason == "Evicted"]
+    assert len(evicted) == 2
+    assert len(set(evicted)) == 2
+    assert len(placed(result, "web-")) == 2
+    assert len(times(result, "Drained")) == 1
