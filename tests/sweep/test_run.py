@@ -125,3 +125,18 @@ def test_a_cell_whose_input_no_longer_loads_gives_a_row_with_its_error(small: Pl
     outcome = run_cell(attrs.evolve(cell, input=attrs.evolve(cell.input, paths=(broken,))))
     assert outcome.row["error"] == f"{broken}: no such file or directory"
     assert "pods.bound" not in outcome.row
+
+
+def test_a_manifest_cells_metrics_are_those_simulate_reports_with_its_run_seed(small: Plan,
+                                                                              registry: PluginRegistry) -> None:
+    """``kubesched simulate PATH --profile P --seed RUNSEED`` reproduces a row: its analysis holds the same metrics."""
+    from kubesched.io.load import load
+    from kubesched.profiles import load_config
+    from kubesched.sim.simulate import simulate
+
+    cell = next(c for c in small.cells if c.repetition == 1 and c.profile.label == "default")
+    row = run_cell(cell).row
+    result = simulate(load(cell.input.paths), load_config("default", registry), registry, seed=row["runSeed"])
+    assert result.analysis is not None
+    assert {k: v for k, v in row.items() if k not in cell.parameters() and k != "error"} == {
+        k: float(v) for k, v in result.analysis.metrics.flat().items()}
