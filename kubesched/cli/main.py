@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -69,7 +71,29 @@ def _guarded(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-@click.group()
+class _Commands(click.Group):
+    """The command group, whose output that cannot be written (a full disk, a closed pipe) is one clean error
+    line (a closed pipe: none), not a traceback."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        except OSError as exc:
+            if exc.errno not in _WRITE_ERRORS:
+                raise
+            # Nothing more may reach the broken stream: the interpreter's own flush at exit would fail again.
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            if exc.errno != errno.EPIPE:
+                click.echo(f"error: cannot write the output: {exc.strerror or exc}", err=True)
+            sys.exit(1)
+
+
+#: The errors of a write to standard output that are the destination's, not kubesched's.
+_WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EBADF})
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="kubesched")
 def main() -> None:
     """kubesched: a Kubernetes-style pod scheduler you can extend with Python plugins."""
