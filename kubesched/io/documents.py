@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -15,11 +14,12 @@ import attrs
 from kubesched.errors import InputError
 from kubesched.io import yaml_reader
 from kubesched.io.fields import is_mapping
+from kubesched.io.read import STDIN as STDIN
+from kubesched.io.read import UnreadableFileError, read_text
 from kubesched.io.yaml_reader import YamlRules
 from kubesched.validation import MANIFEST, HugeInteger, escape
 
-#: The path that means standard input, and how errors name it.
-STDIN = "-"
+#: How errors name standard input (the path ``-``).
 STDIN_NAME = "<stdin>"
 #: Deepest nesting of objects and lists read; manifests nest about 15 levels, and deeper input would exhaust
 #: the parsers' recursion.
@@ -112,16 +112,10 @@ def _json_depth_problem(text: str) -> str | None:
 def _read(file: Path) -> tuple[str, str]:
     """The file's display name and text (standard input for ``-``)."""
     name = display(file)
-    try:
-        if str(file) == STDIN:
-            # Bytes, decoded here: a text stdin may decode leniently (surrogateescape) and hide bad UTF-8.
-            raw = getattr(sys.stdin, "buffer", None)
-            return name, raw.read().decode("utf-8") if raw is not None else sys.stdin.read()
-        return name, file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"cannot read: not UTF-8 text (byte {exc.start})", file=name) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {escape(exc.strerror or str(exc))}", file=name) from None
+    try:  # bytes decoded here, for standard input too: a text stdin may decode leniently and hide bad UTF-8
+        return name, read_text(file)
+    except UnreadableFileError as exc:
+        raise InputError(escape(str(exc)), file=name) from None
 
 
 def _is_json(file: Path, text: str) -> bool:

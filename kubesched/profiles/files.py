@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from kubesched.errors import ProfileError
+from kubesched.io.read import UnreadableFileError
+from kubesched.io.read import read_text as read_bounded
 from kubesched.profiles.config import MAX_DEPTH, TOO_DEEP, SchedulerConfiguration
 from kubesched.profiles.parse import parse_config
 from kubesched.runtime import PluginRegistry
@@ -79,11 +81,9 @@ def _too_deep_at(text: str, limit: int) -> tuple[int, int] | None:
 def read_text(path: str | Path, name: str) -> str:
     """A profile file's text; unreadable or non-UTF-8 files are a ProfileError naming the file."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ProfileError(f"cannot read: {exc.strerror or exc}", file=name) from None
-    except UnicodeDecodeError as exc:
-        raise ProfileError(f"not UTF-8 text: byte {exc.start} cannot be decoded", file=name) from None
+        return read_bounded(path)
+    except UnreadableFileError as exc:
+        raise ProfileError(str(exc), file=name) from None
 
 
 def load_config_file(path: str | Path, registry: PluginRegistry, source: str | None = None) -> SchedulerConfiguration:

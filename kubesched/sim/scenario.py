@@ -21,6 +21,7 @@ from kubesched.io import fields as f
 from kubesched.io.documents import YAML_RULES
 from kubesched.io.load import ClusterInput, InputErrorList, Source, load_groups
 from kubesched.io.pod_rules import check_labels
+from kubesched.io.read import UnreadableFileError, read_text
 from kubesched.io.yaml_reader import YamlError, documents
 from kubesched.sim.controllers import ControllerSettings, StorageSettings
 from kubesched.sim.scenario_steps import (
@@ -53,11 +54,11 @@ def is_scenario_file(path: Path) -> bool:
     if not path.is_file() or path.suffix not in (".yaml", ".yml", ".json"):
         return False
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
         if KIND not in text:
             return False  # no need to parse a manifest that cannot be one
         first = next(documents(text, YAML_RULES), None)
-    except (OSError, UnicodeDecodeError, YamlError):
+    except (UnreadableFileError, YamlError):
         return False
     return isinstance(first, Mapping) and first.get("kind") == KIND
 
@@ -67,9 +68,9 @@ def load_scenario(path: Path) -> Scenario:
     every problem."""
     name = escape(str(path))
     try:
-        docs = [d for d in documents(path.read_text(encoding="utf-8"), YAML_RULES) if d is not None]
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputErrorList([InputError(f"cannot read: {escape(str(exc))}", file=name)]) from None
+        docs = [d for d in documents(read_text(path), YAML_RULES) if d is not None]
+    except UnreadableFileError as exc:
+        raise InputErrorList([InputError(escape(str(exc)), file=name)]) from None
     except YamlError as exc:
         raise InputErrorList([InputError(str(exc), file=name)]) from None
     if len(docs) != 1:

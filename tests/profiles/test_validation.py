@@ -252,7 +252,7 @@ def test_profile_that_is_not_utf8_names_the_file(tmp_path: Path, registry: Plugi
     path.write_bytes(b"# caf\xe9\n[[profiles]]\n")
     with pytest.raises(ProfileError) as caught:
         load_config(str(path), registry)
-    assert str(caught.value) == f"{path}: not UTF-8 text: byte 5 cannot be decoded"
+    assert str(caught.value) == f"{path}: cannot read: not UTF-8 text (byte 5)"
 
 
 def test_a_weight_above_100_is_accepted_as_by_kube_scheduler(tmp_path: Path, registry: PluginRegistry) -> None:
