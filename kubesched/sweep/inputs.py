@@ -19,10 +19,12 @@ from kubesched.errors import InputError
 from kubesched.io.documents import YAML_RULES, expand_paths
 from kubesched.io.errors import InputErrorList
 from kubesched.io.load import load
+from kubesched.io.read import UnreadableFileError, read_bytes, read_text
 from kubesched.io.yaml_reader import YamlError, documents
 from kubesched.sim.scenario import is_scenario_file, load_scenario
 from kubesched.sim.scenario_steps import Create
 from kubesched.sweep.spec import BenchInput, InputEntry
+from kubesched.validation import escape
 
 MANIFESTS = "manifests"
 SCENARIO = "scenario"
@@ -84,8 +86,8 @@ def _scenario_files(path: Path) -> tuple[Path, ...]:
     """The scenario file and the manifests its create steps read (``from``), each once."""
     found = [path.resolve()]
     try:
-        doc = next(documents(path.read_text(encoding="utf-8"), YAML_RULES), None)
-    except (OSError, UnicodeDecodeError, YamlError):
+        doc = next(documents(read_text(path), YAML_RULES), None)
+    except (UnreadableFileError, YamlError):
         return tuple(found)
     steps = doc.get("spec", {}).get("steps", []) if isinstance(doc, Mapping) else []
     named = [path.parent / item for step in steps if isinstance(step, Mapping)
@@ -104,7 +106,7 @@ def files_digest(files: Sequence[Path], root: Path) -> str:
     names) and bytes, in order: what :func:`sendable` sends."""
     digest = hashlib.sha256()
     for path in files:
-        data = path.read_bytes()
+        data = _read(path)
         name = path.relative_to(root).as_posix().encode()
         digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
         digest.update(data)
@@ -119,9 +121,18 @@ def sendable(checked: CheckedInput) -> tuple[CellInput, Files]:
         return cell_input, ()
     absolute = [Path(p) for p in cell_input.paths]
     root = _root([*checked.files, *absolute])
-    files = tuple((p.relative_to(root).as_posix(), p.read_bytes()) for p in checked.files)
+    files = tuple((p.relative_to(root).as_posix(), _read(p)) for p in checked.files)
     paths = tuple(p.relative_to(root).as_posix() or "." for p in absolute)
     return attrs.evolve(cell_input, paths=paths, shown_root=str(root)), files
+
+
+def _read(path: Path) -> bytes:
+    """A file's bytes through kubesched's bounded reader; a file gone unreadable since it was loaded is an
+    InputErrorList naming it."""
+    try:
+        return read_bytes(path)
+    except UnreadableFileError as exc:
+        raise InputErrorList([InputError(escape(str(exc)), file=escape(str(path)))]) from None
 
 
 _WRITING = threading.Lock()

@@ -15,6 +15,7 @@ from kubesched.bench.workloads import WORKLOADS
 from kubesched.errors import InputError
 from kubesched.io.documents import YAML_RULES
 from kubesched.io.errors import InputErrorList
+from kubesched.io.read import UnreadableFileError, read_text
 from kubesched.io.yaml_reader import YamlError, documents
 from kubesched.profiles import shipped_profiles
 from kubesched.validation import MANIFEST, escape, is_integer, quote
@@ -96,9 +97,9 @@ def read_sweep(path: Path) -> tuple[SweepSpec | None, list[InputError]]:
     problem found, so that the entries' profiles and inputs can be checked in the same run."""
     name = escape(str(path))
     try:
-        docs = [d for d in documents(path.read_text(encoding="utf-8"), YAML_RULES) if d is not None]
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [InputError(f"cannot read: {escape(str(exc))}", file=name)]
+        docs = [d for d in documents(read_text(path), YAML_RULES) if d is not None]
+    except UnreadableFileError as exc:
+        return None, [InputError(escape(str(exc)), file=name)]
     except YamlError as exc:
         return None, [InputError(str(exc), file=name)]
     if len(docs) != 1:

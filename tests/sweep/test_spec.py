@@ -119,3 +119,14 @@ def test_a_file_that_is_not_one_sweep_object_says_so(tmp_path: Path) -> None:
     path.write_text(SMALL + "---\n" + SMALL)
     with pytest.raises(InputErrorList, match="a sweep file holds exactly one document"):
         load_sweep(path)
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    pytest.param("missing.yaml", "cannot read: No such file or directory", id="missing"),
+    pytest.param(".", "cannot read: a directory, not a file", id="directory"),
+])
+def test_a_sweep_file_that_cannot_be_read_says_why(tmp_path: Path, name: str, expected: str) -> None:
+    """Read through kubesched's bounded reader, as every input file is."""
+    with pytest.raises(InputErrorList) as caught:
+        load_sweep(tmp_path / name)
+    assert [e.message for e in caught.value.errors] == [expected]
