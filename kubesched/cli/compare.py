@@ -36,8 +36,11 @@ class _SplitAtDashes(click.Command):
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for every random choice (every run's).")
 @click.option("-o", "--output", "output", type=click.Choice(["table", "json", "yaml"]), default="table",
               show_default=True)
+@click.option("--report", "report", default=None, metavar="FILE.html",
+              help="Also write the HTML report of the comparison (as kubesched report makes it; docs/report.md).")
 @click.pass_context
-def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, output: str) -> None:
+def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, output: str,
+                    report: str | None) -> None:
     """Run INPUT (files, directories, or one Scenario file) under each PROFILE (a shipped name or a profile file)
     with the same seed; show the run metrics side by side (with each one's difference against the first profile)
     and every pod placed differently. See docs/analysis.md."""
@@ -59,6 +62,13 @@ def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, ou
         _fail(exc)
         return
     document = comparison.to_json()
+    if report is not None:
+        from kubesched.cli.report import comparison_report
+
+        try:
+            comparison_report(json.loads(json.dumps(document)), report)
+        except KubeschedError as exc:
+            _fail(exc)
     if output == "json":
         click.echo(json.dumps(document, indent=2))
     elif output == "yaml":

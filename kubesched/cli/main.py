@@ -409,3 +409,7 @@ def conformance(plugin: str, args_file: str | None, cluster: tuple[str, ...], ch
 from kubesched.cli.compare import compare_command  # noqa: E402  (it imports helpers from here)
 
 main.add_command(compare_command)
+
+from kubesched.cli.report import report_command  # noqa: E402
+
+main.add_command(report_command)

@@ -307,6 +307,26 @@ def _fast_loader(rules: YamlRules, base: Any) -> type[yaml.SafeLoader]:
     return _with_rules(base, rules)
 
 
+#: The most nodes the aliases of one file may stand for, written out (real manifests and configurations use few
+#: aliases, if any; nine levels of nine aliases stand for 387 million).
+MAX_ALIAS_NODES = 1_000_000
+
+
+def _size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """How many nodes ``node`` stands for, its aliased parts counted in full (remembered per node)."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    if isinstance(node, yaml.MappingNode):
+        total = 1 + sum(_size(key, sizes) + _size(value, sizes) for key, value in node.value)
+    elif isinstance(node, yaml.SequenceNode):
+        total = 1 + sum(_size(item, sizes) for item in node.value)
+    else:
+        total = 1
+    sizes[id(node)] = total
+    return total
+
+
 @functools.cache
 def _loader(rules: YamlRules) -> type[yaml.SafeLoader]:
     """The reference reader: PyYAML's pure-Python safe loader, changed as :mod:`this module
@@ -316,8 +336,20 @@ def _loader(rules: YamlRules) -> type[yaml.SafeLoader]:
         def __init__(self, stream: str) -> None:
             super().__init__(stream)
             self.depth = 0
+            self.expanded = 0
+            self.sizes: dict[int, int] = {}
 
         def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+            if self.check_event(yaml.events.AliasEvent):
+                event = self.peek_event()
+                anchored = self.anchors.get(event.anchor)
+                if anchored is not None:
+                    # What every alias stands for is counted as if written out: a "billion laughs" text is
+                    # refused while composed, before anything walks its (shared) expansion.
+                    self.expanded += _size(anchored, self.sizes)
+                    if self.expanded > MAX_ALIAS_NODES:
+                        raise yaml.composer.ComposerError(
+                            None, None, f"aliases expand to more than {MAX_ALIAS_NODES} nodes", event.start_mark)
             self.depth += 1
             try:
                 if self.depth > rules.max_depth:

@@ -122,9 +122,9 @@ def test_the_simulate_json_marks_already_terminating_victims(registry: PluginReg
     simulation = two_preemptions_of_low_a(registry)
     preemptions = simulation.result().to_json()["preemptions"]
     assert preemptions == [
-        {"preemptor": "default/mid-1", "preemptorUid": "default/mid-1-uid", "node": "n1",
+        {"time": 0.0, "preemptor": "default/mid-1", "preemptorUid": "default/mid-1-uid", "node": "n1",
          "victims": ["default/low-a"], "victimUids": ["default/low-a-uid"], "victimsAlreadyTerminating": [False]},
-        {"preemptor": "default/high-1", "preemptorUid": "default/high-1-uid", "node": "n1",
+        {"time": 0.0, "preemptor": "default/high-1", "preemptorUid": "default/high-1-uid", "node": "n1",
          "victims": ["default/low-a"], "victimUids": ["default/low-a-uid"], "victimsAlreadyTerminating": [True]},
     ]
 

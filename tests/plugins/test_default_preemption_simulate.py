@@ -58,7 +58,7 @@ def test_preemptor_binds_once_its_victims_are_gone(config: SchedulerConfiguratio
         (45.0, "Scheduled", "default/preemptor", "Successfully assigned default/preemptor to n1"),
     ]
     assert result.to_json()["preemptions"] == [
-        {"preemptor": "default/preemptor", "preemptorUid": "default/preemptor-uid", "node": "n1",
+        {"time": 0.0, "preemptor": "default/preemptor", "preemptorUid": "default/preemptor-uid", "node": "n1",
          "victims": ["default/victim"], "victimUids": ["default/victim-uid"], "victimsAlreadyTerminating": [False]}]
 
 
@@ -86,7 +86,7 @@ def test_victims_are_the_fewest_lowest_priority_pods(config: SchedulerConfigurat
             make_pod("preemptor").priority(HIGH).req(cpu="4").obj()]
     result = run(config, registry, nodes, pods)
     assert result.to_json()["preemptions"] == [
-        {"preemptor": "default/preemptor", "preemptorUid": "default/preemptor-uid", "node": "n2",
+        {"time": 0.0, "preemptor": "default/preemptor", "preemptorUid": "default/preemptor-uid", "node": "n2",
          "victims": ["default/n2-a", "default/n2-b"], "victimUids": ["default/n2-a-uid", "default/n2-b-uid"],
          "victimsAlreadyTerminating": [False, False]}]
     assert by_name(result)["preemptor"].node == "n2"
@@ -188,7 +188,8 @@ def test_yaml_manifests(config: SchedulerConfiguration, registry: PluginRegistry
     cluster = load([write(tmp_path / "cluster.yaml", MANIFESTS)])
     result = simulate(cluster, config, registry)
     uid = {p.name: p.uid for p in result.pods}
-    assert result.to_json()["preemptions"] == [{"preemptor": "prod/api", "preemptorUid": uid["api"], "node": "worker",
+    assert result.to_json()["preemptions"] == [{"time": 0.0, "preemptor": "prod/api", "preemptorUid": uid["api"],
+                                                "node": "worker",
                                                 "victims": ["jobs/batch"], "victimUids": [uid["batch"]],
                                                 "victimsAlreadyTerminating": [False]}]
     assert [(e.time, e.reason, e.object) for e in result.events][-1] == (10.0, "Scheduled", "prod/api")

@@ -77,7 +77,7 @@ def test_the_preemptor_binds_beside_the_pod_still_holding_the_port(config: Sched
         ("Scheduled", "default/pending", "Successfully assigned default/pending to n1"),
     ]
     assert result.to_json()["preemptions"] == [
-        {"preemptor": "default/pending", "preemptorUid": "default/pending-uid", "node": "n1",
+        {"time": 0.0, "preemptor": "default/pending", "preemptorUid": "default/pending-uid", "node": "n1",
          "victims": ["default/port-low"], "victimUids": ["default/port-low-uid"], "victimsAlreadyTerminating": [False]}]
 
 
@@ -93,7 +93,7 @@ def test_the_shared_port_node_wins_over_one_needing_more_victims(config: Schedul
         ("FailedScheduling", "default/pending",
          f"0/2 nodes are available: 1 Insufficient cpu, 1 {NO_FREE_PORTS}.")]
     assert result.to_json()["preemptions"] == [
-        {"preemptor": "default/pending", "preemptorUid": "default/pending-uid", "node": "n1",
+        {"time": 0.0, "preemptor": "default/pending", "preemptorUid": "default/pending-uid", "node": "n1",
          "victims": ["default/port-low"], "victimUids": ["default/port-low-uid"], "victimsAlreadyTerminating": [False]}]
 
 
