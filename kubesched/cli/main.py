@@ -17,6 +17,7 @@ import click
 import yaml
 
 from kubesched.cli import progress as progress_bar
+from kubesched.cli.sweep import sweep
 from kubesched.errors import InputError, KubeschedError
 from kubesched.io.load import ClusterInput, InputErrorList, load
 from kubesched.metrics import SchedulerMetrics
@@ -96,6 +97,9 @@ _WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, e
 @click.version_option(package_name="kubesched")
 def main() -> None:
     """kubesched: a Kubernetes-style pod scheduler you can extend with Python plugins."""
+
+
+main.add_command(sweep)
 
 
 @main.command()
