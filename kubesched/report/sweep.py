@@ -15,6 +15,7 @@ import attrs
 
 from kubesched.errors import InputError
 from kubesched.report.model import Block, Plot, Section, Table, Text, number, table
+from kubesched.sweep.columns import ARGS_PREFIX, PARAMETER_COLUMNS
 
 if TYPE_CHECKING:
     from plotly.graph_objects import Figure
@@ -74,8 +75,10 @@ def _key(value: object) -> object:
 
 
 def read_sweep(path: Path, source: str) -> tuple[SweepDocument | None, list[InputError]]:
-    """A Parquet file as a sweep's results: string columns and undotted ones are parameters, dotted numeric ones
-    metrics; an unreadable file or one without metrics is an error."""
+    """A Parquet file as a sweep's results: the sweep's parameter columns (docs/sweep.md: the cell, input, profile,
+    seed... and each varied plugin arg) and any column not holding numbers are parameters, the other columns
+    metrics (``attempts``, ``endTime`` and the dotted ones); an unreadable file or one without metrics is an
+    error."""
     try:  # untyped: read through Any
         pa: Any = importlib.import_module("pyarrow")
         pq: Any = importlib.import_module("pyarrow.parquet")
@@ -90,7 +93,8 @@ def read_sweep(path: Path, source: str) -> tuple[SweepDocument | None, list[Inpu
     metrics: list[str] = []
     for field in data.schema:
         numeric = pa.types.is_integer(field.type) or pa.types.is_floating(field.type)
-        (metrics if numeric and "." in field.name else parameters).append(field.name)
+        parameter = field.name in PARAMETER_COLUMNS or field.name.startswith(ARGS_PREFIX) or not numeric
+        (parameters if parameter else metrics).append(field.name)
     if not metrics:
         return None, [InputError("no metric column (a dotted name holding numbers, such as pods.bound): not the "
                                  "results of kubesched sweep", file=source)]

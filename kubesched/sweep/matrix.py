@@ -15,13 +15,12 @@ import kubesched
 from kubesched.errors import InputError, KubeschedError
 from kubesched.io.errors import InputErrorList
 from kubesched.runtime import PluginRegistry
+from kubesched.sweep.columns import LEADING as LEADING
+from kubesched.sweep.columns import TRAILING as TRAILING
 from kubesched.sweep.inputs import CellInput, CheckedInput, check_input
 from kubesched.sweep.profiles import ResolvedProfile, resolve_all
 from kubesched.sweep.spec import SweepSpec, read_sweep
 
-#: A cell's parameter columns, in row order: before the varied plugin args, then after them.
-LEADING = ("cell", "input", "inputKind", "inputDigest", "profile", "profileDigest")
-TRAILING = ("seed", "repetition", "runSeed", "kubeschedVersion", "error")
 #: The columns a finished cell is recognised by when a sweep resumes.
 KEY_COLUMNS = ("input", "inputDigest", "profile", "profileDigest", "seed", "repetition", "kubeschedVersion")
 

@@ -19,11 +19,9 @@ from kubesched.io.errors import InputErrorList
 from kubesched.profiles import SchedulerConfiguration, config_document, load_config, parse_config, toml_writer
 from kubesched.profiles.files import toml_document
 from kubesched.runtime import PluginRegistry
+from kubesched.sweep.columns import ARGS_PREFIX
 from kubesched.sweep.spec import ProfileEntry
 from kubesched.validation import PROFILE, join_path
-
-#: The row column of a varied plugin arg is this prefix, the plugin and its dotted key.
-ARGS_PREFIX = "args."
 
 
 @attrs.frozen

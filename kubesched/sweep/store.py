@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from kubesched.errors import KubeschedError
+from kubesched.sweep.columns import ARGS_PREFIX
 from kubesched.sweep.matrix import LEADING, TRAILING, cell_key
-from kubesched.sweep.profiles import ARGS_PREFIX
 
 _INTEGERS = frozenset({"cell", "seed", "repetition", "runSeed"})
 _TEXT = frozenset(LEADING + TRAILING) - _INTEGERS

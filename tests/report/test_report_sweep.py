@@ -6,9 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from kubesched.cli.main import main
 from kubesched.report import Table, Text, build_report, read_results
-from kubesched.report.sweep import SweepDocument
+from kubesched.report.sweep import SweepDocument, read_sweep
+from kubesched.sweep.columns import ARGS_PREFIX, PARAMETER_COLUMNS
 from tests.report.conftest import SWEEP_METRICS, sweep_rows, write_sweep
 
 
@@ -85,3 +88,17 @@ def test_each_distribution_plot_has_a_box_per_headline_figure(results: dict[str,
         ("default", 2.0), ("default", 3.0), ("default", 6.0), ("default", 7.0),
         ("packing[type=MostAllocated]", 4.0), ("packing[type=MostAllocated]", 5.0),
         ("packing[type=MostAllocated]", 8.0)]
+
+
+def test_a_real_sweeps_metrics_are_not_taken_for_parameters(tmp_path: Path) -> None:
+    """On kubesched sweep's own file, attempts and endTime (numbers without a dot) are metrics, and the
+    parameters are the sweep's parameter columns and its varied plugin args."""
+    parquet = tmp_path / "packing.parquet"
+    outcome = CliRunner().invoke(main, ["sweep", "examples/sweep/packing.yaml", "--jobs", "1", "-q",
+                                        "--parquet", str(parquet)])
+    assert outcome.exit_code == 0, outcome.output
+    sweep, problems = read_sweep(parquet, str(parquet))
+    assert not problems
+    assert sweep is not None
+    assert {"attempts", "endTime"} <= set(sweep.metrics)
+    assert all(p in PARAMETER_COLUMNS or p.startswith(ARGS_PREFIX) for p in sweep.parameters)
