@@ -15,6 +15,7 @@ import click
 import yaml
 
 from kubesched.cli import progress as progress_bar
+from kubesched.cli.capacity import capacity
 from kubesched.errors import InputError, KubeschedError
 from kubesched.io.load import ClusterInput, InputErrorList, load
 from kubesched.metrics import SchedulerMetrics
@@ -72,6 +73,9 @@ def _guarded(command: F) -> F:
 @click.version_option(package_name="kubesched")
 def main() -> None:
     """kubesched: a Kubernetes-style pod scheduler you can extend with Python plugins."""
+
+
+main.add_command(capacity)
 
 
 @main.command()
