@@ -103,24 +103,27 @@ def _run(pod_file: str, paths: tuple[str, ...], node_file: str | None, profile: 
 
 
 def print_capacity(result: CapacityResult, out: Console) -> None:
-    """The copies per node, the victims (with --preempt), the nodes added (with --add-nodes), and why the copies
-    stopped."""
-    out.print(Text(f"{result.template}: {result.copies} cop{'y' if result.copies == 1 else 'ies'} fit"
-                   + (" (copies may preempt)" if result.preempt else "") + f"; seed {result.seed}"))
+    """The count, the copies per node, the victims (with --preempt), the nodes added (with --add-nodes), and why
+    the copies stopped."""
+    noun = "copy" if result.copies == 1 else "copies"
+    out.print(Text(f"{result.template}: {result.copies} {noun} fit"
+                   + (", preempting lower-priority pods" if result.preempt else "") + f"; seed {result.seed}"))
     if result.per_node:
         table = Table()
         table.add_column("NODE")
         table.add_column("COPIES", justify="right")
         for node, count in result.per_node:
             table.add_row(Text(node), str(count))
+        out.print("Copies", style="bold")
         out.print(table)
     if result.victims:
-        table = Table(title="Victims", title_justify="left")
+        table = Table()
         for column in ("POD", "NODE", "PRIORITY", "PREEMPTED BY"):
-            table.add_column(column)
+            table.add_column(column, justify="right" if column == "PRIORITY" else "left")
         for victim in result.victims:
             table.add_row(Text(f"{victim.namespace}/{victim.name}"), Text(victim.node), str(victim.priority),
                           Text(victim.preemptor))
+        out.print("Victims", style="bold")
         out.print(table)
     added = result.added
     if added is not None:
