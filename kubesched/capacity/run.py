@@ -163,19 +163,21 @@ class CapacityRun:
         return Stop(MAX_REACHED, "", f"reached --max {limit}")
 
     def _place(self, copy: Pod) -> None:
-        """Schedule what can be now (the copy first among equals, then what its arrival woke); let time pass only
-        while the copy waits for something (its victims to go, a Permit or PreBind wait, its backoff after an
-        Error): the copies come one after another, without the periodic retries of the input's pending pods in
-        between, as cluster-capacity creates each copy as soon as the last one is bound."""
+        """Schedule what can be now (the copy, then what its arrival woke); let time pass only while the copy waits
+        for something (its victims to go, a Permit or PreBind wait, its backoff after an Error) or something it set
+        going is under way (its claims being provisioned): the copies come one after another, without the periodic
+        retries of the input's pending pods in between, as cluster-capacity creates each copy as soon as the last
+        one is bound."""
         sim = self.sim
         sim.settle(until=sim.clock.now())
         if self._bound(copy):
             return
         live = sim.cluster.pods.get(copy.uid)
-        if live is None or (sim.scheduler.queue.location(copy.uid) == "unschedulable"
-                            and not live.status.nominated_node_name):
+        if live is None:
             return
-        sim.settle()
+        if live.status.nominated_node_name or sim.scheduler.queue.location(copy.uid) != "unschedulable" \
+                or sim.agenda.next_time(background=False) is not None:
+            sim.settle()
 
     def _unschedulable(self, copy: Pod) -> Stop:
         live = self.sim.cluster.pods.get(copy.uid)

@@ -76,8 +76,6 @@ class CopyTemplate:
                        for t in self.claim_templates]
             volumes.extend(v for v in spec.volumes if v.name not in names)
             spec = attrs.evolve(spec, volumes=tuple(volumes))
-        if spec.node_name:
-            spec = replaced(spec, node_name="")
         return Pod(metadata=new_meta, spec=spec, status=PodStatus())
 
     def claims(self, pod: Pod, classes: Collection[StorageClass], now: datetime) -> list[PersistentVolumeClaim]:
@@ -112,9 +110,10 @@ def _owned(kind: str, api_version: str, namespace: str, name: str) -> OwnerRefer
 
 
 def from_pod(pod: Pod, location: str) -> CopyTemplate:
-    """A Pod of POD.yaml: copies keep its metadata (owner references unadopted) and spec."""
+    """A Pod of POD.yaml: copies keep its metadata (owner references unadopted) and spec, on no node."""
     meta = attrs.evolve(pod.metadata, owner_references=_unadopted(pod.metadata.owner_references))
-    return CopyTemplate("Pod", location, attrs.evolve(pod, metadata=meta), admitted=True)
+    spec = replaced(pod.spec, node_name="") if pod.spec.node_name else pod.spec
+    return CopyTemplate("Pod", location, Pod(metadata=meta, spec=spec), admitted=True)
 
 
 def from_workload(workload: Workload, location: str) -> CopyTemplate:

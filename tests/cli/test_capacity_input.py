@@ -114,6 +114,19 @@ def test_a_statefulsets_copies_get_claims_of_their_own(tmp_path: Path, registry:
     assert [bound(run, c) for c in run.copies] == [True] * 4 + [False]
 
 
+@pytest.mark.parametrize(("flags", "copies"), [
+    pytest.param((), 0, id="provisioner-not-running"),
+    pytest.param(("--provisioner", "ebs.csi.aws.com", "--provisioning-delay", "2"), 4, id="provisioner-flag"),
+])
+def test_provisioner_flags_are_simulates(tmp_path: Path, flags: tuple[str, ...], copies: int) -> None:
+    """Without the CSIDriver showing it, the StorageClass's provisioner runs only when --provisioner names it, as
+    in simulate: else the first copy's Immediate claim stays unbound and the copy with it."""
+    immediate = STORAGE.split("---")[0].replace("WaitForFirstConsumer", "Immediate")
+    cluster = write(tmp_path, "in.yaml", NODE.format(name="a", cpu=1), NODE.format(name="b", cpu=1), immediate)
+    document = answer(write(tmp_path, "pod.yaml", STATEFUL_SET), cluster, *flags)
+    assert document["copies"] == copies
+
+
 def test_a_pod_keeps_its_spec_and_leaves_its_node(tmp_path: Path, registry: PluginRegistry) -> None:
     """A Pod read back from a cluster (on a node, Running) is copied pending, on no node, with its labels."""
     template = pod("web", "500m", node="a").replace("metadata: {name: web}",
