@@ -17,6 +17,7 @@ import click
 import yaml
 
 from kubesched.cli import progress as progress_bar
+from kubesched.cli.capacity import capacity
 from kubesched.cli.sweep import sweep
 from kubesched.errors import InputError, KubeschedError
 from kubesched.io.load import ClusterInput, InputErrorList, load
@@ -100,6 +101,7 @@ def main() -> None:
 
 
 main.add_command(sweep)
+main.add_command(capacity)
 
 
 @main.command()

@@ -5,6 +5,7 @@ PostFilter when no node fits, then scoring and the choice of the host; and what 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import attrs
 
@@ -65,6 +66,8 @@ class Placement:
         self._percentage = percentage_of_nodes_to_score
         #: kube-scheduler's nextStartNodeIndex: where the next search for feasible nodes starts.
         self.next_start_node_index = 0
+        #: Pods whose failed cycle skips PostFilter (no preemption, no PostFilter message); None skips none.
+        self.skip_post_filter: Callable[[Pod], bool] | None = None
 
     def schedule_pod(self, framework: Framework, state: CycleState, pod: Pod, record: CycleRecord,
                      observer: CycleObserver, *, keep: bool) -> str:
@@ -86,7 +89,8 @@ class Placement:
         if not feasible:
             fit_error = FitError(pod, self._snapshot.num_nodes(), record.diagnosis)
             nominating = None
-            if framework.has_post_filter_plugins():
+            skip = self.skip_post_filter
+            if framework.has_post_filter_plugins() and (skip is None or not skip(pod)):
                 self._metrics.preemption_attempt()
                 result, status = framework.run_post_filter_plugins(state, pod, record.diagnosis.node_to_status)
                 record.diagnosis.post_filter_msg = status.message()

@@ -166,6 +166,11 @@ class Scheduler:
         """Unassigned pods whose schedulerName matches no profile: left alone, as kube-scheduler does."""
         return self.events.ignored
 
+    def skip_post_filter(self, skip: Callable[[Pod], bool] | None) -> None:
+        """Run no PostFilter plugin (no preemption) when a pod ``skip`` names fails its cycle, as a profile without
+        PostFilter plugins would (``kubesched capacity`` counts free room only); None runs them for every pod."""
+        self._placement.skip_post_filter = skip
+
     def _forget_failure(self, uid: str) -> None:
         """A pod bound or gone: its last failure no longer orders anything."""
         self._failed_at.pop(uid, None)

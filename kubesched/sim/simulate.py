@@ -393,6 +393,12 @@ class Simulation:
             return f'waiting in PreBind ("{pre_bind.plugin}" polls every second): {pre_bind.message()}'
         return ""
 
+    def pending_message(self, pod: Pod) -> str:
+        """What the result would say of ``pod``, pending now: its FitError, gate, Permit or PreBind wait."""
+        gated = {info.pod.uid: info.gating_status.message() for info in self.scheduler.queue.unschedulable_pods()
+                 if info.gating_status is not None and info.pod.uid == pod.uid}
+        return self._pending_message(pod, gated)
+
     def result(self) -> SimulationResult:
         """Where every input pod ended up, with the events so far."""
         gated = {info.pod.uid: info.gating_status.message() for info in self.scheduler.queue.unschedulable_pods()
