@@ -12,6 +12,7 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
+from kubesched.cli.reference import reference_pod_option
 from kubesched.errors import KubeschedError
 from kubesched.io.load import load
 from kubesched.runtime import PluginRegistry
@@ -38,9 +39,10 @@ class _SplitAtDashes(click.Command):
               show_default=True)
 @click.option("--report", "report", default=None, metavar="FILE.html",
               help="Also write the HTML report of the comparison (as kubesched report makes it; docs/report.md).")
+@reference_pod_option
 @click.pass_context
 def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, output: str,
-                    report: str | None) -> None:
+                    report: str | None, reference_pod: dict[str, int] | None) -> None:
     """Run INPUT (files, directories, or one Scenario file) under each PROFILE (a shipped name or a profile file)
     with the same seed; show the run metrics side by side (with each one's difference against the first profile)
     and every pod placed differently. See docs/analysis.md."""
@@ -57,7 +59,7 @@ def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, ou
                    for index, spec in enumerate(profiles)]
         scenario = _scenario(inputs)
         loaded = scenario if scenario is not None else load(inputs)
-        comparison = compare(loaded, configs, registry, seed=seed)
+        comparison = compare(loaded, configs, registry, seed=seed, reference_pod=reference_pod)
     except KubeschedError as exc:
         _fail(exc)
         return

@@ -18,6 +18,7 @@ import yaml
 
 from kubesched.cli import progress as progress_bar
 from kubesched.cli.capacity import capacity
+from kubesched.cli.reference import reference_pod_option
 from kubesched.cli.sweep import sweep
 from kubesched.errors import InputError, KubeschedError
 from kubesched.io.load import ClusterInput, InputErrorList, load
@@ -133,11 +134,12 @@ main.add_command(capacity)
 @click.option("--provisioning-delay", "provisioning_delay", type=click.FloatRange(min=0, max=1e9), default=None,
               metavar="SECONDS", help="How long a simulated provisioner takes to create a volume, in seconds of "
                                       "virtual time (default 5).")
+@reference_pod_option
 @_guarded
 def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str,
              strict: bool, show_events: bool, metrics_file: str | None, quiet: bool, explain: tuple[str, ...],
              explain_selector: str | None, explain_pending: bool, explain_all: bool, provisioners: tuple[str, ...],
-             provisioning_delay: float | None) -> None:
+             provisioning_delay: float | None, reference_pod: dict[str, int] | None) -> None:
     """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
     cluster, or run a Scenario file (kind: Scenario, see docs/scenarios.md) given as the only PATH."""
     if not paths and not filenames:
@@ -165,10 +167,11 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
 
         def start(explainer: Explainer | None) -> Run:
             if scenario is not None:
-                return ScenarioRunner(scenario, config, registry, seed=seed, progress=bar, explainer=explainer)
+                return ScenarioRunner(scenario, config, registry, seed=seed, progress=bar, explainer=explainer,
+                                      reference_pod=reference_pod)
             assert cluster_input is not None
             return Simulation(cluster_input, config, registry, seed=seed, progress=bar, explainer=explainer,
-                              storage=storage)
+                              storage=storage, reference_pod=reference_pod)
 
         explained = run_explaining(start, request, cluster_input.pods if cluster_input else ())
     # A run that did not settle (unsettled) still has a result: it is printed before the error.

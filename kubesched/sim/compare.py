@@ -3,7 +3,7 @@ the pods each profile placed differently (docs/analysis.md, "Comparing profiles"
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import attrs
 
@@ -125,15 +125,16 @@ def _delta(value: float | None, base: float | None) -> float | None:
 
 
 def compare(inputs: ClusterInput | Scenario, profiles: Sequence[tuple[str, SchedulerConfiguration]],
-            registry: PluginRegistry, *, seed: int = 0) -> Comparison:
+            registry: PluginRegistry, *, seed: int = 0, reference_pod: Mapping[str, int] | None = None,
+            ) -> Comparison:
     """Run the loaded input (or scenario) once per profile with the same seed: the loading is shared, each run is
-    a plain simulation."""
+    a plain simulation (``reference_pod``: the fragmentation figures' pod)."""
     results = []
     for _, config in profiles:
         if isinstance(inputs, Scenario):
-            result = run_scenario(inputs, config, registry, seed=seed)
+            result = run_scenario(inputs, config, registry, seed=seed, reference_pod=reference_pod)
         else:
-            result = simulate(inputs, config, registry, seed=seed)
+            result = simulate(inputs, config, registry, seed=seed, reference_pod=reference_pod)
         # The scheduler's metrics read their gauges from the live scheduler: kept, they would keep the whole
         # finished simulation alive under the next run (a larger heap for the collector to walk).
         results.append(attrs.evolve(result, metrics=None))

@@ -8,6 +8,8 @@ for quiescence. After the last step the run goes on to quiescence, unless that s
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import attrs
 
 from kubesched.api.apps import Deployment
@@ -37,10 +39,13 @@ from kubesched.sim.simulate import Simulation, SimulationError, SimulationProgre
 
 def run_scenario(scenario: Scenario, config: SchedulerConfiguration, registry: PluginRegistry, *,
                  seed: int = 0, progress: SimulationProgress | None = None,
-                 explainer: Explainer | None = None) -> SimulationResult:
+                 explainer: Explainer | None = None, reference_pod: Mapping[str, int] | None = None,
+                 ) -> SimulationResult:
     """Run ``scenario``; the same scenario and seed give the same result (``progress`` and ``explainer`` change no
-    placement). A run that cannot settle raises :class:`SimulationError` carrying the result so far."""
-    return ScenarioRunner(scenario, config, registry, seed=seed, progress=progress, explainer=explainer).run()
+    placement; ``reference_pod`` is the run metrics' fragmentation pod). A run that cannot settle raises
+    :class:`SimulationError` carrying the result so far."""
+    return ScenarioRunner(scenario, config, registry, seed=seed, progress=progress, explainer=explainer,
+                          reference_pod=reference_pod).run()
 
 
 class ScenarioRunner:
@@ -48,14 +53,14 @@ class ScenarioRunner:
 
     def __init__(self, scenario: Scenario, config: SchedulerConfiguration, registry: PluginRegistry, *,
                  seed: int = 0, progress: SimulationProgress | None = None,
-                 explainer: Explainer | None = None) -> None:
+                 explainer: Explainer | None = None, reference_pod: Mapping[str, int] | None = None) -> None:
         self.scenario = scenario
         warnings = tuple(w for step in scenario.steps if isinstance(step.action, Create)
                          for w in step.action.objects.warnings)
         # What admission reads (PriorityClasses, LimitRanges, RuntimeClasses, ResourceQuotas) comes with the steps.
         self.sim = Simulation(ClusterInput(warnings=warnings), config, registry, seed=seed,
                               progress=progress, explainer=explainer, controllers=scenario.settings,
-                              storage=scenario.storage)
+                              storage=scenario.storage, reference_pod=reference_pod)
         self.executed: list[tuple[Step, float]] = []
         self._refused: set[str] = set()
         # The index of the next step to run.
