@@ -25,21 +25,19 @@ from kubesched.api.pod import Pod
 from kubesched.errors import KubeschedError
 from kubesched.framework._node_info import pod_has_affinity, pod_host_ports
 from kubesched.io.load import ClusterInput
-from kubesched.plugins.nodevolumelimits.csi import AttachableVolumes, volume_limits
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import (
     POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
     Explainer,
     PluginRegistry,
     Scheduler,
-    SlowCalls,
 )
 from kubesched.sim.admission import ApiAdmission
 from kubesched.sim.agenda import EPOCH, Agenda, Entry, Phase, VirtualClock
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.sim.controllers import ControllerManager, ControllerSettings, StorageController, StorageSettings
 from kubesched.sim.controllers.disruption import DisruptionController
-from kubesched.sim.node_usage import node_usage
+from kubesched.sim.outcome import gated_messages, node_usages, pending_message, plugin_warnings, pod_results
 from kubesched.sim.result import ENDED_MESSAGES as ENDED_MESSAGES
 from kubesched.sim.result import PHASE_BOUND as PHASE_BOUND
 from kubesched.sim.result import PHASE_DELETED as PHASE_DELETED
@@ -375,71 +373,22 @@ class Simulation:
         more = f", and {len(parts) - shown} more" if len(parts) > shown else ""
         return ", ".join(parts[:shown]) + more
 
-    def _pending_message(self, pod: Pod, gated: dict[str, str]) -> str:
-        scheduler = self.scheduler
-        if pod.uid in scheduler.ignored:
-            return (f'no profile has scheduler name "{pod.spec.scheduler_name}": '
-                    "kubesched leaves the pod alone")
-        if pod.uid in gated:
-            return gated[pod.uid]
-        for condition in pod.status.conditions:
-            if condition.type == "PodScheduled" and condition.status == "False":
-                return condition.message
-        if scheduler.has_waiting_pods() and any(f.handle.get_waiting_pod(pod.uid)
-                                                for f in scheduler.frameworks.values()):
-            return "waiting on Permit"
-        pre_bind = scheduler.pre_bind_wait(pod.uid)
-        if pre_bind is not None:
-            return f'waiting in PreBind ("{pre_bind.plugin}" polls every second): {pre_bind.message()}'
-        return ""
-
     def pending_message(self, pod: Pod) -> str:
         """What the result would say of ``pod``, pending now: its FitError, gate, Permit or PreBind wait."""
-        gated = {info.pod.uid: info.gating_status.message() for info in self.scheduler.queue.unschedulable_pods()
-                 if info.gating_status is not None and info.pod.uid == pod.uid}
-        return self._pending_message(pod, gated)
+        return pending_message(self.scheduler, pod, gated_messages(self.scheduler, pod.uid))
 
     def result(self) -> SimulationResult:
         """Where every input pod ended up, with the events so far."""
-        gated = {info.pod.uid: info.gating_status.message() for info in self.scheduler.queue.unschedulable_pods()
-                 if info.gating_status is not None}
-        # An evicted pod's message is its eviction event's (the drain that evicted it), as kubectl describe shows.
-        evicted_by = {e.object: e.message for e in self.cluster.events if e.reason == "Evicted" and e.kind == "Pod"}
-        results = []
-        for original in self.pods:
-            uid = original.uid
-            live = self.cluster.pods.get(uid)
-            refusal = self.rejected.get(uid)
-            if refusal is not None:
-                results.append(PodResult(original.namespace, original.name, PHASE_REJECTED, None, None,
-                                         original.priority, refusal))
-            elif live is None:
-                gone = self.cluster.deleted[uid]
-                ended = self.cluster.ended.get(uid)
-                if original.metadata.deletion_timestamp is not None:
-                    phase, message = PHASE_DELETED, "terminating in the input; gone at its deletionTimestamp"
-                elif ended is not None:
-                    phase, message = ended, ENDED_MESSAGES.get(ended, "")
-                else:
-                    phase = PHASE_EVICTED
-                    message = evicted_by.get(gone.key) or next(
-                        (c.message for c in gone.status.conditions if c.type == "DisruptionTarget"), "")
-                results.append(PodResult(gone.namespace, gone.name, phase, gone.spec.node_name or None,
-                                         None, gone.priority, message, uid, _owner(gone)))
-            elif live.spec.node_name:
-                results.append(PodResult(live.namespace, live.name, PHASE_BOUND, live.spec.node_name, None,
-                                         live.priority, "", uid, _owner(live)))
-            else:
-                results.append(PodResult(live.namespace, live.name, PHASE_PENDING, None,
-                                         live.status.nominated_node_name or None, live.priority,
-                                         self._pending_message(live, gated), uid, _owner(live)))
+        results = pod_results(self.pods, self.cluster, self.scheduler, self.rejected)
         preemptions = tuple(Preemption(p.preemptor, p.node, p.victims, p.already_terminating, p.preemptor_uid,
                                        p.victim_uids, p.time) for p in self.cluster.preemptions)
         explainer = self.scheduler.explainer
         explain = None if explainer is None else {key: tuple(a) for key, a in explainer.attempts.items()}
-        return SimulationResult(self.seed, tuple(results), preemptions, tuple(self.cluster.events), self._usage(),
-                                tuple(self.warnings + self._plugin_warnings()), tuple(self.scheduler.plugin_failures()),
-                                self.scheduler.metrics, explain, analysis=self.analysis(results, preemptions))
+        return SimulationResult(self.seed, tuple(results), preemptions, tuple(self.cluster.events),
+                                node_usages(self.cluster, self.scheduler),
+                                tuple(self.warnings + plugin_warnings(self.scheduler)),
+                                tuple(self.scheduler.plugin_failures()), self.scheduler.metrics, explain,
+                                analysis=self.analysis(results, preemptions))
 
     def analysis(self, pods: Sequence[PodResult], preemptions: Sequence[Preemption]) -> RunAnalysis:
         """The run metrics so far (docs/analysis.md), from the run's log and its pods' outcomes."""
@@ -447,45 +396,6 @@ class Simulation:
         return analyse(self.recorder.log, end_time=self.clock.now(), phases=[(p.uid, p.phase) for p in pods],
                        preemptions=[(p.time, p.victim_uids) for p in preemptions], attempts=int(attempts),
                        reference=self.reference_pod)
-
-    def _plugin_warnings(self) -> list[str]:
-        """Plugin failures that have no pod to be reported on (a QueueSort plugin that raised), and plugins whose
-        calls took longer than the plugin call budget."""
-        warnings = [f.queue_sort_error for f in self.scheduler.frameworks.values() if f.queue_sort_error]
-        budget = self.scheduler.settings.plugin_call_budget_seconds
-        if budget is not None:
-            warnings.extend(_slow_warning(record, budget) for record in self.scheduler.slow_calls())
-        return warnings
-
-    def _usage(self) -> tuple[NodeUsage, ...]:
-        """Every node's resources and its pods' requests, by node name; with its CSINode, the volumes each CSI
-        driver may attach and those its pods attach (counted as NodeVolumeLimits counts them)."""
-        usage = []
-        storage = self.cluster.storage
-        volumes = AttachableVolumes(storage)
-        for name in sorted(self.cluster.nodes):
-            info = self.scheduler.cache.node_info(name)
-            if info is None:
-                continue
-            csi_node = storage.csi_node(name)
-            attached = volumes.per_driver((p.pod for p in info.pods), csi_node) if csi_node is not None else None
-            usage.append(node_usage(self.cluster.nodes[name], info, volume_limits(csi_node), attached))
-        return tuple(usage)
-
-
-def _owner(pod: Pod) -> tuple[str, str] | None:
-    """The (kind, name) of the pod's controller (its ownerReference with controller: true), None without one."""
-    return next(((ref.kind, ref.name) for ref in pod.metadata.owner_references if ref.controller), None)
-
-
-def _seconds(value: float) -> str:
-    return f"{value:.2f} s" if value >= 1 else f"{value * 1000:.1f} ms"
-
-
-def _slow_warning(record: SlowCalls, budget: float) -> str:
-    where = f"pod {record.pod}" + (f", node {record.node}" if record.node else "")
-    return (f'{record.point} plugin "{record.plugin}" exceeded the plugin call budget of {budget * 1000:g} ms in '
-            f"{record.count} call(s); slowest: {_seconds(record.slowest)} on {where}")
 
 
 def simulate(cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry, *,
