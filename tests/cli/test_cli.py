@@ -36,11 +36,13 @@ class TestSimulate:
         assert "6 bound, 1 pending, 0 evicted; seed 0" in out
 
     def test_json_has_exactly_the_documented_shape(self, run_cli: RunCli) -> None:
-        """JSON output: kind, seed, pods (input order, fixed keys), nodes, preemptions, events, metrics."""
+        """JSON output: kind, seed, pods (input order, fixed keys), nodes, preemptions, events, metrics, analysis."""
         done = run_cli("simulate", QUICKSTART, "--output", "json")
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
-        assert list(result) == ["kind", "seed", "pods", "nodes", "preemptions", "events", "metrics"]
+        assert list(result) == ["kind", "seed", "pods", "nodes", "preemptions", "events", "metrics", "analysis"]
+        assert list(result["analysis"]) == ["endTime", "pods", "attempts", "resources", "fragmentation",
+                                            "pendingTime", "preemptions", "series"]
         assert (result["kind"], result["seed"], result["preemptions"]) == ("SimulationResult", 0, [])
         pods = result["pods"]
         assert [p["name"] for p in pods] == ["metrics-agent", "web-1", "web-2", "web-3", "db", "trainer",
