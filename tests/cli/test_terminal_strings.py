@@ -89,3 +89,13 @@ def test_a_megabyte_pod_name_gives_short_error_lines(tmp_path: Path) -> None:
     assert [line.startswith(prefix) for line in lines] == [True, True, True], lines[0][:200]
     assert max(len(line) for line in lines) < 1000
     assert lines[-1].endswith('spec.containers[0].resources.requests.cpu: "2x" is not a valid quantity')
+
+
+def test_compare_shows_a_profile_path_that_looks_like_markup_as_it_is(tmp_path: Path) -> None:
+    """A profile file named ``[red]p.toml`` heads its columns as written (rich read ``[red]`` as a style)."""
+    profile = tmp_path / "[red]p.toml"
+    profile.write_text((Path(__file__).parents[2] / "kubesched/profiles/bin-packing.toml").read_text())
+    cluster = Path(__file__).parents[2] / "examples/compare/cluster.yaml"
+    result = CliRunner().invoke(main, ["compare", "default", str(profile), "--", str(cluster)], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert f"Δ {profile}" in result.stdout
