@@ -11,7 +11,7 @@ import pytest
 from kubesched.io.load import InputErrorList, load
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.controllers.job import JobController
-from tests.sim.controllers.helpers import events, node, run
+from tests.sim.controllers.helpers import events, live, node, run
 
 
 def cron(limits: str = "") -> str:
@@ -93,3 +93,21 @@ def test_bad_history_limits_are_located(tmp_path: Path, limits: str, message: st
     with pytest.raises(InputErrorList) as caught:
         load([path])
     assert [str(e) for e in caught.value.errors] == [f"{path}: cronjobs/default/report: {message}"]
+
+
+@pytest.mark.parametrize(("limits", "jobs"), [
+    pytest.param("", ["report-20"], id="default-keeps-1-failed"),
+    pytest.param("failedJobsHistoryLimit: 0", [], id="limit-0"),
+    pytest.param("failedJobsHistoryLimit: 2", ["report-10", "report-20"], id="limit-2"),
+])
+def test_failed_jobs_beyond_the_failed_history_limit_are_deleted(tmp_path: Path, registry: PluginRegistry,
+                                                                 limits: str, jobs: list[str]) -> None:
+    """The running pods of report-10 and report-20 are deleted (backoffLimit 0: each Job fails at once); the
+    newest ``failedJobsHistoryLimit`` Failed Jobs remain."""
+    sim = run(tmp_path, node("n1") + cron(limits), registry, until=605)
+    for until in (1205, 1300):
+        sim.cluster.delete_pod(next(p for p in live(sim) if p.metadata.deletion_timestamp is None))
+        sim.settle(until=until)
+    failed = [e.object for e in events(sim, "BackoffLimitExceeded")]
+    assert failed == ["default/report-10", "default/report-20"]
+    assert kept(sim) == jobs
