@@ -91,6 +91,30 @@ def escape_cut(text: str, limit: int = MAX_SHOWN) -> tuple[str, bool]:
     return "".join(out), False
 
 
+#: Longest user-controlled text written to a terminal as it is (a table cell, a name in a summary line).
+TERMINAL_MAX = 256
+#: Longest line of an error or warning written to a terminal: its values are already cut, so only a message
+#: listing very many objects reaches it.
+LINE_MAX = 4096
+
+
+def terminal(text: str, limit: int = TERMINAL_MAX) -> str:
+    """``text`` safe to write to a terminal: characters that are not printable (escape sequences, bells, lone
+    surrogates) as visible escapes (``\\x1b``), printable ones as they are; cut after ``limit`` characters with
+    ``... (N characters)``, so a megabyte of name is one short line and no sequence reaches the terminal."""
+    if text.isprintable() and len(text) <= limit:
+        return text
+    out: list[str] = []
+    size = 0
+    for char in text:
+        piece = char if char.isprintable() else _escaped(char)
+        size += len(piece)
+        if size > limit:
+            return f"{''.join(out)}... ({len(text)} characters)"
+        out.append(piece)
+    return "".join(out)
+
+
 def quote(text: str) -> str:
     """``text`` in double quotes and escaped; cut where its escaped form passes :data:`MAX_SHOWN` characters, with
     its length given."""

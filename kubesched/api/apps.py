@@ -135,6 +135,9 @@ class CronJob:
     suspend: bool = False
     time_zone: str = ""
     starting_deadline_seconds: int | None = None
+    #: How many finished Jobs are kept, the oldest deleted first (the API server's defaults: 3 and 1).
+    successful_jobs_history_limit: int = 3
+    failed_jobs_history_limit: int = 1
     #: Where a CronJob read from a dump had got to (its status): the time of the last Job it started, and the
     #: names of the Jobs it counts as running. A new CronJob has neither.
     last_schedule_time: datetime | None = None

@@ -12,6 +12,10 @@ from datetime import datetime, timedelta, tzinfo
 import attrs
 
 _DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
+#: The longest duration Go's time.ParseDuration reads (2^63-1 nanoseconds): longer ones are invalid, as in Go.
+MAX_DURATION = (2**63 - 1) / 1e9
+MAX_DURATION_TEXT = "2562047h47m16.854775807s"
+MAX_SECONDS_TEXT = "9223372036.854775807"
 _UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
@@ -20,7 +24,8 @@ class TimeSpecError(ValueError):
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in a Go duration such as ``1h30m`` or ``1.5s`` (``0`` alone is allowed); negative ones are refused."""
+    """Seconds in a Go duration such as ``1h30m`` or ``1.5s`` (``0`` alone is allowed); negative ones are refused,
+    and so are those past Go's longest (about 292 years), which Go cannot read either."""
     if text == "0":
         return 0.0
     if not text or text.startswith(("-", "+")):
@@ -32,6 +37,8 @@ def parse_duration(text: str) -> float:
             raise TimeSpecError("must be a duration such as \"90s\", \"5m\" or \"1h30m\" (units ns, us, ms, s, m, h)")
         total += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
         position = match.end()
+    if total > MAX_DURATION:
+        raise TimeSpecError(f"must be at most {MAX_DURATION_TEXT} (the longest Go duration, about 292 years)")
     return total
 
 

@@ -17,6 +17,7 @@ from kubesched.capacity.result import UNSCHEDULABLE, CapacityResult
 from kubesched.errors import KubeschedError
 from kubesched.io.load import InputErrorList
 from kubesched.profiles import DEFAULT_PROFILE
+from kubesched.validation import LINE_MAX, terminal
 
 if TYPE_CHECKING:
     from kubesched.capacity import CapacityOptions
@@ -70,10 +71,10 @@ def capacity(pod_file: str, paths: tuple[str, ...], profile: str, seed: int, max
     except KubeschedError as exc:
         lines = [str(e) for e in exc.errors] if isinstance(exc, InputErrorList) else str(exc).splitlines()
         for line in lines or [""]:
-            click.echo(f"error: {line}", err=True)
+            click.echo(terminal(f"error: {line}", LINE_MAX), err=True)
         sys.exit(1)
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(terminal(f"warning: {warning}", LINE_MAX), err=True)
     if output == "json":
         click.echo(json.dumps(result.to_json(), indent=2))
     elif output == "yaml":
@@ -84,7 +85,7 @@ def capacity(pod_file: str, paths: tuple[str, ...], profile: str, seed: int, max
 
         print_capacity(result, console(sys.stdout))
     for line in result.plugin_errors:
-        click.echo(f"warning: plugin error: {line}", err=True)
+        click.echo(terminal(f"warning: plugin error: {line}", LINE_MAX), err=True)
 
 
 def _run(pod_file: str, paths: tuple[str, ...], node_file: str | None, profile: str, seed: int,
@@ -97,23 +98,28 @@ def _run(pod_file: str, paths: tuple[str, ...], node_file: str | None, profile: 
     registry = PluginRegistry.discover()
     config = load_config(profile, registry)
     for warning in config.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(terminal(f"warning: {warning}", LINE_MAX), err=True)
     given = load_capacity_input(pod_file, paths, node_file, [p.scheduler_name for p in config.profiles])
     return capacity(given, config, registry, seed=seed, storage=storage, options=attrs.evolve(options, node=given.node))
+
+
+def _plain(text: str) -> Text:
+    """``text`` as plain text (never rich markup), escaped and cut for the terminal."""
+    return Text(terminal(text, LINE_MAX))
 
 
 def print_capacity(result: CapacityResult, out: Console) -> None:
     """The count, the copies per node, the victims (with --preempt), the nodes added (with --add-nodes), and why
     the copies stopped."""
     noun = "copy" if result.copies == 1 else "copies"
-    out.print(Text(f"{result.template}: {result.copies} {noun} fit"
+    out.print(_plain(f"{result.template}: {result.copies} {noun} fit"
                    + (", preempting lower-priority pods" if result.preempt else "") + f"; seed {result.seed}"))
     if result.per_node:
         table = Table()
         table.add_column("NODE")
         table.add_column("COPIES", justify="right")
         for node, count in result.per_node:
-            table.add_row(Text(node), str(count))
+            table.add_row(_plain(node), str(count))
         out.print("Copies", style="bold")
         out.print(table)
     if result.victims:
@@ -121,8 +127,8 @@ def print_capacity(result: CapacityResult, out: Console) -> None:
         for column in ("POD", "NODE", "PRIORITY", "PREEMPTED BY"):
             table.add_column(column, justify="right" if column == "PRIORITY" else "left")
         for victim in result.victims:
-            table.add_row(Text(f"{victim.namespace}/{victim.name}"), Text(victim.node), str(victim.priority),
-                          Text(victim.preemptor))
+            table.add_row(_plain(f"{victim.namespace}/{victim.name}"), _plain(victim.node), str(victim.priority),
+                          _plain(victim.preemptor))
         out.print("Victims", style="bold")
         out.print(table)
     added = result.added
@@ -130,13 +136,13 @@ def print_capacity(result: CapacityResult, out: Console) -> None:
         goal = f"{added.target} copies" if added.target is not None else "every pending pod of the input"
         outcome = f"{goal}: reached" if added.reached else f"{goal}: not reached, {added.message}"
         names = f" ({', '.join(added.names)})" if added.names else ""
-        out.print(Text(f"added {len(added.names)} node(s) like {added.template}{names}; {outcome}"))
+        out.print(_plain(f"added {len(added.names)} node(s) like {added.template}{names}; {outcome}"))
         if added.pending:
-            out.print(Text(f"still pending: {', '.join(added.pending)}"))
+            out.print(_plain(f"still pending: {', '.join(added.pending)}"))
     stop = result.stop
     if stop.reason == UNSCHEDULABLE:
-        out.print(Text(f"stopped: copy {stop.copy} does not fit: {stop.message}"))
+        out.print(_plain(f"stopped: copy {stop.copy} does not fit: {stop.message}"))
     elif stop.copy:
-        out.print(Text(f"stopped: copy {stop.copy} was refused: {stop.message}"))
+        out.print(_plain(f"stopped: copy {stop.copy} was refused: {stop.message}"))
     else:
-        out.print(Text(f"stopped: {stop.message}"))
+        out.print(_plain(f"stopped: {stop.message}"))

@@ -11,12 +11,14 @@ import click
 import yaml
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from kubesched.cli.reference import reference_pod_option
 from kubesched.errors import KubeschedError
 from kubesched.io.load import load
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.compare import HEADLINE, HEADLINE_PER_RESOURCE, Comparison, compare
+from kubesched.validation import terminal
 
 
 class _SplitAtDashes(click.Command):
@@ -102,6 +104,11 @@ def _signed(value: Any) -> str:
     return text if text.startswith("-") or value == 0 else f"+{text}"
 
 
+def _text(value: str) -> Text:
+    """A header or cell from the input (a profile's name, a pod's) as plain text, escaped and cut."""
+    return Text(terminal(value))
+
+
 def print_comparison(comparison: Comparison, document: dict[str, Any], out: Console) -> None:
     """The metrics table (headline figures, each profile, then the difference of each later profile against the
     first) and the table of pods placed differently."""
@@ -115,9 +122,9 @@ def print_comparison(comparison: Comparison, document: dict[str, Any], out: Cons
     table = Table(title=f"Run metrics (seed {comparison.seed})", title_justify="left")
     table.add_column("METRIC")
     for name in names:
-        table.add_column(name, justify="right")
+        table.add_column(_text(name), justify="right")
     for name in names[1:]:
-        table.add_column(f"Δ {name}", justify="right")
+        table.add_column(_text(f"Δ {name}"), justify="right")
     for row in rows:
         if row not in metrics:
             continue
@@ -131,9 +138,9 @@ def print_comparison(comparison: Comparison, document: dict[str, Any], out: Cons
     moved.add_column("POD")
     moved.add_column("CHANGE")
     for name in names:
-        moved.add_column(name)
+        moved.add_column(_text(name))
     for placement in placements:
         cells = [node if node is not None else phase for node, phase in zip(placement.nodes, placement.phases,
                                                                              strict=True)]
-        moved.add_row(placement.pod, placement.change, *cells)
+        moved.add_row(_text(placement.pod), _text(placement.change), *(_text(cell) for cell in cells))
     out.print(moved)

@@ -32,6 +32,7 @@ from kubesched.sim.scenario import is_scenario_file, load_scenario
 from kubesched.sim.scenario_run import ScenarioRunner
 from kubesched.sim.scenario_steps import Scenario
 from kubesched.sim.simulate import Simulation
+from kubesched.validation import LINE_MAX, terminal
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,7 +55,7 @@ def _error_lines(exc: KubeschedError) -> list[str]:
 def _fail(*errors: KubeschedError) -> None:
     for exc in errors:
         for line in _error_lines(exc):
-            click.echo(f"error: {line}", err=True)
+            click.echo(terminal(f"error: {line}", LINE_MAX), err=True)
     sys.exit(1)
 
 
@@ -179,10 +180,10 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     if metrics_file is not None and result.metrics is not None:
         _write_metrics(metrics_file, result.metrics)
     for warning in [*result.warnings, *explained.warnings]:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(terminal(f"warning: {warning}", LINE_MAX), err=True)
     nothing = _nothing_to_schedule(cluster_input) if cluster_input is not None else ""
     if nothing:
-        click.echo(f"warning: nothing to schedule: {nothing}", err=True)
+        click.echo(terminal(f"warning: nothing to schedule: {nothing}", LINE_MAX), err=True)
     if output == "json":
         click.echo(json.dumps(result.to_json(), indent=2))
     elif output == "yaml":
@@ -199,7 +200,7 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
             print_explain(result.explain, console(sys.stdout), result.pods)
     # Plugin errors once, at the end of the run: one line per failing plugin (the events hold every failure).
     for line in result.plugin_error_summary():
-        click.echo(f"warning: plugin error: {line}", err=True)
+        click.echo(terminal(f"warning: plugin error: {line}", LINE_MAX), err=True)
     if unsettled is not None:
         _fail(unsettled)
     if strict and result.plugin_errors:
@@ -305,7 +306,7 @@ def run(kubeconfig: str | None, profile: str, leader_elect: bool, lease_namespac
     if problems or config is None or api is None:
         for problem in problems:
             for line in _error_lines(problem):
-                click.echo(f"error: {line}", err=True)
+                click.echo(terminal(f"error: {line}", LINE_MAX), err=True)
         sys.exit(1)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     options = RunOptions(kubeconfig=kubeconfig, leader_elect=leader_elect,
@@ -347,7 +348,7 @@ def _load_profile(spec: str, registry: PluginRegistry | None = None) -> Schedule
     """Load a profile and print its warnings (settings read but not honoured) on stderr."""
     config = load_config(spec, registry or PluginRegistry.discover())
     for warning in config.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(terminal(f"warning: {warning}", LINE_MAX), err=True)
     return config
 
 
@@ -358,7 +359,7 @@ def profile_check(spec: str) -> None:
     """Validate a profile (TOML or KubeSchedulerConfiguration); exit 1 with the problem if it is invalid."""
     config = _load_profile(spec)
     names = ", ".join(p.scheduler_name for p in config.profiles)
-    click.echo(f"ok: {config.source}: {len(config.profiles)} profile(s): {names}")
+    click.echo(terminal(f"ok: {config.source}: {len(config.profiles)} profile(s): {names}", LINE_MAX))
 
 
 @profile.command("show")

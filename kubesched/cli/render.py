@@ -15,6 +15,7 @@ from kubesched.api.resources import CPU, resource_order
 from kubesched.runtime import FastPath, PluginSpec
 from kubesched.sim.node_usage import NodeUsage, is_bytes
 from kubesched.sim.simulate import SimulationResult
+from kubesched.validation import LINE_MAX, TERMINAL_MAX, terminal
 
 # Without a terminal rich would assume 80 columns; a fixed width keeps piped output stable and readable.
 DEFAULT_WIDTH = 140
@@ -26,13 +27,11 @@ def console(file: IO[str]) -> Console:
     return Console(file=file, width=width, highlight=False, soft_wrap=False)
 
 
-def _text(value: str) -> Text:
+def _text(value: str, limit: int = TERMINAL_MAX) -> Text:
     """A cell holding ``value`` as plain text: never read as rich markup (gate names such as
-    ``[example.com/wait]`` look like tags), with control characters escaped so none reach the terminal."""
-    if not value.isprintable():
-        value = "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
-                        for c in value)
-    return Text(value)
+    ``[example.com/wait]`` look like tags), with control characters escaped so none reach the terminal, and cut
+    after ``limit`` characters (a message may be longer than a name)."""
+    return Text(terminal(value, limit))
 
 
 def _cores(milli: int) -> str:
@@ -86,7 +85,7 @@ def print_events(result: SimulationResult, out: Console) -> None:
         table.add_column(column, overflow="fold")
     for event in result.events:
         table.add_row(f"{event.time:g}s", _text(event.type), _text(event.reason),
-                      _text(f"{event.kind} {event.object}"), _text(event.message))
+                      _text(f"{event.kind} {event.object}"), _text(event.message, LINE_MAX))
     out.print("Events", style="bold")
     out.print(table)
 
@@ -99,13 +98,13 @@ def print_simulation(result: SimulationResult, out: Console, *, events: bool = F
         pods.add_column(column, overflow="fold")
     for pod in result.pods:
         node = pod.node or (f"(nominated {pod.nominated_node})" if pod.nominated_node else "")
-        pods.add_row(_text(f"{pod.namespace}/{pod.name}"), _text(node), _text(pod.phase), _text(pod.message))
+        pods.add_row(_text(f"{pod.namespace}/{pod.name}"), _text(node), _text(pod.phase), _text(pod.message, LINE_MAX))
     out.print("Pods", style="bold")
     out.print(pods)
     if events and result.scenario is None:
         print_events(result, out)
     print_nodes(result, out)
-    out.print(f"{summary_counts(result)}; seed {result.seed}")
+    out.print(Text(f"{summary_counts(result)}; seed {result.seed}"))
     if result.scenario is not None:
         print_scenario(result, out)
 
@@ -132,14 +131,15 @@ def print_scenario(result: SimulationResult, out: Console) -> None:
     for event in result.events:
         shown = event.object if event.kind == "Pod" else f"{_resource(event.kind)}/{event.object}"
         events.add_row(_clock(event.time), _text(event.type), _text(event.reason), _text(shown),
-                       _text(event.message))
+                       _text(event.message, LINE_MAX))
     out.print("Events", style="bold")
     out.print(events)
     scenario = result.scenario or {}
     end = float(str(scenario.get("endTime", 0.0)))
     steps = scenario.get("steps")
     count = len(steps) if isinstance(steps, list) else 0
-    out.print(f"scenario {scenario.get('name', '')}: {count} step(s), ended at {_clock(end)} ({end:g}s)")
+    name = terminal(str(scenario.get("name", "")))
+    out.print(Text(f"scenario {name}: {count} step(s), ended at {_clock(end)} ({end:g}s)"))
 
 
 def _resource(kind: str) -> str:

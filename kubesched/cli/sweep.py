@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from kubesched.cli.progress import stderr_is_terminal, wants_progress
 from kubesched.errors import KubeschedError
 from kubesched.io.errors import InputErrorList
-from kubesched.validation import did_you_mean
+from kubesched.validation import LINE_MAX, did_you_mean, terminal
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -53,7 +53,7 @@ class SweepBar:
 
 def _fail(lines: list[str]) -> NoReturn:
     for line in lines:
-        click.echo(f"error: {line}", err=True)
+        click.echo(terminal(f"error: {line}", LINE_MAX), err=True)
     sys.exit(1)
 
 
@@ -131,9 +131,9 @@ def _sweep(path: Path, jobs: int | None, dask_address: str | None, send_inputs: 
         _fail(problems)
     for entry in checked.inputs:
         for warning in entry.warnings:
-            click.echo(f"warning: input {entry.cell_input.label!r}: {warning}", err=True)
+            click.echo(terminal(f"warning: input {entry.cell_input.label!r}: {warning}", LINE_MAX), err=True)
     for warning in dict.fromkeys(w for p in checked.profiles for w in p.warnings):
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(terminal(f"warning: {warning}", LINE_MAX), err=True)
     store = ResultStore(Path(parquet) if parquet is not None else Path(path.with_suffix(".parquet").name))
     if dask_address is not None:
         address = dask_address
@@ -151,9 +151,9 @@ def _sweep(path: Path, jobs: int | None, dask_address: str | None, send_inputs: 
         bar = stack.enter_context(SweepBar()) if wants_progress(stderr_is_terminal(), quiet) else None
         finished = run_sweep(checked, store, execute, resume=resume, progress=bar)
     for warning in finished.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo(f"sweep {checked.spec.name}: {len(finished.rows)} cell(s), {finished.ran} run, {finished.reused} "
-               f"reused: {store.path}", err=True)
+        click.echo(terminal(f"warning: {warning}", LINE_MAX), err=True)
+    click.echo(terminal(f"sweep {terminal(checked.spec.name)}: {len(finished.rows)} cell(s), {finished.ran} run, "
+                        f"{finished.reused} reused: {store.path}", LINE_MAX), err=True)
     chosen = metrics or tuple(m for m in HEADLINE if any(m in row for row in finished.rows))
     present = sorted({name for row in finished.rows for name in row})
     unknown = [m for m in chosen if m not in present]
@@ -163,7 +163,7 @@ def _sweep(path: Path, jobs: int | None, dask_address: str | None, send_inputs: 
     elif output == "yaml":
         click.echo(yaml.safe_dump(json.loads(json.dumps(summary.to_json())), sort_keys=False), nl=False)
     else:
-        click.echo("\n".join(summary.lines()))
+        click.echo("\n".join(terminal(line, LINE_MAX) for line in summary.lines()))
     errors = [f"--metric: no cell has a metric {m!r}{did_you_mean(m, present)}" for m in unknown]
     failed = [row for row in finished.rows if row.get("error") is not None]
     if failed:

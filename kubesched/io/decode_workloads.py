@@ -213,8 +213,8 @@ def _job_condition(obj: Obj, path: str) -> tuple[str, str]:
 
 
 def cron_job(obj: Obj) -> CronJob:
-    """Decode a CronJob: its cron schedule (checked here), time zone, concurrencyPolicy, startingDeadlineSeconds
-    and Job template; and where it had got to, from its status (lastScheduleTime and the active Jobs)."""
+    """Decode a CronJob: its cron schedule (checked here), time zone, concurrencyPolicy, startingDeadlineSeconds,
+    history limits and Job template; and where it had got to, from its status (lastScheduleTime and the active Jobs)."""
     meta = object_meta(obj, namespaced=True, name_rule=validation.dns1123_subdomain)
     spec = f.mapping(obj.get("spec"), "spec")
     schedule = f.string(spec.get("schedule"), "spec.schedule")
@@ -236,15 +236,28 @@ def cron_job(obj: Obj) -> CronJob:
     if deadline is not None and deadline < 0:
         f.report("spec.startingDeadlineSeconds", f"Invalid value: {deadline}: must be greater than or equal to 0")
         deadline = None
+    successful = _history_limit(spec, "successfulJobsHistoryLimit", 3)
+    failed = _history_limit(spec, "failedJobsHistoryLimit", 1)
     job_template = f.mapping(spec.get("jobTemplate"), "spec.jobTemplate")
     job_meta = ObjectMeta(name=meta.name, namespace=meta.namespace)
     status = f.mapping(obj.get("status"), "status")
     return CronJob(meta, schedule, _job_spec(f.mapping(job_template.get("spec"), "spec.jobTemplate.spec"),
                                              "spec.jobTemplate.spec", job_meta),
                    f.one_of(spec.get("concurrencyPolicy"), "spec.concurrencyPolicy", CONCURRENCY_POLICIES, "Allow")
-                   or "Allow", f.boolean(spec.get("suspend"), "spec.suspend"), zone, deadline,
+                   or "Allow", f.boolean(spec.get("suspend"), "spec.suspend"), zone, deadline, successful, failed,
                    f.timestamp(status.get("lastScheduleTime"), "status.lastScheduleTime"),
                    f.items(status.get("active"), "status.active", _reference_name))
+
+
+def _history_limit(spec: Obj, key: str, default: int) -> int:
+    """spec.successfulJobsHistoryLimit or spec.failedJobsHistoryLimit: a 32-bit count, not negative; unset, the
+    API server's default."""
+    path = f"spec.{key}"
+    limit = f.integer(spec.get(key), path, bits=32)
+    if limit is not None and limit < 0:
+        f.report(path, f"Invalid value: {limit}: must be greater than or equal to 0")
+        return default
+    return default if limit is None else limit
 
 
 def _reference_name(obj: Obj, path: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from kubesched.api.timespec import TimeSpecError, parse_duration
+from kubesched.api.timespec import MAX_DURATION, MAX_SECONDS_TEXT, TimeSpecError, parse_duration
 from kubesched.errors import InputError
 from kubesched.io import decode
 from kubesched.io import fields as f
@@ -154,13 +154,17 @@ class _Reader:
         return value
 
     def _time(self, value: object, step: int | None, field: str) -> float | None:
-        """A virtual time or duration: a Go duration string or a number of seconds, not negative."""
+        """A virtual time or duration: a Go duration string or a number of seconds, 0 to Go's longest duration."""
         if isinstance(value, bool) or value is None:
             self.problem(MANIFEST.wrong_type(value, 'a duration such as "90s" or a number of seconds'), step, field)
             return None
         if isinstance(value, int | float):
             if value < 0 or value != value or value in (float("inf"),):
                 self.problem(f"Invalid value: {value}: must be a finite number of seconds, 0 or more", step, field)
+                return None
+            if value > MAX_DURATION:
+                self.problem(f"Invalid value: {value}: must be at most {MAX_SECONDS_TEXT} seconds (the longest Go "
+                             "duration, about 292 years)", step, field)
                 return None
             return float(value)
         if not isinstance(value, str):

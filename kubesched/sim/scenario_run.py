@@ -35,6 +35,7 @@ from kubesched.sim.scenario_steps import (
     Step,
 )
 from kubesched.sim.simulate import Simulation, SimulationError, SimulationProgress, SimulationResult, queue_order
+from kubesched.validation import terminal
 
 
 def run_scenario(scenario: Scenario, config: SchedulerConfiguration, registry: PluginRegistry, *,
@@ -203,7 +204,7 @@ class ScenarioRunner:
         if kind == "Pod":
             pod = cluster.get_pod(namespace, name)
             if pod is None:
-                self.sim.warnings.append(f"pod {namespace}/{name} to delete does not exist (any more)")
+                self.sim.warnings.append(f"pod {namespace}/{terminal(name)} to delete does not exist (any more)")
                 return
             cluster.delete_pod(pod)
             cluster.ended.setdefault(pod.uid, "Deleted")

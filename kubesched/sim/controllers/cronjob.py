@@ -24,6 +24,7 @@ import attrs
 
 from kubesched.api.apps import CronJob
 from kubesched.api.timespec import Schedule, parse_schedule
+from kubesched.sim.agenda import EPOCH
 from kubesched.sim.controllers.base import Controller
 from kubesched.sim.controllers.job import JobController
 
@@ -82,6 +83,12 @@ def _shifted(when: datetime, seconds: int) -> datetime | None:
         return None
 
 
+def _start_order(job: JobController) -> tuple[bool, datetime, str]:
+    """Jobs oldest first, as byJobStartTime sorts them (a Job starts when created here; none known: last)."""
+    created = job.metadata.creation_timestamp
+    return created is None, created or EPOCH, job.metadata.name
+
+
 def job_name(cron_job: str, scheduled: datetime) -> str:
     """``<cronjob>-<scheduled time in minutes since the epoch>``: one name per schedule time, so a time never runs
     twice."""
@@ -117,10 +124,14 @@ class CronJobController(Controller):
         self._sync(self.manager.clock.timestamp())
 
     def _sync(self, now: datetime) -> None:
+        """The active list, the schedule (unless suspended), then the finished Jobs past the history limits."""
         jobs = {job.metadata.name: job for job in self.jobs()}
         self._update_active(jobs)
-        if self.workload.suspend:
-            return
+        if not self.workload.suspend:
+            self._run_schedule(now, jobs)
+        self._clean_up(jobs)
+
+    def _run_schedule(self, now: datetime, jobs: dict[str, JobController]) -> None:
         earliest = self._earliest()
         deadline = self.workload.starting_deadline_seconds
         floor = earliest if deadline is None else max(earliest, _shifted(now, -deadline) or earliest)
@@ -135,6 +146,19 @@ class CronJobController(Controller):
                                   ".spec.startingDeadlineSeconds or check clock skew")
             self._start(scheduled, jobs)
         self._arm(now)
+
+    def _clean_up(self, jobs: dict[str, JobController]) -> None:
+        """Delete the oldest finished Jobs (by start, then name) beyond successfulJobsHistoryLimit Complete ones and
+        failedJobsHistoryLimit Failed ones, with their pods, as cleanupFinishedJobs does: a long run keeps a few."""
+        finished = sorted((job for job in jobs.values() if job.finished and not job.deleted), key=_start_order)
+        for status, limit in (("Complete", self.workload.successful_jobs_history_limit),
+                              ("Failed", self.workload.failed_jobs_history_limit)):
+            done = [job for job in finished if job.status == status]
+            for job in done[:max(len(done) - limit, 0)]:
+                self.manager.remove(job)
+                if job.metadata.name in self.active:
+                    self.active.remove(job.metadata.name)
+                self.record_event("Normal", "SuccessfulDelete", f"Deleted job {job.metadata.name}")
 
     def _earliest(self) -> datetime:
         """Where the schedule is read from: the last run's time, or the CronJob's creation."""
