@@ -168,6 +168,8 @@ class BatchFilter:
                 continue
             try:
                 out = batch_hook(self.state, self.pod, batch)
+            except KeyboardInterrupt:  # a real Ctrl-C stops the run
+                raise
             except PLUGIN_FAILURES as exc:
                 raise BatchError(self.framework.guard.failed(FILTER, name, self.pod, exc=exc)) from None
             if out is None:

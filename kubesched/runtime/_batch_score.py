@@ -46,6 +46,8 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
         if batch_hook is not None:
             try:
                 raw: Any = batch_hook(state, pod, batch)
+            except KeyboardInterrupt:  # a real Ctrl-C stops the run
+                raise
             except PLUGIN_FAILURES as exc:
                 raise BatchError(framework.guard.failed(SCORE, name, pod, exc=exc)) from None
             if not _is_int_array(raw, size):
@@ -56,6 +58,8 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
             node_info: NodeInfo | None = None
             try:
                 scores: list[Any] = [hook(state, pod, node_info := ni) for ni in infos]
+            except KeyboardInterrupt:  # a real Ctrl-C stops the run
+                raise
             except PLUGIN_FAILURES as exc:
                 raise BatchError(framework.guard.failed(SCORE, name, pod, node_info.name if node_info is not None
                                                         else "", exc=exc)) from None
@@ -112,6 +116,8 @@ def _normalize(framework: Framework, state: CycleState, pod: Pod, batch: NodeBat
     if batch_normalize is not None and column.dtype != object:
         try:
             out = batch_normalize(state, pod, batch, column)
+        except KeyboardInterrupt:  # a real Ctrl-C stops the run
+            raise
         except PLUGIN_FAILURES as exc:
             raise BatchError(framework.guard.failed(NORMALIZE, name, pod, exc=exc)) from None
         if not _is_int_array(out, len(batch)):

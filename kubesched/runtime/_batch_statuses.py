@@ -188,6 +188,8 @@ class BatchRejections:
                     if len(part) and columns is not None:
                         found.append(reason_counts(self._runner.state, self._runner.pod, NodeBatch(
                             PickedNodes(batch.infos, part), batch.positions[part], columns)))
+            except KeyboardInterrupt:  # a real Ctrl-C stops the run
+                raise
             except PLUGIN_FAILURES:
                 continue  # its per-node hook's statuses say what it rejected with
             for tally in found:
@@ -237,6 +239,8 @@ class BatchRejections:
         try:
             status = self._with_pods(info, self._runner.nominated[info.name]) if self._runner.with_mask[j] else \
                 hook(self._runner.state, self._runner.pod, info)
+        except KeyboardInterrupt:  # a real Ctrl-C stops the run
+            raise
         except PLUGIN_FAILURES as exc:
             status = Status(Code(code), (f"filter_nodes rejected the node; filter raised {describe_exception(exc)}",))
         if not isinstance(status, Status) or not status.is_rejected():

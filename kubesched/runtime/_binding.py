@@ -63,6 +63,8 @@ class BindingRunners:
             try:
                 status, timeout = outcome
                 timeout = float(timeout)
+            except KeyboardInterrupt:  # a real Ctrl-C stops the run
+                raise
             except PLUGIN_FAILURES as exc:  # not a (status, timeout) pair
                 return self._guard.failed(PERMIT, name, pod, node_name, exc=exc)
             if status is not None and not isinstance(status, Status):

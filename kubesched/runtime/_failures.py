@@ -19,9 +19,10 @@ from kubesched.framework._node_info import NodeInfo
 
 Hook = Callable[..., Any]
 
-#: What a plugin may raise that fails only its pod: any Exception, and SystemExit (a plugin calling sys.exit).
-#: KeyboardInterrupt is not caught: a real Ctrl-C still stops the run.
-PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
+#: What a plugin may raise that fails only its pod: any BaseException (SystemExit from sys.exit, GeneratorExit, a
+#: custom subclass, the plugin timeout) except KeyboardInterrupt, which every catch re-raises first: a real Ctrl-C
+#: still stops the run.
+PLUGIN_FAILURES: tuple[type[BaseException], ...] = (BaseException,)
 # How many of the innermost traceback frames a plugin error report shows.
 _REPORTED_FRAMES = 3
 # Frames in the runtime's own modules are left out of reports: they are the caller, not the plugin.

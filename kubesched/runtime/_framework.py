@@ -174,6 +174,8 @@ class Framework:
         name, less = self._queue_sort
         try:
             return bool(less(a, b))
+        except KeyboardInterrupt:  # a real Ctrl-C stops the run
+            raise
         except PLUGIN_FAILURES as exc:
             if self.queue_sort_error is None:
                 self.queue_sort_error = (f'QueueSort plugin "{name}" raised {describe_exception(exc)} comparing pods '
@@ -207,6 +209,8 @@ class Framework:
             batch_hook = batch_hooks.get(name)
             try:  # once per plugin and cycle: the guard words a failure, the try costs nothing otherwise
                 outcome = hook(state, pod, nodes) if batch_hook is None else batch_hook(state, pod, batch)
+            except KeyboardInterrupt:  # a real Ctrl-C stops the run
+                raise
             except PLUGIN_FAILURES as exc:
                 return None, self.guard.failed(PRE_FILTER, name, pod, exc=exc), set()
             if isinstance(outcome, PreFilterResult):
@@ -248,6 +252,8 @@ class Framework:
                 continue
             try:
                 status = hook(state, pod, pod_info, node_info)
+            except KeyboardInterrupt:  # a real Ctrl-C stops the run
+                raise
             except PLUGIN_FAILURES as exc:
                 return self.guard.failed(point, name, pod, node_info.name, exc=exc)
             if status is not None and not isinstance(status, Status):
@@ -298,6 +304,8 @@ class Framework:
                     if status.code in _REJECTED:
                         return status.with_plugin(name)
                     return self.guard.failed(FILTER, name, pod, node_info.name, status=status)
+        except KeyboardInterrupt:  # a real Ctrl-C stops the run
+            raise
         except PLUGIN_FAILURES as exc:
             if status is not None and not isinstance(status, Status):  # checked only when something broke
                 return self.guard.failed(FILTER, name, pod, node_info.name, value=status)
@@ -352,6 +360,8 @@ class Framework:
                 return None, failed
             try:
                 plugin_result, status = outcome
+            except KeyboardInterrupt:  # a real Ctrl-C stops the run
+                raise
             except PLUGIN_FAILURES as exc:  # not a (result, status) pair
                 return None, self.guard.failed(POST_FILTER, name, pod, exc=exc)
             if (status is not None and not isinstance(status, Status)) or \

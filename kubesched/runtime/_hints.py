@@ -40,6 +40,8 @@ def registrations(plugins: Mapping[str, Any], profile_name: str) -> list[Registr
             continue
         try:
             events = plugin.events_to_register()
+        except KeyboardInterrupt:  # a real Ctrl-C stops the run
+            raise
         except PLUGIN_FAILURES as exc:
             raise ProfileError(f'plugin "{name}": events_to_register raised {describe_exception(exc)}',
                                key=key) from None

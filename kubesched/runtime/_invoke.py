@@ -110,6 +110,8 @@ class Guard:
         """``hook(*args)`` as (result, None), or (None, Error status) when it raised."""
         try:
             return hook(*args), None
+        except KeyboardInterrupt:  # a real Ctrl-C stops the run
+            raise
         except PLUGIN_FAILURES as exc:
             return None, self.failed(point, plugin, pod, node, exc=exc)
 
@@ -119,6 +121,8 @@ class Guard:
         something else."""
         try:  # not through call(): one Python call less for every hook the binding cycle and PreScore run
             result = hook(*args)
+        except KeyboardInterrupt:  # a real Ctrl-C stops the run
+            raise
         except PLUGIN_FAILURES as exc:
             return None, self.failed(point, plugin, pod, node, exc=exc)
         if result is not None and not isinstance(result, Status):
@@ -130,6 +134,8 @@ class Guard:
         """Call a hook whose result does not matter (Unreserve, PostBind, a hint's side): a failure is recorded."""
         try:
             hook(*args)
+        except KeyboardInterrupt:  # a real Ctrl-C stops the run
+            raise
         except PLUGIN_FAILURES as exc:
             self.failed(point, plugin, pod, node, exc=exc)
 

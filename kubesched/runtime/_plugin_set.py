@@ -40,6 +40,8 @@ class PluginSet:
                 args = spec.args_class()
             try:
                 instance = spec.cls(handle, args)
+            except KeyboardInterrupt:  # a real Ctrl-C stops the run
+                raise
             except PLUGIN_FAILURES as exc:
                 raise ProfileError(f'initializing plugin "{name}": {describe_exception(exc)}',
                                    key=f"profiles.{profile.scheduler_name}") from None

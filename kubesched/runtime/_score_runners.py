@@ -42,6 +42,8 @@ class ScoreRunners:
                 hook, args = batch_hooks[name], (state, pod, batch)
             try:  # inline, not through the guard: PreScore runs every cycle
                 status = hook(*args)
+            except KeyboardInterrupt:  # a real Ctrl-C stops the run
+                raise
             except PLUGIN_FAILURES as exc:
                 return self._guard.failed(PRE_SCORE, name, pod, exc=exc)
             if status is None:
@@ -92,6 +94,8 @@ class ScoreRunners:
             try:
                 # The assignment expression keeps the node being scored, so a failure can name it.
                 scores: list[Any] = [hook(state, pod, node_info := ni) for ni in nodes]
+            except KeyboardInterrupt:  # a real Ctrl-C stops the run
+                raise
             except PLUGIN_FAILURES as exc:
                 return table, self._guard.failed(SCORE, name, pod, node_info.name if node_info is not None else "",
                                                 exc=exc)
