@@ -29,7 +29,7 @@ def run_with(tmp_path: Path, registry: PluginRegistry, plugin: type[Plugin], key
     return simulate(cluster, config, extended)
 
 
-class Abandoned(BaseException):  # noqa: N818  # named as a plugin author would
+class Abandoned(BaseException):
     """A custom BaseException that is not an Exception."""
 
 
