@@ -9,7 +9,7 @@ from kubesched.runtime._columns import ColumnStore
 from kubesched.runtime._cycle import CycleRecord
 from kubesched.runtime._cycle_observer import QUIET, CycleObserver, QuietObserver
 from kubesched.runtime._explain import Attempt, Explainer
-from kubesched.runtime._failures import Hook, PluginFailure, SlowCalls
+from kubesched.runtime._failures import Hook, PluginFailure, SlowCalls, Uncontained
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._handle import RuntimeHandle
 from kubesched.runtime._node_search import NodeSearch, NodeSearches, SearchError
@@ -70,6 +70,7 @@ __all__ = [
     "SearchError",
     "SlowCalls",
     "Strategy",
+    "Uncontained",
     "backoff_duration",
     "fast_path",
     "load_plugin_class",

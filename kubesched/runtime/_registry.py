@@ -176,7 +176,7 @@ class PluginRegistry(Mapping[str, PluginSpec]):
 
     def add(self, spec: PluginSpec) -> None:
         """Register a plugin; a second plugin with the same name is an error naming both sources."""
-        existing = self[spec.name] if spec.name in self else None  # a listed one is imported to compare
+        existing = self.get(spec.name)  # a listed one is imported to compare
         if existing is not None and existing.cls is not spec.cls:
             _duplicate(spec.name, existing, spec)
         self._specs[spec.name] = spec

@@ -61,6 +61,9 @@ CASES = {
     "plugin-call-budget-ms": Case(None, (250, 0.5, 1e300), {
         0: "Invalid value: 0: must be greater than 0", -1.5: "Invalid value: -1.5: must be greater than 0",
         math.inf: "Invalid value: +Inf: must be a finite number"}),
+    "plugin-timeout-ms": Case(None, (250, 0.5, 1e300), {
+        0: "Invalid value: 0: must be greater than 0", -1.5: "Invalid value: -1.5: must be greater than 0",
+        math.inf: "Invalid value: +Inf: must be a finite number"}),
 }
 
 
