@@ -26,7 +26,7 @@ from tests.profiles.test_kube_config import REAL_DEFAULTED
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 #: SchedulerSettings fields that no profile sets: the fast path is switched by ``kubesched bench --reference``.
-NOT_FROM_PROFILES = {"fast_path"}
+NOT_FROM_PROFILES = {"fast_path", "check_plugin_inputs"}  # set by command-line flags (--reference, --strict)
 
 
 @attrs.frozen
