@@ -35,6 +35,7 @@ from kubesched.runtime._scores import ScoreTable, select_host
 from kubesched.runtime._snapshot import NodeSnapshot
 from kubesched.runtime._speed import FastPath, OffTheFastPath, fast_path
 from kubesched.runtime._statuses import DeferredNodeToStatus, new_diagnosis
+from kubesched.runtime._timeout import stop_timer as stop_plugin_timer
 
 __all__ = [
     "POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION",
@@ -78,5 +79,6 @@ __all__ = [
     "new_plugin_manager",
     "requeue_strategy",
     "select_host",
+    "stop_plugin_timer",
     "validate_plugin_class",
 ]
