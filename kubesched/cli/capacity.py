@@ -91,6 +91,7 @@ def _run(pod_file: str, paths: tuple[str, ...], node_file: str | None, profile: 
          options: CapacityOptions, storage: StorageSettings) -> CapacityResult:
     """Load the profile and the input, and count."""
     from kubesched.capacity import capacity, load_capacity_input
+    from kubesched.cli.containment import plugins_running
     from kubesched.profiles import load_config
     from kubesched.runtime import PluginRegistry
 
@@ -99,7 +100,9 @@ def _run(pod_file: str, paths: tuple[str, ...], node_file: str | None, profile: 
     for warning in config.warnings:
         click.echo(f"warning: {warning}", err=True)
     given = load_capacity_input(pod_file, paths, node_file, [p.scheduler_name for p in config.profiles])
-    return capacity(given, config, registry, seed=seed, storage=storage, options=attrs.evolve(options, node=given.node))
+    with plugins_running(registry):  # what plugins print goes to stderr
+        return capacity(given, config, registry, seed=seed, storage=storage,
+                        options=attrs.evolve(options, node=given.node))
 
 
 def print_capacity(result: CapacityResult, out: Console) -> None:
