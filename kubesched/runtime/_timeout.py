@@ -75,9 +75,10 @@ def limited(function: Hook, seconds: float) -> Hook:
         signal.signal(signal.SIGALRM, _on_alarm)
         atexit.register(stop_timer)
     clock, tick = time.perf_counter, min(seconds / _TICKS_PER_TIMEOUT, _LONGEST_TICK)
+    thread, main = threading.get_ident, threading.main_thread().ident
 
     def limited_call(*args: Any) -> Any:
-        if _Watch.started:
+        if _Watch.started or thread() != main:  # SIGALRM would interrupt the main thread, not this one
             return function(*args)
         if not _Watch.ticking:
             _Watch.ticking = True

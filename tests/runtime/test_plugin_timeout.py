@@ -3,6 +3,7 @@ fails only its pod, as that plugin's error; the run goes on."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -98,3 +99,28 @@ def test_the_plugin_timeout_must_be_a_positive_finite_number(
     with pytest.raises(ProfileError, match="plugin-timeout-ms") as raised:
         load_config(str(path), registry)
     assert message in str(raised.value)
+
+
+def test_calls_off_the_main_thread_run_without_a_limit(registry: PluginRegistry, tmp_path: Path) -> None:
+    """Off the main thread SIGALRM cannot reach the call: a run there is not interrupted (nor is the main thread)."""
+    outcome: list[list[str]] = []
+
+    def work() -> None:
+        result = run_with(tmp_path, registry, SlowOnce, "filter", settings=TIMEOUT)
+        outcome.append([p.phase for p in result.pods])
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    assert outcome == [["Bound", "Bound"]]
+
+
+class SlowOnce(Plugin):
+    """Filter: 60 ms for pod p0 on node n0, three times the test's timeout."""
+
+    name = "SlowOnce"
+
+    @hookimpl
+    def filter(self, state: Any, pod: Pod, node_info: Any) -> None:
+        if pod.name == "p0" and node_info.name == "n0":
+            time.sleep(0.06)
