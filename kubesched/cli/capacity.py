@@ -92,6 +92,7 @@ def _run(pod_file: str, paths: tuple[str, ...], node_file: str | None, profile: 
          options: CapacityOptions, storage: StorageSettings) -> CapacityResult:
     """Load the profile and the input, and count."""
     from kubesched.capacity import capacity, load_capacity_input
+    from kubesched.cli.containment import plugins_running
     from kubesched.profiles import load_config
     from kubesched.runtime import PluginRegistry
 
@@ -100,7 +101,9 @@ def _run(pod_file: str, paths: tuple[str, ...], node_file: str | None, profile: 
     for warning in config.warnings:
         click.echo(terminal(f"warning: {warning}", LINE_MAX), err=True)
     given = load_capacity_input(pod_file, paths, node_file, [p.scheduler_name for p in config.profiles])
-    return capacity(given, config, registry, seed=seed, storage=storage, options=attrs.evolve(options, node=given.node))
+    with plugins_running(registry):  # what plugins print goes to stderr
+        return capacity(given, config, registry, seed=seed, storage=storage,
+                        options=attrs.evolve(options, node=given.node))
 
 
 def _plain(text: str) -> Text:

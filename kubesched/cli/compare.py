@@ -48,6 +48,7 @@ def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, ou
     """Run INPUT (files, directories, or one Scenario file) under each PROFILE (a shipped name or a profile file)
     with the same seed; show the run metrics side by side (with each one's difference against the first profile)
     and every pod placed differently. See docs/analysis.md."""
+    from kubesched.cli.containment import plugins_running
     from kubesched.cli.main import _fail, _load_profile, _scenario
 
     inputs = list(ctx.meta.get("compare_inputs", ()))
@@ -61,7 +62,8 @@ def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, ou
                    for index, spec in enumerate(profiles)]
         scenario = _scenario(inputs)
         loaded = scenario if scenario is not None else load(inputs)
-        comparison = compare(loaded, configs, registry, seed=seed, reference_pod=reference_pod)
+        with plugins_running(registry):  # what plugins print goes to stderr
+            comparison = compare(loaded, configs, registry, seed=seed, reference_pod=reference_pod)
     except KubeschedError as exc:
         _fail(exc)
         return

@@ -18,6 +18,7 @@ import yaml
 
 from kubesched.cli import progress as progress_bar
 from kubesched.cli.capacity import capacity
+from kubesched.cli.containment import contained, leave_plugin_threads, plugin_timeout_option, plugins_running
 from kubesched.cli.reference import reference_pod_option
 from kubesched.cli.sweep import sweep
 from kubesched.errors import InputError, KubeschedError
@@ -64,10 +65,16 @@ def _guarded(command: F) -> F:
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
-        except KubeschedError as exc:
-            _fail(exc)
-            return None
+            try:
+                result = command(*args, **kwargs)
+            except KubeschedError as exc:
+                _fail(exc)
+                result = None
+        except SystemExit as exit_:
+            leave_plugin_threads(exit_.code)
+            raise
+        leave_plugin_threads(0)  # the result is written: threads a plugin left running are not waited for
+        return result
 
     wrapper.__name__ = command.__name__
     wrapper.__doc__ = command.__doc__
@@ -136,17 +143,19 @@ main.add_command(capacity)
               metavar="SECONDS", help="How long a simulated provisioner takes to create a volume, in seconds of "
                                       "virtual time (default 5).")
 @reference_pod_option
+@plugin_timeout_option
 @_guarded
 def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, seed: int, output: str,
              strict: bool, show_events: bool, metrics_file: str | None, quiet: bool, explain: tuple[str, ...],
              explain_selector: str | None, explain_pending: bool, explain_all: bool, provisioners: tuple[str, ...],
-             provisioning_delay: float | None, reference_pod: dict[str, int] | None) -> None:
+             provisioning_delay: float | None, reference_pod: dict[str, int] | None,
+             plugin_timeout_ms: float | None) -> None:
     """Schedule the pods in PATHS (YAML/JSON files or directories; - reads standard input) on an in-memory
     cluster, or run a Scenario file (kind: Scenario, see docs/scenarios.md) given as the only PATH."""
     if not paths and not filenames:
         raise click.UsageError("give at least one PATH (or -f PATH; - reads standard input)")
     registry = PluginRegistry.discover()
-    config = _load_profile(profile, registry)
+    config = contained(_load_profile(profile, registry), plugin_timeout_ms, strict)
     inputs = [*filenames, *paths]
     try:
         scenario = _scenario(inputs)
@@ -165,6 +174,7 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
     with contextlib.ExitStack() as stack:
         bar = (stack.enter_context(progress_bar.SimulationBar())
                if progress_bar.wants_progress(progress_bar.stderr_is_terminal(), quiet) else None)
+        stack.enter_context(plugins_running(registry))
 
         def start(explainer: Explainer | None) -> Run:
             if scenario is not None:

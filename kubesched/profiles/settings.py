@@ -224,6 +224,9 @@ SETTINGS: tuple[Setting, ...] = (
             "pod_max_backoff_seconds", doc="the longest backoff"),
     Setting("plugin-call-budget-ms", None, MILLISECONDS, (Above(0), Finite()), "plugin_call_budget_seconds",
             doc="kubesched's own: plugin calls slower than this are named in a warning (unset: calls are not timed)"),
+    Setting("plugin-timeout-ms", None, MILLISECONDS, (Above(0), Finite()), "plugin_timeout_seconds",
+            doc="kubesched's own: a plugin call running longer than this is interrupted and fails its pod as that "
+                "plugin's error (unset: no limit)"),
 )
 #: The settings a profile may also set for itself.
 PROFILE_SETTINGS = tuple(s for s in SETTINGS if s.per_profile)

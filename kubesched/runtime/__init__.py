@@ -9,7 +9,7 @@ from kubesched.runtime._columns import ColumnStore
 from kubesched.runtime._cycle import CycleRecord
 from kubesched.runtime._cycle_observer import QUIET, CycleObserver, QuietObserver
 from kubesched.runtime._explain import Attempt, Explainer
-from kubesched.runtime._failures import Hook, PluginFailure, SlowCalls
+from kubesched.runtime._failures import Hook, PluginFailure, SlowCalls, Uncontained
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._handle import RuntimeHandle
 from kubesched.runtime._node_search import NodeSearch, NodeSearches, SearchError
@@ -35,6 +35,7 @@ from kubesched.runtime._scores import ScoreTable, select_host
 from kubesched.runtime._snapshot import NodeSnapshot
 from kubesched.runtime._speed import FastPath, OffTheFastPath, fast_path
 from kubesched.runtime._statuses import DeferredNodeToStatus, new_diagnosis
+from kubesched.runtime._timeout import stop_timer as stop_plugin_timer
 
 __all__ = [
     "POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION",
@@ -70,6 +71,7 @@ __all__ = [
     "SearchError",
     "SlowCalls",
     "Strategy",
+    "Uncontained",
     "backoff_duration",
     "fast_path",
     "load_plugin_class",
@@ -77,5 +79,6 @@ __all__ = [
     "new_plugin_manager",
     "requeue_strategy",
     "select_host",
+    "stop_plugin_timer",
     "validate_plugin_class",
 ]

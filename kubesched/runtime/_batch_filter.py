@@ -29,7 +29,7 @@ from kubesched.framework._status import Code, Status
 from kubesched.framework._types import Diagnosis
 from kubesched.runtime._batch_statuses import NOT_REJECTED, BatchRejections, distinct
 from kubesched.runtime._columns import CPU, EPHEMERAL_STORAGE, EXACT_LIMIT, MEMORY, ColumnStore, PickedNodes
-from kubesched.runtime._failures import PLUGIN_FAILURES, Hook
+from kubesched.runtime._failures import PLUGIN_FAILURES, UNCONTAINED, Hook
 from kubesched.runtime._invoke import FILTER
 from kubesched.runtime._statuses import DeferredNodeToStatus
 
@@ -168,6 +168,8 @@ class BatchFilter:
                 continue
             try:
                 out = batch_hook(self.state, self.pod, batch)
+            except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+                raise
             except PLUGIN_FAILURES as exc:
                 raise BatchError(self.framework.guard.failed(FILTER, name, self.pod, exc=exc)) from None
             if out is None:

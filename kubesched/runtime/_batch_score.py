@@ -15,7 +15,7 @@ from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._types import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
 from kubesched.runtime._batch_filter import BatchError, _is_int_array
-from kubesched.runtime._failures import PLUGIN_FAILURES, Hook
+from kubesched.runtime._failures import PLUGIN_FAILURES, UNCONTAINED, Hook
 from kubesched.runtime._invoke import NORMALIZE, SCORE
 from kubesched.runtime._scores import ScoreTable
 
@@ -46,6 +46,8 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
         if batch_hook is not None:
             try:
                 raw: Any = batch_hook(state, pod, batch)
+            except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+                raise
             except PLUGIN_FAILURES as exc:
                 raise BatchError(framework.guard.failed(SCORE, name, pod, exc=exc)) from None
             if not _is_int_array(raw, size):
@@ -56,6 +58,8 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
             node_info: NodeInfo | None = None
             try:
                 scores: list[Any] = [hook(state, pod, node_info := ni) for ni in infos]
+            except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+                raise
             except PLUGIN_FAILURES as exc:
                 raise BatchError(framework.guard.failed(SCORE, name, pod, node_info.name if node_info is not None
                                                         else "", exc=exc)) from None
@@ -112,6 +116,8 @@ def _normalize(framework: Framework, state: CycleState, pod: Pod, batch: NodeBat
     if batch_normalize is not None and column.dtype != object:
         try:
             out = batch_normalize(state, pod, batch, column)
+        except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+            raise
         except PLUGIN_FAILURES as exc:
             raise BatchError(framework.guard.failed(NORMALIZE, name, pod, exc=exc)) from None
         if not _is_int_array(out, len(batch)):

@@ -16,7 +16,7 @@ from kubesched.framework._node_info import NodeInfo, PodInfo
 from kubesched.framework._plugin import FilterReads, declared_filter_reads, filter_reason_counts_of
 from kubesched.framework._status import Code, Status
 from kubesched.runtime._columns import PickedNodes
-from kubesched.runtime._failures import PLUGIN_FAILURES, describe_exception
+from kubesched.runtime._failures import PLUGIN_FAILURES, UNCONTAINED, describe_exception
 from kubesched.runtime._statuses import PositionalCodes
 
 if TYPE_CHECKING:
@@ -188,6 +188,8 @@ class BatchRejections:
                     if len(part) and columns is not None:
                         found.append(reason_counts(self._runner.state, self._runner.pod, NodeBatch(
                             PickedNodes(batch.infos, part), batch.positions[part], columns)))
+            except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+                raise
             except PLUGIN_FAILURES:
                 continue  # its per-node hook's statuses say what it rejected with
             for tally in found:
@@ -237,6 +239,8 @@ class BatchRejections:
         try:
             status = self._with_pods(info, self._runner.nominated[info.name]) if self._runner.with_mask[j] else \
                 hook(self._runner.state, self._runner.pod, info)
+        except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+            raise
         except PLUGIN_FAILURES as exc:
             status = Status(Code(code), (f"filter_nodes rejected the node; filter raised {describe_exception(exc)}",))
         if not isinstance(status, Status) or not status.is_rejected():

@@ -7,7 +7,7 @@ from kubesched.api.pod import Pod
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._handle import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.framework._status import Code, Status
-from kubesched.runtime._failures import PLUGIN_FAILURES, Hook
+from kubesched.runtime._failures import PLUGIN_FAILURES, UNCONTAINED, Hook
 from kubesched.runtime._handle import RuntimeHandle
 from kubesched.runtime._invoke import BIND, PERMIT, POST_BIND, PRE_BIND, RESERVE, UNRESERVE, Guard, Point, error
 from kubesched.runtime._plugin_set import PluginSet
@@ -63,6 +63,8 @@ class BindingRunners:
             try:
                 status, timeout = outcome
                 timeout = float(timeout)
+            except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+                raise
             except PLUGIN_FAILURES as exc:  # not a (status, timeout) pair
                 return self._guard.failed(PERMIT, name, pod, node_name, exc=exc)
             if status is not None and not isinstance(status, Status):

@@ -16,12 +16,24 @@ from kubesched.api.pod import Pod
 from kubesched.framework._cycle_state import StateNotFoundError
 from kubesched.framework._hookspecs import EXTENSION_POINTS
 from kubesched.framework._node_info import NodeInfo
+from kubesched.runtime._inputs import PluginChangedInput
+from kubesched.runtime._timeout import PluginTimeout
 
 Hook = Callable[..., Any]
 
-#: What a plugin may raise that fails only its pod: any Exception, and SystemExit (a plugin calling sys.exit).
-#: KeyboardInterrupt is not caught: a real Ctrl-C still stops the run.
-PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
+#: What a plugin may raise that fails only its pod: any BaseException (SystemExit from sys.exit, GeneratorExit, a
+#: custom subclass, the plugin timeout) except KeyboardInterrupt, which every catch re-raises first: a real Ctrl-C
+#: still stops the run.
+PLUGIN_FAILURES: tuple[type[BaseException], ...] = (BaseException,)
+
+
+class Uncontained(BaseException):
+    """What a tool wrapping plugin hooks raises to carry something out of a framework call as it is (the
+    conformance suite's verdicts): the runtime re-raises it, as it does KeyboardInterrupt."""
+
+
+#: What every catch of plugin failures re-raises first.
+UNCONTAINED: tuple[type[BaseException], ...] = (KeyboardInterrupt, Uncontained)
 # How many of the innermost traceback frames a plugin error report shows.
 _REPORTED_FRAMES = 3
 # Frames in the runtime's own modules are left out of reports: they are the caller, not the plugin.
@@ -36,7 +48,7 @@ def describe_exception(exc: BaseException) -> str:
         text = str(exc)
     except PLUGIN_FAILURES as inner:
         return f"{name} (str() raised {type(inner).__name__})"
-    if text and isinstance(exc, StateNotFoundError):
+    if text and isinstance(exc, StateNotFoundError | PluginTimeout | PluginChangedInput):  # the runtime's words
         return text
     return f"{name}: {text}" if text else name
 

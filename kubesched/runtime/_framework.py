@@ -30,9 +30,10 @@ from kubesched.framework._types import (
 )
 from kubesched.metrics import SchedulerMetrics
 from kubesched.runtime._binding import BindingRunners
-from kubesched.runtime._failures import PLUGIN_FAILURES, Hook, PluginFailure, SlowCalls, describe_exception
+from kubesched.runtime._failures import PLUGIN_FAILURES, UNCONTAINED, Hook, PluginFailure, SlowCalls, describe_exception
 from kubesched.runtime._handle import RuntimeHandle
 from kubesched.runtime._hints import HintTable, Registration
+from kubesched.runtime._inputs import InputWatch
 from kubesched.runtime._invoke import (
     ADD_POD,
     FILTER,
@@ -70,7 +71,8 @@ class Framework:
                  nominator: Nominator | None = None, rng: random.Random | None = None,
                  clock: Clock | None = None, snapshot: NodeSnapshot | None = None,
                  hook_wrapper: Callable[[str, str, Hook], Hook] | None = None,
-                 call_budget: float | None = None) -> None:
+                 call_budget: float | None = None, timeout: float | None = None,
+                 watch: InputWatch | None = None) -> None:
         self.profile = profile
         #: Every plugin error so far, in order (each also recorded as a PluginError event on its pod).
         self.failures: list[PluginFailure] = []
@@ -78,9 +80,12 @@ class Framework:
         self.handle = RuntimeHandle(self, profile.scheduler_name, client, nominator, rng, clock, snapshot)
         #: Every plugin call goes through it: a failure becomes that plugin's Error status, recorded.
         self.guard = Guard(client, self.failures)
-        self._plugins = PluginSet(profile, registry, self.handle, hook_wrapper=hook_wrapper, call_budget=call_budget)
+        self._plugins = PluginSet(profile, registry, self.handle, hook_wrapper=hook_wrapper, call_budget=call_budget,
+                                  timeout=timeout, watch=watch)
         #: The plugin instances by name.
         self.plugins: dict[str, Any] = self._plugins.plugins
+        #: The plugins from outside kubesched, which the runtime contains (timeout, input checks).
+        self.foreign_plugins: frozenset[str] = self._plugins.foreign
         #: Calls over the plugin call budget, per (extension point, plugin).
         self.slow_calls: dict[tuple[str, str], SlowCalls] = self._plugins.slow_calls
         self.hints = HintTable(self.plugins, profile.scheduler_name, self.guard)
@@ -174,6 +179,8 @@ class Framework:
         name, less = self._queue_sort
         try:
             return bool(less(a, b))
+        except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+            raise
         except PLUGIN_FAILURES as exc:
             if self.queue_sort_error is None:
                 self.queue_sort_error = (f'QueueSort plugin "{name}" raised {describe_exception(exc)} comparing pods '
@@ -207,6 +214,8 @@ class Framework:
             batch_hook = batch_hooks.get(name)
             try:  # once per plugin and cycle: the guard words a failure, the try costs nothing otherwise
                 outcome = hook(state, pod, nodes) if batch_hook is None else batch_hook(state, pod, batch)
+            except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+                raise
             except PLUGIN_FAILURES as exc:
                 return None, self.guard.failed(PRE_FILTER, name, pod, exc=exc), set()
             if isinstance(outcome, PreFilterResult):
@@ -248,6 +257,8 @@ class Framework:
                 continue
             try:
                 status = hook(state, pod, pod_info, node_info)
+            except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+                raise
             except PLUGIN_FAILURES as exc:
                 return self.guard.failed(point, name, pod, node_info.name, exc=exc)
             if status is not None and not isinstance(status, Status):
@@ -298,6 +309,8 @@ class Framework:
                     if status.code in _REJECTED:
                         return status.with_plugin(name)
                     return self.guard.failed(FILTER, name, pod, node_info.name, status=status)
+        except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+            raise
         except PLUGIN_FAILURES as exc:
             if status is not None and not isinstance(status, Status):  # checked only when something broke
                 return self.guard.failed(FILTER, name, pod, node_info.name, value=status)
@@ -352,6 +365,8 @@ class Framework:
                 return None, failed
             try:
                 plugin_result, status = outcome
+            except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+                raise
             except PLUGIN_FAILURES as exc:  # not a (result, status) pair
                 return None, self.guard.failed(POST_FILTER, name, pod, exc=exc)
             if (status is not None and not isinstance(status, Status)) or \

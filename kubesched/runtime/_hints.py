@@ -20,7 +20,7 @@ from kubesched.framework._events import (
 from kubesched.framework._hookspecs import EVENTS_HOOK
 from kubesched.framework._plugin import marked_hooks
 from kubesched.framework._types import QueuedPodInfo
-from kubesched.runtime._failures import PLUGIN_FAILURES, describe_exception
+from kubesched.runtime._failures import PLUGIN_FAILURES, UNCONTAINED, describe_exception
 from kubesched.runtime._invoke import QUEUEING_HINT, Guard
 from kubesched.runtime._queue import Strategy
 
@@ -40,6 +40,8 @@ def registrations(plugins: Mapping[str, Any], profile_name: str) -> list[Registr
             continue
         try:
             events = plugin.events_to_register()
+        except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+            raise
         except PLUGIN_FAILURES as exc:
             raise ProfileError(f'plugin "{name}": events_to_register raised {describe_exception(exc)}',
                                key=key) from None

@@ -14,7 +14,13 @@ from kubesched.api.pod import Pod
 from kubesched.backend import ClusterClient
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import MAX_NODE_SCORE, MIN_NODE_SCORE
-from kubesched.runtime._failures import PLUGIN_FAILURES, PluginFailure, describe_exception, innermost_frames
+from kubesched.runtime._failures import (
+    PLUGIN_FAILURES,
+    UNCONTAINED,
+    PluginFailure,
+    describe_exception,
+    innermost_frames,
+)
 
 
 @attrs.frozen
@@ -110,6 +116,8 @@ class Guard:
         """``hook(*args)`` as (result, None), or (None, Error status) when it raised."""
         try:
             return hook(*args), None
+        except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+            raise
         except PLUGIN_FAILURES as exc:
             return None, self.failed(point, plugin, pod, node, exc=exc)
 
@@ -119,6 +127,8 @@ class Guard:
         something else."""
         try:  # not through call(): one Python call less for every hook the binding cycle and PreScore run
             result = hook(*args)
+        except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+            raise
         except PLUGIN_FAILURES as exc:
             return None, self.failed(point, plugin, pod, node, exc=exc)
         if result is not None and not isinstance(result, Status):
@@ -130,6 +140,8 @@ class Guard:
         """Call a hook whose result does not matter (Unreserve, PostBind, a hint's side): a failure is recorded."""
         try:
             hook(*args)
+        except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+            raise
         except PLUGIN_FAILURES as exc:
             self.failed(point, plugin, pod, node, exc=exc)
 

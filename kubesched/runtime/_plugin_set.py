@@ -12,10 +12,12 @@ from kubesched.framework._handle import Handle
 from kubesched.framework._hookspecs import EXTENSION_POINTS
 from kubesched.framework._types import MAX_NODE_SCORE, MAX_TOTAL_SCORE
 from kubesched.metrics import SchedulerMetrics
-from kubesched.runtime._failures import PLUGIN_FAILURES, Hook, SlowCalls, describe_exception, timed
+from kubesched.runtime._failures import PLUGIN_FAILURES, UNCONTAINED, Hook, SlowCalls, describe_exception, timed
+from kubesched.runtime._inputs import InputWatch
 from kubesched.runtime._metrics import EXTENSION_POINT_LABELS, metered
 from kubesched.runtime._profile import Profile
 from kubesched.runtime._registry import PluginRegistry, new_plugin_manager
+from kubesched.runtime._timeout import can_time_out, limited
 
 #: Per hook name, the profile's (plugin, hook) pairs in profile order.
 HookTable = dict[str, list[tuple[str, Hook]]]
@@ -26,7 +28,8 @@ class PluginSet:
 
     def __init__(self, profile: Profile, registry: PluginRegistry, handle: Handle, *,
                  hook_wrapper: Callable[[str, str, Hook], Hook] | None = None,
-                 call_budget: float | None = None) -> None:
+                 call_budget: float | None = None, timeout: float | None = None,
+                 watch: InputWatch | None = None) -> None:
         self.profile = profile
         #: Calls over the plugin call budget, per (extension point, plugin).
         self.slow_calls: dict[tuple[str, str], SlowCalls] = {}
@@ -40,11 +43,15 @@ class PluginSet:
                 args = spec.args_class()
             try:
                 instance = spec.cls(handle, args)
+            except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+                raise
             except PLUGIN_FAILURES as exc:
                 raise ProfileError(f'initializing plugin "{name}": {describe_exception(exc)}',
                                    key=f"profiles.{profile.scheduler_name}") from None
             self.plugins[name] = instance
             manager.register(instance, name=name)
+        #: The plugins from outside kubesched (third-party, or defined by a test): the ones contained.
+        self.foreign = frozenset(n for n, p in self.plugins.items() if not _own(type(p)))
         hooks: HookTable = {}
         for point in EXTENSION_POINTS:
             names = [entry.name for entry in profile.enabled(point.key)]
@@ -54,6 +61,11 @@ class PluginSet:
                 spec_args = tuple(caller.spec.argnames)
                 pairs = [(n, _adapted(impls[n].function, tuple(impls[n].argnames), spec_args))
                          for n in names if n in impls]
+                # Containment wraps only plugins from outside kubesched: its own need none, and pay nothing.
+                if watch is not None:  # --strict: the pod is checked after every call, naming the plugin
+                    pairs = [(n, watch.checked(h) if n in self.foreign else h) for n, h in pairs]
+                if timeout is not None and can_time_out():  # a timer costs two system calls a call
+                    pairs = [(n, limited(h, timeout) if n in self.foreign else h) for n, h in pairs]
                 if hook_wrapper is not None:  # tools that observe plugins (the conformance suite) wrap each call
                     pairs = [(n, hook_wrapper(n, hook, h)) for n, h in pairs]
                 if call_budget is not None:  # only then is each call timed: no cost on the hot path otherwise
@@ -107,6 +119,11 @@ class PluginSet:
                 raise ProfileError(f"total score of Score plugins could overflow (at plugin {name!r})",
                                    key=f"profiles.{self.profile.scheduler_name}")
             total += weight * MAX_NODE_SCORE
+
+
+def _own(cls: type) -> bool:
+    """Whether a plugin class is kubesched's own (a built-in)."""
+    return cls.__module__.startswith("kubesched.")
 
 
 def _by_name(table: HookTable) -> dict[str, dict[str, Hook]]:

@@ -1,7 +1,8 @@
 """Plugin discovery through the ``kubesched.plugins`` entry-point group, with contract validation.
 
 Built-in plugins register through the same group as third-party ones; a plugin from the ``kubesched``
-distribution is reported as ``builtin``.
+distribution is reported as ``builtin``. Discovery lists the entry points without importing them: a plugin's
+module runs only when something looks the plugin up (a profile naming it, ``kubesched plugins``).
 """
 
 from __future__ import annotations
@@ -137,23 +138,57 @@ def validate_plugin_class(cls: Any, name: str, distribution: str | None = None,
     return PluginSpec(name, cls, distribution, version, tuple(extension_points(cls)))
 
 
+@attrs.frozen
+class _Listed:
+    """An entry point discovered but not yet imported: its plugin name, target and distribution."""
+
+    name: str
+    value: str
+    entry_point: Any
+    distribution: str | None
+    version: str | None
+
+    @property
+    def source(self) -> str:
+        """As :attr:`PluginSpec.source` says it."""
+        return PluginSpec(self.name, object, self.distribution, self.version).source
+
+    def load(self) -> PluginSpec:
+        """Import the plugin's module and validate its class; PluginError naming the plugin if either fails."""
+        try:
+            loaded = self.entry_point.load()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # a module that raises or exits on import is a broken plugin
+            raise PluginError(f"cannot import {self.value}: {type(exc).__name__}: {exc}", plugin=self.name,
+                              distribution=self.distribution) from None
+        return validate_plugin_class(loaded, self.name, self.distribution, self.version)
+
+
 class PluginRegistry(Mapping[str, PluginSpec]):
-    """Plugins by name."""
+    """Plugins by name; a discovered plugin is imported and validated the first time it is looked up."""
 
     def __init__(self, specs: Iterable[PluginSpec] = ()) -> None:
         self._specs: dict[str, PluginSpec] = {}
+        self._listed: dict[str, _Listed] = {}
         for spec in specs:
             self.add(spec)
 
     def add(self, spec: PluginSpec) -> None:
         """Register a plugin; a second plugin with the same name is an error naming both sources."""
-        existing = self._specs.get(spec.name)
+        existing = self.get(spec.name)  # a listed one is imported to compare
         if existing is not None and existing.cls is not spec.cls:
-            # Name the sources in a stable order (built-ins first) whatever the discovery order was.
-            first, second = sorted((existing, spec), key=lambda s: (s.source != "builtin", s.source))
-            raise PluginError(f"duplicate plugin name: provided by both {first.source} and {second.source}",
-                              plugin=spec.name, distribution=second.distribution or BUILTIN_DISTRIBUTION)
+            _duplicate(spec.name, existing, spec)
         self._specs[spec.name] = spec
+
+    def _list(self, entry: _Listed) -> None:
+        """Register a discovered entry point without importing it; a second one of that name is an error."""
+        existing: _Listed | PluginSpec | None = self._listed.get(entry.name) or self._specs.get(entry.name)
+        if existing is None:
+            self._listed[entry.name] = entry
+        elif not isinstance(existing, _Listed) or existing.value != entry.value:
+            _duplicate(entry.name, existing, entry)
+        # else: the same distribution visible twice on sys.path; the first one found stays
 
     @classmethod
     def of(cls, *plugin_classes: type[Any]) -> PluginRegistry:
@@ -162,28 +197,55 @@ class PluginRegistry(Mapping[str, PluginSpec]):
 
     @classmethod
     def discover(cls, group: str = ENTRY_POINT_GROUP) -> PluginRegistry:
-        """Load and validate every plugin registered in the entry-point group."""
-        return cls(_load_entry_points(group))
+        """Every plugin registered in the entry-point group, listed without importing it: each is imported and
+        validated when first looked up."""
+        registry = cls()
+        for entry_point in importlib_metadata.entry_points(group=group):
+            dist = entry_point.dist
+            registry._list(_Listed(entry_point.name, entry_point.value, entry_point,
+                                   dist.name if dist is not None else None, dist.version if dist is not None else None))
+        return registry
 
     def with_plugins(self, *plugin_classes: type[Any]) -> PluginRegistry:
         """A copy with extra plugin classes added."""
         merged = PluginRegistry(self._specs.values())
+        merged._listed = dict(self._listed)
         for spec in PluginRegistry.of(*plugin_classes).values():
             merged.add(spec)
         return merged
 
     def suggest(self, name: str) -> str:
         """A did-you-mean hint for an unknown plugin name."""
-        return did_you_mean(name, self._specs)
+        return did_you_mean(name, list(self))
+
+    def loaded(self) -> tuple[str, ...]:
+        """The names of the plugins imported so far, sorted (what a run may have executed code of)."""
+        return tuple(sorted(self._specs))
 
     def __getitem__(self, name: str) -> PluginSpec:
-        return self._specs[name]
+        spec = self._specs.get(name)
+        if spec is None:
+            listed = self._listed[name]  # KeyError for a name nobody registered
+            spec = self._specs[name] = listed.load()
+            del self._listed[name]
+        return spec
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs or name in self._listed
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._specs))
+        return iter(sorted({*self._specs, *self._listed}))
 
     def __len__(self) -> int:
-        return len(self._specs)
+        return len(self._specs) + len(self._listed)
+
+
+def _duplicate(name: str, first: PluginSpec | _Listed, second: PluginSpec | _Listed) -> None:
+    """Raise the duplicate-name error, naming the sources in a stable order (built-ins first) whatever the
+    discovery order was."""
+    one, other = sorted((first, second), key=lambda s: (s.source != "builtin", s.source))
+    raise PluginError(f"duplicate plugin name: provided by both {one.source} and {other.source}",
+                      plugin=name, distribution=other.distribution or BUILTIN_DISTRIBUTION)
 
 
 def load_plugin_class(name: str, group: str = ENTRY_POINT_GROUP) -> tuple[type[Any], str | None, str | None]:
@@ -199,28 +261,12 @@ def load_plugin_class(name: str, group: str = ENTRY_POINT_GROUP) -> tuple[type[A
     dist_name = dist.name if dist is not None else None
     try:
         loaded = entry_point.load()
-    except (Exception, SystemExit) as exc:  # a module that exits on import is a broken plugin too
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a module that raises or exits on import is a broken plugin too
         raise PluginError(f"cannot import {entry_point.value}: {type(exc).__name__}: {exc}", plugin=name,
                           distribution=dist_name) from None
     if not isinstance(loaded, type):
         raise PluginError(f"the entry point must name a class, got {type(loaded).__name__}", plugin=name,
                           distribution=dist_name)
     return loaded, dist_name, dist.version if dist is not None else None
-
-
-def _load_entry_points(group: str) -> Iterator[PluginSpec]:
-    seen: set[tuple[str, str]] = set()
-    for entry_point in importlib_metadata.entry_points(group=group):
-        dist = entry_point.dist
-        dist_name = dist.name if dist is not None else None
-        version = dist.version if dist is not None else None
-        key = (entry_point.name, entry_point.value)
-        if key in seen:  # the same distribution visible twice on sys.path
-            continue
-        seen.add(key)
-        try:
-            loaded = entry_point.load()
-        except Exception as exc:
-            raise PluginError(f"cannot import {entry_point.value}: {type(exc).__name__}: {exc}",
-                              plugin=entry_point.name, distribution=dist_name) from None
-        yield validate_plugin_class(loaded, entry_point.name, dist_name, version)

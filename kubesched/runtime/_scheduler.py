@@ -48,6 +48,7 @@ from kubesched.runtime._event_handlers import EventHandlers
 from kubesched.runtime._explain import AttemptRecorder, Explainer
 from kubesched.runtime._failures import PluginFailure, SlowCalls
 from kubesched.runtime._framework import Framework
+from kubesched.runtime._inputs import InputWatch, Snapshot
 from kubesched.runtime._metrics import MeteredClient
 from kubesched.runtime._node_search import NodeSearches
 from kubesched.runtime._nominator import Nominator
@@ -80,6 +81,11 @@ class SchedulerSettings:
     pod_max_backoff_seconds: float = DEFAULT_POD_MAX_BACKOFF
     #: A plugin call taking longer than this is reported (None: calls are not timed).
     plugin_call_budget_seconds: float | None = None
+    #: A plugin call running longer than this is interrupted and fails its pod (None: no limit).
+    plugin_timeout_seconds: float | None = None
+    #: Check the pod after every plugin call, naming a plugin that changed it (``--strict``); without it the pod is
+    #: checked once, after its scheduling cycle.
+    check_plugin_inputs: bool = False
     #: Use plugins' batch forms (filter_nodes, score_nodes) over the columnar snapshot; False runs the plain
     #: per-node path (``kubesched bench --reference``). Decisions are the same either way.
     fast_path: bool = True
@@ -118,13 +124,19 @@ class Scheduler:
         self.cache = Cache()
         self.snapshot = NodeSnapshot()
         self.nominator = Nominator()
+        #: The pod in its scheduling cycle as it was before any plugin ran (a plugin's change is undone).
+        self.input_watch = InputWatch()
         self.frameworks: dict[str, Framework] = {
             p.scheduler_name: Framework(p, registry, client=plugin_client, nominator=self.nominator, rng=rng,
                                         clock=clock,
                                         snapshot=self.snapshot,
-                                        call_budget=self.settings.plugin_call_budget_seconds)
+                                        call_budget=self.settings.plugin_call_budget_seconds,
+                                        timeout=self.settings.plugin_timeout_seconds,
+                                        watch=self.input_watch if self.settings.check_plugin_inputs else None)
             for p in profiles
         }
+        #: Whether any profile runs a plugin from outside kubesched: only then is the pod checked for changes.
+        self._watch_inputs = any(f.foreign_plugins for f in self.frameworks.values())
         if self.settings.fast_path:  # the reference path (``--reference``) runs preemption's reference dry run
             for framework in self.frameworks.values():
                 framework.handle.accelerator = ResourceAccelerator(framework, self.snapshot, self.nominator)
@@ -227,13 +239,18 @@ class Scheduler:
         if self.explainer is not None and self.explainer.wants(pod):
             observer = recorder = self.explainer.start(pod, framework.profile_name, self.clock.now(), self.nominator)
         framework.handle.observer = observer  # what the preemption's candidate choice is told to
+        if self._watch_inputs:
+            self.input_watch.snapshot = Snapshot(pod)
         try:
             binding = self._scheduling_cycle(framework, state, queued, record, started, observer)
         except CycleFailed as failure:
+            self.input_watch.check()  # a failed cycle's change is undone too
             record.status = failure.status
             self._observe(framework, record, recorder)
             self._handle_failure(queued, failure, started=started)
             return True
+        finally:
+            self.input_watch.snapshot = None
         self._observe(framework, record, recorder)
         if binding is not None:
             self._binding_cycle(binding, None)
@@ -261,6 +278,7 @@ class Scheduler:
         pod = queued.pod
         host = self._placement.schedule_pod(framework, state, pod, record, observer,
                                             keep=self.cycle_observer is not None)
+        _unchanged(self.input_watch, pod)
         assumed = queued.pod_info.for_pod(pod.with_node_name(host))
         self.cache.assume_pod(assumed)
         self.nominator.delete_nominated_pod_if_exists(pod)
@@ -274,6 +292,12 @@ class Scheduler:
             framework.binding.unreserve(state, assumed.pod, host)
             self.cache.forget_pod(assumed.pod)
             raise self._single_node_failure(pod, host, status)
+        try:
+            _unchanged(self.input_watch, pod)
+        except CycleFailed:
+            framework.binding.unreserve(state, assumed.pod, host)
+            self.cache.forget_pod(assumed.pod)
+            raise
         binding = Binding(framework, state, queued, assumed, host, next(self._sequence), started, framework.metering)
         if status is not None:  # Wait: the binding cycle resumes when the waiting pod is resolved
             self._waiting.parked[pod.uid] = binding
@@ -425,3 +449,9 @@ class Scheduler:
             self.client.set_scheduling_failure(current, reason, message, node)
 
 
+def _unchanged(watch: InputWatch, pod: Pod) -> None:
+    """Fail the attempt (CycleFailed, an Error) when a plugin changed ``pod`` during its scheduling cycle; the
+    change is undone first, so no decision rests on it."""
+    if (changed := watch.check()) is not None:
+        raise CycleFailed(Status.as_error(f'a plugin changed pod "{pod.key}" during its scheduling cycle ({changed}); '
+                                          "the change was undone (--strict names the plugin)"), CLEAR_NOMINATED_NODE)

@@ -13,7 +13,7 @@ from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._status import Code, Status
 from kubesched.framework._types import NodeScore
-from kubesched.runtime._failures import PLUGIN_FAILURES
+from kubesched.runtime._failures import PLUGIN_FAILURES, UNCONTAINED
 from kubesched.runtime._invoke import NORMALIZE, PRE_SCORE, SCORE, WEIGHTS, Guard, first_invalid_score, invalid_score
 from kubesched.runtime._plugin_set import PluginSet
 from kubesched.runtime._scores import ScoreTable
@@ -42,6 +42,8 @@ class ScoreRunners:
                 hook, args = batch_hooks[name], (state, pod, batch)
             try:  # inline, not through the guard: PreScore runs every cycle
                 status = hook(*args)
+            except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+                raise
             except PLUGIN_FAILURES as exc:
                 return self._guard.failed(PRE_SCORE, name, pod, exc=exc)
             if status is None:
@@ -92,6 +94,8 @@ class ScoreRunners:
             try:
                 # The assignment expression keeps the node being scored, so a failure can name it.
                 scores: list[Any] = [hook(state, pod, node_info := ni) for ni in nodes]
+            except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
+                raise
             except PLUGIN_FAILURES as exc:
                 return table, self._guard.failed(SCORE, name, pod, node_info.name if node_info is not None else "",
                                                 exc=exc)

@@ -26,7 +26,7 @@ from tests.profiles.test_kube_config import REAL_DEFAULTED
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 #: SchedulerSettings fields that no profile sets: the fast path is switched by ``kubesched bench --reference``.
-NOT_FROM_PROFILES = {"fast_path"}
+NOT_FROM_PROFILES = {"fast_path", "check_plugin_inputs"}  # set by command-line flags (--reference, --strict)
 
 
 @attrs.frozen
@@ -59,6 +59,9 @@ CASES = {
         0: "Invalid value: 0: must be greater than or equal to {initial}",
         INT64_MAX + 1: f"Invalid value: {INT64_MAX + 1}: must be at most {INT64_MAX}"}),
     "plugin-call-budget-ms": Case(None, (250, 0.5, 1e300), {
+        0: "Invalid value: 0: must be greater than 0", -1.5: "Invalid value: -1.5: must be greater than 0",
+        math.inf: "Invalid value: +Inf: must be a finite number"}),
+    "plugin-timeout-ms": Case(None, (250, 0.5, 1e300), {
         0: "Invalid value: 0: must be greater than 0", -1.5: "Invalid value: -1.5: must be greater than 0",
         math.inf: "Invalid value: +Inf: must be a finite number"}),
 }

@@ -208,7 +208,8 @@ schedulr-name = "x"
                  id="unknown-top-level-key-close-match"),
     pytest.param("colour = 1\n", "colour",
                  "unknown key (expected one of: percentage-of-nodes-to-score, pod-initial-backoff-seconds, "
-                 "pod-max-backoff-seconds, plugin-call-budget-ms, profiles)", id="unknown-top-level-key"),
+                 "pod-max-backoff-seconds, plugin-call-budget-ms, plugin-timeout-ms, profiles)",
+                 id="unknown-top-level-key"),
 ]
 
 
@@ -280,7 +281,7 @@ percentage-of-nodes-to-score = -1
 """)
     assert str(error).replace(f"{path}: ", "").splitlines() == [
         "colour: unknown key (expected one of: percentage-of-nodes-to-score, pod-initial-backoff-seconds, "
-        "pod-max-backoff-seconds, plugin-call-budget-ms, profiles)",
+        "pod-max-backoff-seconds, plugin-call-budget-ms, plugin-timeout-ms, profiles)",
         "percentage-of-nodes-to-score: Invalid value: 101: not in valid range [0-100]",
         "pod-initial-backoff-seconds: Invalid value: 0: must be greater than 0",
         "profiles[1].percentage-of-nodes-to-score: Invalid value: -1: not in valid range [0-100]",

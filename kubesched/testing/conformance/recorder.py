@@ -14,7 +14,7 @@ import attrs
 
 from kubesched.api.pod import Pod
 from kubesched.framework._node_info import NodeInfo
-from kubesched.runtime import Hook
+from kubesched.runtime import Hook, Uncontained
 
 #: Hooks whose third argument is a list the plugin must leave as it was (PreScore) or rewrite in place
 #: (NormalizeScore): the names in it are noted before the call.
@@ -87,7 +87,7 @@ def innermost_frames(error: BaseException, count: int = INNERMOST_FRAMES) -> str
     return " <- ".join(shown)
 
 
-class Escape(BaseException):
+class Escape(Uncontained):
     """Carries an exception out of a Framework call: the framework contains its plugins' exceptions (an Error
     status, or nothing for Unreserve), but the suite must see them, and an observer's verdict, as they are."""
 
