@@ -202,8 +202,9 @@ def run_bench(workload: Workload, config: SchedulerConfiguration, registry: Plug
         config = attrs.evolve(config, settings=attrs.evolve(config.settings, fast_path=False))
     init = workload.build_init_pods(init_pods)
     measured = workload.build_measure_pods(measure_pods)
+    # No run log: the bench measures scheduling, not the run metrics kept beside it (docs/performance.md).
     sim = Simulation(ClusterInput(nodes=tuple(workload.build_nodes(nodes)), pods=tuple(init)), config, registry,
-                     seed=seed)
+                     seed=seed, record=False)
     log = DecisionLog(sim.cluster, sim.policy, progress)
     sim.cluster.subscribe(log)
     sim.scheduler.attempt_observer = log

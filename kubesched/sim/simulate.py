@@ -149,7 +149,8 @@ class Simulation:
     def __init__(self, cluster_input: ClusterInput, config: SchedulerConfiguration, registry: PluginRegistry,
                  *, seed: int = 0, progress: SimulationProgress | None = None,
                  explainer: Explainer | None = None, controllers: ControllerSettings | None = None,
-                 storage: StorageSettings | None = None, reference_pod: Mapping[str, int] | None = None) -> None:
+                 storage: StorageSettings | None = None, reference_pod: Mapping[str, int] | None = None,
+                 record: bool = True) -> None:
         self.input = cluster_input
         self.seed = seed
         #: The workload controllers, running when the input has workloads or ``controllers`` settings are given
@@ -180,8 +181,10 @@ class Simulation:
         self.storage = StorageController(self.cluster, seed=seed, settings=storage)
         self.scheduler.attempt_observer = self.policy
         #: The run's log for its metrics (kubesched.analysis); ``reference_pod`` is their fragmentation's pod.
-        self.recorder = RunRecorder(self.clock)
-        self.cluster.subscribe(self.recorder)
+        #: Without ``record`` (``kubesched bench``, which measures scheduling alone) there is no log and no metrics.
+        self.recorder = RunRecorder(self.clock) if record else None
+        if self.recorder is not None:
+            self.cluster.subscribe(self.recorder)
         self.reference_pod = reference_pod
         self.pods = [p for p in cluster_input.pods if p.status.phase not in TERMINATED_PHASES]
         self.progress = progress
@@ -267,7 +270,8 @@ class Simulation:
                 self.admission.quotas.admit(pod)
             except AdmissionError as error:
                 self.rejected[pod.uid] = error.api_message()
-                self.recorder.rejected(pod)
+                if self.recorder is not None:
+                    self.recorder.rejected(pod)
                 return False
         self.cluster.add_pod(pod)
         return True
@@ -390,8 +394,10 @@ class Simulation:
                                 tuple(self.scheduler.plugin_failures()), self.scheduler.metrics, explain,
                                 analysis=self.analysis(results, preemptions))
 
-    def analysis(self, pods: Sequence[PodResult], preemptions: Sequence[Preemption]) -> RunAnalysis:
-        """The run metrics so far (docs/analysis.md), from the run's log and its pods' outcomes."""
+    def analysis(self, pods: Sequence[PodResult], preemptions: Sequence[Preemption]) -> RunAnalysis | None:
+        """The run metrics so far (docs/analysis.md), from the run's log and its pods' outcomes (None unrecorded)."""
+        if self.recorder is None:
+            return None
         attempts = self.scheduler.metrics.total("scheduler_schedule_attempts_total")
         return analyse(self.recorder.log, end_time=self.clock.now(), phases=[(p.uid, p.phase) for p in pods],
                        preemptions=[(p.time, p.victim_uids) for p in preemptions], attempts=int(attempts),
