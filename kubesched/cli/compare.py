@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kubesched.cli.common import fail, load_profile, scenario_of
 from kubesched.cli.reference import reference_pod_option
 from kubesched.errors import KubeschedError
 from kubesched.io.load import load
@@ -49,8 +50,6 @@ def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, ou
     with the same seed; show the run metrics side by side (with each one's difference against the first profile)
     and every pod placed differently. See docs/analysis.md."""
     from kubesched.cli.containment import plugins_running
-    from kubesched.cli.main import _fail, _load_profile, _scenario
-
     inputs = list(ctx.meta.get("compare_inputs", ()))
     if len(profiles) < 2:
         raise click.UsageError("give at least two profiles before --", ctx)
@@ -58,14 +57,14 @@ def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, ou
         raise click.UsageError("give at least one input after --", ctx)
     try:
         registry = PluginRegistry.discover()
-        configs = [(_label(spec, profiles[:index]), _load_profile(spec, registry))
+        configs = [(_label(spec, profiles[:index]), load_profile(spec, registry))
                    for index, spec in enumerate(profiles)]
-        scenario = _scenario(inputs)
+        scenario = scenario_of(inputs)
         loaded = scenario if scenario is not None else load(inputs)
         with plugins_running(registry):  # what plugins print goes to stderr
             comparison = compare(loaded, configs, registry, seed=seed, reference_pod=reference_pod)
     except KubeschedError as exc:
-        _fail(exc)
+        fail(exc)
         return
     document = comparison.to_json()
     if report is not None:
@@ -74,7 +73,7 @@ def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, ou
         try:
             comparison_report(json.loads(json.dumps(document)), report)
         except KubeschedError as exc:
-            _fail(exc)
+            fail(exc)
     if output == "json":
         click.echo(json.dumps(document, indent=2))
     elif output == "yaml":

@@ -9,7 +9,6 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import attrs
@@ -18,20 +17,24 @@ import yaml
 
 from kubesched.cli import progress as progress_bar
 from kubesched.cli.capacity import capacity
+from kubesched.cli.common import error_lines as _error_lines
+from kubesched.cli.common import fail as _fail
+from kubesched.cli.common import load_profile as _load_profile
+from kubesched.cli.common import scenario_of as _scenario
+from kubesched.cli.compare import compare_command
 from kubesched.cli.containment import contained, leave_plugin_threads, plugin_timeout_option, plugins_running
 from kubesched.cli.reference import reference_pod_option
+from kubesched.cli.report import report_command
 from kubesched.cli.sweep import sweep
-from kubesched.errors import InputError, KubeschedError
-from kubesched.io.load import ClusterInput, InputErrorList, load
+from kubesched.errors import KubeschedError
+from kubesched.io.load import ClusterInput, load
 from kubesched.metrics import SchedulerMetrics
-from kubesched.profiles import DEFAULT_PROFILE, FORMATS, SchedulerConfiguration, load_config, render
+from kubesched.profiles import DEFAULT_PROFILE, FORMATS, render
 from kubesched.runtime import Explainer, PluginRegistry
 from kubesched.sim.controllers import StorageSettings
 from kubesched.sim.explain import ExplainError, explain_request
 from kubesched.sim.explain_run import Run, run_explaining
-from kubesched.sim.scenario import is_scenario_file, load_scenario
 from kubesched.sim.scenario_run import ScenarioRunner
-from kubesched.sim.scenario_steps import Scenario
 from kubesched.sim.simulate import Simulation
 from kubesched.validation import LINE_MAX, terminal
 
@@ -47,17 +50,6 @@ def _storage_settings(base: StorageSettings, provisioners: tuple[str, ...],
     ``--provisioning-delay``."""
     return StorageSettings(base.provisioning_delay if delay is None else delay,
                            tuple(provisioners) if provisioners else base.provisioners)
-
-
-def _error_lines(exc: KubeschedError) -> list[str]:
-    return [str(e) for e in exc.errors] if isinstance(exc, InputErrorList) else str(exc).splitlines() or [""]
-
-
-def _fail(*errors: KubeschedError) -> None:
-    for exc in errors:
-        for line in _error_lines(exc):
-            click.echo(terminal(f"error: {line}", LINE_MAX), err=True)
-    sys.exit(1)
 
 
 def _guarded(command: F) -> F:
@@ -111,6 +103,8 @@ def main() -> None:
 
 main.add_command(sweep)
 main.add_command(capacity)
+main.add_command(compare_command)
+main.add_command(report_command)
 
 
 @main.command()
@@ -229,17 +223,6 @@ def _write_metrics(path: str, metrics: SchedulerMetrics) -> None:
         raise KubeschedError(f'--metrics-file: cannot write "{path}": {exc.strerror or exc}') from None
 
 
-def _scenario(inputs: list[str]) -> Scenario | None:
-    """The scenario when the input is a Scenario file (detected by its kind), which must then be the only input."""
-    found = [p for p in inputs if p != "-" and is_scenario_file(Path(p))]
-    if not found:
-        return None
-    if len(inputs) > 1:
-        raise InputErrorList([InputError("a Scenario file must be the only input (its steps name the manifests "
-                                         "they create)", file=found[0])])
-    return load_scenario(Path(found[0]))
-
-
 def _nothing_to_schedule(cluster_input: ClusterInput) -> str:
     """Why the input gives the scheduler no work, or "" when some pod awaits a node."""
     if cluster_input.workloads:
@@ -354,14 +337,6 @@ def profile() -> None:
     """Validate and inspect scheduling profiles."""
 
 
-def _load_profile(spec: str, registry: PluginRegistry | None = None) -> SchedulerConfiguration:
-    """Load a profile and print its warnings (settings read but not honoured) on stderr."""
-    config = load_config(spec, registry or PluginRegistry.discover())
-    for warning in config.warnings:
-        click.echo(terminal(f"warning: {warning}", LINE_MAX), err=True)
-    return config
-
-
 @profile.command("check")
 @click.argument("spec", metavar="NAME|PATH")
 @_guarded
@@ -421,11 +396,3 @@ def conformance(plugin: str, args_file: str | None, cluster: tuple[str, ...], ch
     if not report.ok:
         sys.exit(1)
 
-
-from kubesched.cli.compare import compare_command  # noqa: E402  (it imports helpers from here)
-
-main.add_command(compare_command)
-
-from kubesched.cli.report import report_command  # noqa: E402
-
-main.add_command(report_command)

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from kubesched.cli.common import fail
 from kubesched.errors import KubeschedError
 
 FORMATS = ("html", "markdown")
@@ -27,14 +28,13 @@ DEFAULT_OUTPUT = {"html": "report.html", "markdown": "report.md"}
 def report_command(results: tuple[str, ...], output: str | None, form: str) -> None:
     """Write one report of every RESULT, in order: a SimulationResult or Comparison document (simulate or compare
     -o json|yaml) or a sweep's .parquet file. See docs/report.md."""
-    from kubesched.cli.main import _fail
     from kubesched.report import build_report, read_results
 
     try:
         documents = read_results(results)
         write_report(build_report(documents), form, output or DEFAULT_OUTPUT[form])
     except KubeschedError as exc:
-        _fail(exc)
+        fail(exc)
 
 
 def write_report(report: Any, form: str, output: str) -> None:
