@@ -223,7 +223,9 @@ class RealCase:
         parts: list[object] = [sorted((p["metadata"]["name"], p["spec"].get("nodeName", ""), p["status"].get("phase"),
                                        bool(p["metadata"].get("deletionTimestamp"))) for p in pods)]
         claims = self._items("PersistentVolumeClaim")
-        converged = converged and not any(c["metadata"].get("deletionTimestamp") for c in claims)
+        # A claim still Pending may yet be bound (the PV controller is slow under load): only a long quiet settles it.
+        converged = converged and not any(c["metadata"].get("deletionTimestamp") or
+                                          c.get("status", {}).get("phase") == "Pending" for c in claims)
         parts.append(sorted((c["metadata"]["name"], c.get("status", {}).get("phase"), c["spec"].get("volumeName"),
                              bool(c["metadata"].get("deletionTimestamp"))) for c in claims))
         for kind in ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "DaemonSet", "Job",
