@@ -3,6 +3,7 @@ them, so a device or an endless stream is an error naming the file, never a proc
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from pathlib import Path
@@ -55,12 +56,9 @@ def test_an_endless_pipe_is_cut_at_the_limit(tmp_path: Path) -> None:
     os.mkfifo(fifo)
 
     def feed() -> None:
-        try:
-            with open(fifo, "wb") as out:
-                for _ in range(1000):  # bounded: far more than the limit below
-                    out.write(b"a: 1\n" * 100)
-        except BrokenPipeError:
-            pass
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as out:  # the reader stops at its limit
+            for _ in range(1000):  # bounded: far more than the limit below
+                out.write(b"a: 1\n" * 100)
 
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
