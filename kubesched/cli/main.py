@@ -269,42 +269,72 @@ def bench(workload_name: str, nodes: int | None, init_pods: int | None, measure_
 @click.option("--lease-namespace", default="kube-system", show_default=True, help="The Lease's namespace.")
 @click.option("--lease-name", default="kubesched", show_default=True, help="The Lease's name.")
 @click.option("--metrics-bind-address", default="127.0.0.1:10259", show_default=True, metavar="HOST:PORT",
-              help="Where /healthz, /readyz and /metrics are served.")
+              help="Where /healthz, /readyz and /metrics are served (plain HTTP, no authentication: a non-loopback "
+                   "address is warned about).")
+@click.option("--leader-elect-lease-duration", "lease_duration", default="15s", show_default=True,
+              metavar="DURATION", help="How long a standby waits after the last renewal before taking the Lease.")
+@click.option("--leader-elect-renew-deadline", "renew_deadline", default="10s", show_default=True,
+              metavar="DURATION", help="How long the leader tries to renew before it stops scheduling and steps down.")
+@click.option("--leader-elect-retry-period", "retry_period", default="2s", show_default=True, metavar="DURATION",
+              help="How often candidates try to take, and the leader to renew, the Lease.")
+@click.option("--api-timeout", "api_timeout", default="30s", show_default=True, metavar="DURATION",
+              help="Give up with an error when the API server cannot be reached or refuses the credentials for "
+                   "this long at start-up.")
+@click.option("--keep-trying", is_flag=True, help="At start-up, try to reach the API server for ever.")
+@click.option("--stall-timeout", "stall_timeout", default="60s", show_default=True, metavar="DURATION",
+              help="/healthz and /readyz fail once the scheduling loop has not come round for this long.")
+@plugin_timeout_option
 @_guarded
 def run(kubeconfig: str | None, profile: str, leader_elect: bool, lease_namespace: str, lease_name: str,
-        metrics_bind_address: str) -> None:
+        metrics_bind_address: str, lease_duration: str, renew_deadline: str, retry_period: str, api_timeout: str,
+        keep_trying: bool, stall_timeout: str, plugin_timeout_ms: float | None) -> None:
     """Schedule a real cluster's pending pods whose schedulerName matches a profile (needs 'kubesched[kube]')."""
     import logging
 
+    from kubesched.cli.run_flags import durations
     from kubesched.kube.leader import LeaderElectionSettings
     from kubesched.kube.rest import KubeApi
     from kubesched.kube.run import Runner, RunOptions
-    from kubesched.kube.server import parse_address
+    from kubesched.kube.server import exposure_warning, parse_address
 
     registry = PluginRegistry.discover()
     problems: list[KubeschedError] = []  # every problem with the flags in one run, then exit 1
     config = api = None
     try:
-        config = _load_profile(profile, registry)
+        config = contained(_load_profile(profile, registry), plugin_timeout_ms, strict=False)
     except KubeschedError as exc:
         problems.append(exc)
+    except click.BadParameter as exc:
+        problems.append(KubeschedError(f"{exc.param_hint}: {exc.message}"))
     try:
         api = KubeApi.connect(kubeconfig)
     except KubeschedError as exc:
         problems.append(exc)
+    warning = None
     try:
         parse_address(metrics_bind_address)
+        warning = exposure_warning(metrics_bind_address)
     except KubeschedError as exc:
         problems.append(exc)
-    if problems or config is None or api is None:
+    seconds = durations({"--leader-elect-lease-duration": lease_duration,
+                         "--leader-elect-renew-deadline": renew_deadline,
+                         "--leader-elect-retry-period": retry_period, "--api-timeout": api_timeout,
+                         "--stall-timeout": stall_timeout}, problems)
+    if problems or config is None or api is None or seconds is None:
         for problem in problems:
             for line in _error_lines(problem):
                 click.echo(terminal(f"error: {line}", LINE_MAX), err=True)
         sys.exit(1)
+    if warning is not None:
+        click.echo(terminal(f"warning: {warning}", LINE_MAX), err=True)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    options = RunOptions(kubeconfig=kubeconfig, leader_elect=leader_elect,
-                         lease=LeaderElectionSettings(namespace=lease_namespace, name=lease_name),
-                         metrics_bind_address=metrics_bind_address)
+    lease = LeaderElectionSettings(namespace=lease_namespace, name=lease_name,
+                                   lease_duration=seconds["--leader-elect-lease-duration"],
+                                   renew_deadline=seconds["--leader-elect-renew-deadline"],
+                                   retry_period=seconds["--leader-elect-retry-period"])
+    options = RunOptions(kubeconfig=kubeconfig, leader_elect=leader_elect, lease=lease,
+                         metrics_bind_address=metrics_bind_address, api_timeout=seconds["--api-timeout"],
+                         keep_trying=keep_trying, stall_timeout=seconds["--stall-timeout"])
     sys.exit(Runner(api, config, registry, options).run())
 
 

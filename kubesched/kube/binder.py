@@ -21,14 +21,15 @@ class Binder:
         self.api = api
         self.decode = decode
 
-    def bind(self, pod: Pod, node_name: str) -> None:
-        """POST the Binding with the pod's uid as a precondition; raise :class:`BindConflictError` on 409 and
-        :class:`~kubesched.backend.BindingError` on any other refusal."""
+    def bind(self, pod: Pod, node_name: str, timeout: float = 30.0) -> None:
+        """POST the Binding with the pod's uid as a precondition (the request bounded by ``timeout`` seconds);
+        raise :class:`BindConflictError` on 409 and :class:`~kubesched.backend.BindingError` on any other
+        refusal."""
         body = {"apiVersion": "v1", "kind": "Binding",
                 "metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid},
                 "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
         try:
-            self.api.request("POST", pod_path(pod.namespace, pod.name, "binding"), body=body)
+            self.api.request("POST", pod_path(pod.namespace, pod.name, "binding"), body=body, timeout=timeout)
         except ApiError as error:
             if error.status == 409:
                 raise BindConflictError(error.message or str(error), self._read_back(pod)) from None

@@ -20,7 +20,7 @@ from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
 from kubesched.api.workload import Namespace, Service, WorkloadController, namespace_labels
-from kubesched.backend import ClusterListener, DeletionError
+from kubesched.backend import BindingError, ClusterListener, DeletionError
 from kubesched.errors import InputError
 from kubesched.io import decode, decode_storage
 from kubesched.io.decode_pod import pod as decode_pod
@@ -29,6 +29,7 @@ from kubesched.kube.binder import BindConflictError, Binder
 from kubesched.kube.events import EventRecorder
 from kubesched.kube.informer import Delta, Replace
 from kubesched.kube.rest import MERGE_PATCH, STRATEGIC_MERGE_PATCH, ApiError, KubeApi, Obj, pod_path
+from kubesched.kube.writes import WriteGuard, retry_on_error
 from kubesched.storage import StorageStore
 
 log = logging.getLogger(__name__)
@@ -99,6 +100,8 @@ class KubeCluster:
         self.binder = Binder(api, decode_object)
         #: PersistentVolumes, claims, StorageClasses and CSI objects, as the informers show them.
         self.storage = StorageStore()
+        #: Bounds every write by the leader's Lease (the runner sets it under leader election).
+        self.guard = WriteGuard()
 
     # -- Clock ---------------------------------------------------------------------------------------
     def now(self) -> float:
@@ -205,7 +208,12 @@ class KubeCluster:
         """Bind through :class:`~kubesched.kube.binder.Binder`. After a 409 the pod read back is what get_pod
         answers until the watch catches up, so the failure handling sees it bound and forgets it."""
         try:
-            self.binder.bind(pod, node_name)
+            timeout = self.guard.timeout()
+        except ApiError as lapsed:
+            log.warning("not binding pod %s: %s", pod.key, lapsed)
+            raise BindingError(lapsed.message) from None
+        try:
+            self.binder.bind(pod, node_name, timeout)
         except BindConflictError as conflict:
             if conflict.current is not None:
                 self.fresher[pod.uid] = conflict.current
@@ -224,7 +232,8 @@ class KubeCluster:
                 raise DeletionError(error.message or str(error)) from None
         try:
             self.api.request("DELETE", pod_path(pod.namespace, pod.name),
-                             body={"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": pod.uid}})
+                             body={"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": pod.uid}},
+                             timeout=self.guard.timeout())
         except ApiError as error:
             if error.status in (404, 409):
                 log.info("pod %s was already deleted", pod.key)
@@ -243,7 +252,7 @@ class KubeCluster:
         if nominated_node_name is not None:
             status["nominatedNodeName"] = nominated_node_name or None  # null clears it
         self.api.request("PATCH", pod_path(pod.namespace, pod.name, "status"),
-                         body={"status": status}, content_type=STRATEGIC_MERGE_PATCH)
+                         body={"status": status}, content_type=STRATEGIC_MERGE_PATCH, timeout=self.guard.timeout())
 
     def update_claim(self, claim: PersistentVolumeClaim) -> None:
         """Patch the claim's annotations (VolumeBinding's PreBind sets the selected node); the informer brings the
@@ -251,7 +260,7 @@ class KubeCluster:
         self.api.request("PATCH", f"/api/v1/namespaces/{quote(claim.namespace)}/persistentvolumeclaims/"
                                   f"{quote(claim.name)}",
                          body={"metadata": {"annotations": dict(claim.metadata.annotations)}},
-                         content_type=MERGE_PATCH)
+                         content_type=MERGE_PATCH, timeout=self.guard.timeout())
 
     def update_volume(self, volume: PersistentVolume) -> None:
         """Patch the PersistentVolume's claimRef and annotations (VolumeBinding's PreBind pre-binds it to the claim,
@@ -262,22 +271,27 @@ class KubeCluster:
                                               "namespace": ref.namespace, "name": ref.name, "uid": ref.uid or None}
         self.api.request("PATCH", f"/api/v1/persistentvolumes/{quote(volume.name)}",
                          body={"metadata": {"annotations": dict(volume.metadata.annotations)},
-                               "spec": {"claimRef": claim_ref}}, content_type=MERGE_PATCH)
+                               "spec": {"claimRef": claim_ref}}, content_type=MERGE_PATCH,
+                         timeout=self.guard.timeout())
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
-        """Patch status.nominatedNodeName (``""`` clears it)."""
+        """Patch status.nominatedNodeName (``""`` clears it), retried as kube-scheduler's PatchPodStatus is."""
         try:
-            self.api.request("PATCH", pod_path(pod.namespace, pod.name, "status"),
-                             body={"status": {"nominatedNodeName": node_name or None}}, content_type=MERGE_PATCH)
+            retry_on_error(lambda: self.api.request(
+                "PATCH", pod_path(pod.namespace, pod.name, "status"),
+                body={"status": {"nominatedNodeName": node_name or None}}, content_type=MERGE_PATCH,
+                timeout=self.guard.timeout()))
         except ApiError as error:
             log.warning("could not set the nominated node of pod %s: %s", pod.key, error)
 
     def set_scheduling_failure(self, pod: Pod, reason: str, message: str,
                                nominated_node_name: str | None = None) -> None:
         """Patch the PodScheduled=False condition and, unless ``nominated_node_name`` is None, the nominated node,
-        in one PATCH (kube-scheduler's updatePod)."""
+        in one PATCH (kube-scheduler's updatePod), retried as its PatchPodStatus is (a 500, a 503 or a refused
+        connection: 4 tries within about 0.35 s)."""
+        condition = PodCondition("PodScheduled", "False", reason, message)
         try:
-            self._patch_condition(pod, PodCondition("PodScheduled", "False", reason, message), nominated_node_name)
+            retry_on_error(lambda: self._patch_condition(pod, condition, nominated_node_name))
         except ApiError as error:
             log.warning("could not update the PodScheduled condition of pod %s: %s", pod.key, error)
 

@@ -1,15 +1,21 @@
 """An events.k8s.io/v1 recorder: kube-scheduler's events (reasons, notes, actions), written off the loop.
 
-Events are best effort, as client-go's recorder makes them: a background thread posts them, and a failure is
-logged, never retried into the scheduling loop.
+Events are best effort, as client-go's events broadcaster makes them: a background thread posts them, never
+holding up the scheduling loop. An event whose request failed in transport (no answer: the API server down or
+unreachable) is tried again 10 s later (plus up to 25 %), up to 12 tries in all, as the broadcaster's
+``attemptRecording`` does; one the server answered with an error is logged and dropped, as there.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import queue
+import random
 import secrets
 import threading
+import time
 from datetime import UTC, datetime
 from urllib.parse import quote
 
@@ -22,6 +28,10 @@ REPORTING_CONTROLLER = "kubesched"
 #: kube-scheduler's action per reason (its recorder's ``action`` argument).
 ACTIONS = {"Scheduled": "Binding", "FailedScheduling": "Scheduling", "Preempted": "Preempting"}
 MAX_QUEUED = 10_000
+#: client-go's events broadcaster: maxTriesPerEvent and the sleep between tries (jittered by up to 25 %).
+MAX_TRIES_PER_EVENT = 12
+RETRY_SLEEP = 10.0
+RETRY_JITTER = 0.25
 #: An object name's limit (a DNS subdomain).
 MAX_NAME = 253
 
@@ -48,11 +58,16 @@ def event_object(regarding: Pod, event_type: str, reason: str, note: str, instan
 class EventRecorder(threading.Thread):
     """Posts events from a queue; :meth:`flush` waits until the queued ones are written (shutdown)."""
 
-    def __init__(self, api: KubeApi, instance: str) -> None:
+    def __init__(self, api: KubeApi, instance: str, retry_sleep: float = RETRY_SLEEP) -> None:
         super().__init__(name="event-recorder", daemon=True)
         self.api = api
         self.instance = instance
+        self.retry_sleep = retry_sleep
         self.pending: queue.Queue[Obj] = queue.Queue(MAX_QUEUED)
+        #: Events waiting to be tried again: (due, sequence, tries so far, event).
+        self._retries: list[tuple[float, int, int, Obj]] = []
+        self._sequence = itertools.count()
+        self._rng = random.Random()
 
     def record(self, regarding: Pod, event_type: str, reason: str, note: str) -> None:
         """Queue an event (dropped, with a log line, when the queue is full)."""
@@ -62,16 +77,38 @@ class EventRecorder(threading.Thread):
             log.warning("event queue full: dropped %s event about %s", reason, regarding.key)
 
     def run(self) -> None:
-        """Write queued events for ever."""
+        """Write queued events for ever, and tried-again ones when they fall due."""
         while True:
-            event = self.pending.get()
-            namespace = event["metadata"]["namespace"]
+            now = time.monotonic()
+            if self._retries and self._retries[0][0] <= now:
+                _, _, tries, event = heapq.heappop(self._retries)
+                self._post(event, tries)
+                continue
+            wait = self._retries[0][0] - now if self._retries else None
             try:
-                self.api.request("POST", f"/apis/events.k8s.io/v1/namespaces/{quote(namespace)}/events", body=event)
-            except ApiError as error:
-                log.warning("could not write %s event: %s", event["reason"], error)
+                event = self.pending.get(timeout=wait)
+            except queue.Empty:
+                continue
+            try:
+                self._post(event, 0)
             finally:
                 self.pending.task_done()
+
+    def _post(self, event: Obj, tries: int) -> None:
+        namespace = event["metadata"]["namespace"]
+        try:
+            self.api.request("POST", f"/apis/events.k8s.io/v1/namespaces/{quote(namespace)}/events", body=event)
+        except ApiError as error:
+            tries += 1
+            if error.status != 0:
+                log.warning("could not write %s event: %s", event["reason"], error)
+            elif tries >= MAX_TRIES_PER_EVENT:
+                log.error("could not write %s event (retry limit exceeded): %s", event["reason"], error)
+            else:
+                due = time.monotonic() + self.retry_sleep * (1 + RETRY_JITTER * self._rng.random())
+                heapq.heappush(self._retries, (due, next(self._sequence), tries, event))
+                log.warning("could not write %s event, trying again in %.0f s: %s", event["reason"],
+                            due - time.monotonic(), error)
 
     def flush(self) -> None:
         """Wait until every queued event was written (or failed)."""

@@ -3,13 +3,17 @@
 Reflector threads only enqueue; this loop alone applies their output to the stores and the scheduler, pops pods
 and runs their cycles (binding inline, so a bind is never left half done), so the runtime needs no locks. Before
 scheduling it waits for every informer's first list; with leader election only the Lease holder schedules, and
-one that loses the Lease exits with status 1 (as kube-scheduler does) for its Deployment to restart it. SIGTERM
-stops taking pods, lets the current cycle finish, flushes events and releases the Lease.
+one that loses the Lease exits with status 1 (as kube-scheduler does) for its Deployment to restart it; it stops
+scheduling and binding the moment its Lease can no longer be proven current (see leader.py), before it steps
+down. SIGTERM stops taking pods, lets the current cycle finish (for at most the shutdown grace: a plugin that
+never returns does not hold the process), flushes events and releases the Lease. /healthz and /readyz fail when
+the loop has not come round for the stall timeout (a cycle stuck in a plugin), so a liveness probe restarts it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import random
 import signal
@@ -25,6 +29,7 @@ from kubesched.kube.cluster import KubeCluster
 from kubesched.kube.events import EventRecorder
 from kubesched.kube.informer import RESOURCES, Delta, Reflector, Replace
 from kubesched.kube.leader import LeaderElectionSettings, LeaderElector
+from kubesched.kube.reach import wait_until_reachable
 from kubesched.kube.rest import KubeApi
 from kubesched.kube.server import HealthServer
 from kubesched.metrics.prometheus import registry_for
@@ -39,6 +44,13 @@ LEFTOVER_PERIOD = 30.0
 ASSUMED_POD_TTL = 30.0
 IDLE_WAIT = 0.5
 EXIT_LOST_LEASE = 1
+#: How long kubesched run tries to reach the API server at start-up before it gives up (``--api-timeout``).
+API_TIMEOUT = 30.0
+#: How long the loop may go without coming round before /healthz and /readyz fail (``--stall-timeout``).
+STALL_TIMEOUT = 60.0
+#: How long after SIGTERM the current cycle may take before the process exits without it.
+SHUTDOWN_GRACE = 10.0
+EXIT_UNFINISHED = 1
 
 
 @attrs.frozen
@@ -50,6 +62,10 @@ class RunOptions:
     lease: LeaderElectionSettings = attrs.field(factory=LeaderElectionSettings)
     metrics_bind_address: str = "127.0.0.1:10259"
     assumed_pod_ttl: float = ASSUMED_POD_TTL
+    api_timeout: float = API_TIMEOUT
+    keep_trying: bool = False
+    stall_timeout: float = STALL_TIMEOUT
+    shutdown_grace: float = SHUTDOWN_GRACE
 
 
 class Runner:
@@ -70,7 +86,12 @@ class Runner:
         self.reflectors = [Reflector(api, r, self.inbox, self.stopping) for r in RESOURCES]
         self.elector = LeaderElector(api, self.identity, options.lease, self.stopping) if options.leader_elect \
             else None
+        if self.elector is not None:
+            self.cluster.guard.time_left = self.elector.lease_time_left
         self.synced = False
+        #: When the loop last came round (monotonic); /healthz fails when it is older than the stall timeout.
+        self.heartbeat = time.monotonic()
+        self._signals = 0
         # The scheduler's own metrics (the ones `simulate` reports), served from a private registry.
         self.server = HealthServer(options.metrics_bind_address, registry_for(self.scheduler.metrics), self._health,
                                    self._ready)
@@ -78,6 +99,10 @@ class Runner:
     def _health(self) -> str:
         if self.elector is not None and self.elector.renewal_overdue():
             return "leaderElection failed: the lease was not renewed within the renew deadline"
+        stalled = time.monotonic() - self.heartbeat
+        if stalled > self.options.stall_timeout:
+            return (f"scheduling loop stalled: no cycle finished for {stalled:.0f} s (more than the "
+                    f"{self.options.stall_timeout:g} s stall timeout; a plugin call may never return)")
         return ""
 
     def _ready(self) -> str:
@@ -89,6 +114,10 @@ class Runner:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
         self.server.start()
+        if not wait_until_reachable(self.api, self.options.api_timeout, self.options.keep_trying, self.stopping):
+            self.server.stop()
+            return 0
+        self.heartbeat = time.monotonic()
         self.recorder.start()
         for reflector in self.reflectors:
             reflector.start()
@@ -99,8 +128,12 @@ class Runner:
         finally:
             self._shutdown()
 
+    def _beat(self) -> None:
+        self.heartbeat = time.monotonic()
+
     def _run(self) -> int:
         while not self.stopping.is_set() and not all(r.synced.is_set() for r in self.reflectors):
+            self._beat()
             self._drain(IDLE_WAIT)
         self._drain(0)
         self.synced = True
@@ -110,12 +143,18 @@ class Runner:
             self.elector.start()
         last_leftover = time.monotonic()
         scheduler = self.scheduler
+        lapsed = False
         while not self.stopping.is_set():
-            if self.elector is not None and not self.elector.leading.is_set():
+            self._beat()
+            if self.elector is not None and not self.elector.lease_current():
                 if self.elector.lost.is_set():
                     log.error("leader election lost: exiting")
                     return EXIT_LOST_LEASE
-                self._drain(IDLE_WAIT)
+                if self.elector.leading.is_set() and not lapsed:
+                    lapsed = True  # the elector steps down at once: nothing is scheduled or bound meanwhile
+                    log.error("leader lease not renewed within %g s: stopped scheduling and binding",
+                              self.options.lease.renew_deadline)
+                self._drain(min(IDLE_WAIT, self.options.lease.retry_period / 4))
                 continue
             self._drain(0)
             now = time.monotonic()
@@ -165,8 +204,29 @@ class Runner:
 
     # -- shutdown ------------------------------------------------------------------------------------
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        log.info("received %s: finishing the current cycle and shutting down", signal.Signals(signum).name)
+        name = signal.Signals(signum).name
+        self._signals += 1
+        if self._signals > 1:
+            log.warning("received %s again: exiting now", name)
+            self._exit_now()
+        log.info("received %s: finishing the current cycle and shutting down", name)
         self.stopping.set()
+        threading.Thread(target=self._grace, name="shutdown-grace", daemon=True).start()
+
+    def _grace(self) -> None:
+        """Exit without the current cycle when it has not finished within the shutdown grace (a busy plugin)."""
+        time.sleep(self.options.shutdown_grace)
+        log.error("the current cycle did not finish within %g s of the signal: exiting without it",
+                  self.options.shutdown_grace)
+        self._exit_now()
+
+    def _exit_now(self) -> None:
+        """Release the Lease (bounded) and end the process at once, whatever the main thread is doing."""
+        if self.elector is not None:
+            self.elector.release()
+        for handler in logging.getLogger().handlers:
+            handler.flush()
+        os._exit(EXIT_UNFINISHED)
 
     def _shutdown(self) -> None:
         self.stopping.set()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +18,25 @@ def parse_address(address: str) -> tuple[str, int]:
     if not sep or not port.isdigit() or int(port) > 65535:
         raise KubeschedError(f'--metrics-bind-address: invalid value "{address}": want HOST:PORT')
     return host.strip("[]") or "0.0.0.0", int(port)
+
+
+def exposure_warning(address: str) -> str | None:
+    """The warning for a bind address other processes can reach (None for loopback): the endpoints have no
+    authentication and no TLS."""
+    host, _ = parse_address(address)
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        if host == "localhost":
+            return None
+        where = f"on whatever interfaces {host} resolves to"
+    else:
+        if ip.is_loopback:
+            return None
+        where = "on every interface" if ip.is_unspecified else f"on {host}"
+    return (f"--metrics-bind-address {address}: /metrics, /healthz and /readyz are served over plain HTTP without "
+            f"authentication {where}; keep the loopback default and put an authenticating proxy in front "
+            "(see docs/running-in-a-cluster.md, \"The endpoints\")")
 
 
 class HealthServer:
