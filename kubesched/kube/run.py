@@ -147,13 +147,13 @@ class Runner:
         while not self.stopping.is_set():
             self._beat()
             if self.elector is not None and not self.elector.lease_current():
+                if (self.elector.leading.is_set() or self.elector.lost.is_set()) and not lapsed:
+                    lapsed = True  # the guard refuses every write from the lapse on; the elector steps down
+                    log.error("leader lease not renewed within %g s: stopped scheduling and binding",
+                              self.options.lease.renew_deadline)
                 if self.elector.lost.is_set():
                     log.error("leader election lost: exiting")
                     return EXIT_LOST_LEASE
-                if self.elector.leading.is_set() and not lapsed:
-                    lapsed = True  # the elector steps down at once: nothing is scheduled or bound meanwhile
-                    log.error("leader lease not renewed within %g s: stopped scheduling and binding",
-                              self.options.lease.renew_deadline)
                 self._drain(min(IDLE_WAIT, self.options.lease.retry_period / 4))
                 continue
             self._drain(0)

@@ -158,14 +158,17 @@ class Kubesched:
 
 @contextmanager
 def kubesched_run(plane: ControlPlane, folder: Path, *args: str, identity: str = "kubesched",
-                  name: str = "kubesched") -> Iterator[Kubesched]:
-    """Run `kubesched run --kubeconfig <identity's>` with ``args``; stopped by PID when the block ends."""
+                  name: str = "kubesched", kubeconfig: Path | None = None,
+                  site: Path | None = None) -> Iterator[Kubesched]:
+    """Run `kubesched run --kubeconfig <identity's>` (or ``kubeconfig``) with ``args``, with ``site`` (plugins'
+    distributions) on the path; stopped by PID when the block ends."""
     port = free_port()
     log = folder / f"{name}.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    paths = [str(REPO), str(site) if site else None, os.environ.get("PYTHONPATH")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
     with log.open("ab") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "kubesched", "run", "--kubeconfig", str(plane.kubeconfig(identity)),
+            [sys.executable, "-m", "kubesched", "run", "--kubeconfig", str(kubeconfig or plane.kubeconfig(identity)),
              "--metrics-bind-address", f"127.0.0.1:{port}", *args],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=REPO)
     runner = Kubesched(process, log, port)
