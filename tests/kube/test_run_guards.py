@@ -234,3 +234,18 @@ def test_stalled_loop_fails_health_and_readiness(runner: tuple[TimedApi, Runner]
     made.heartbeat = time.monotonic() - made.options.stall_timeout - 1
     assert made._health().startswith("scheduling loop stalled: no cycle finished for 61 s")
     assert made._ready() == made._health()
+
+
+def test_keep_trying_probes_past_the_api_timeout_until_stopped() -> None:
+    """--keep-trying: the probe goes on past --api-timeout without an error, until the process is told to stop."""
+    api = FakeApi()
+    api.host = "https://127.0.0.1:1"  # type: ignore[attr-defined]
+    api.fail = lambda method, path: REFUSED
+    stopping = threading.Event()
+    timer = threading.Timer(1.0, stopping.set)
+    timer.start()
+    try:
+        assert wait_until_reachable(cast("KubeApi", api), 0.1, True, stopping) is False
+    finally:
+        timer.cancel()
+    assert len(api.requests) >= 2
