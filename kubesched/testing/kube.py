@@ -154,18 +154,27 @@ class ControlPlane:
         (self.pki / "tokens.csv").write_text("\n".join(lines) + "\n")
         for name in IDENTITIES:
             self.write_kubeconfig(name, self.folder / f"{name}.kubeconfig")
+        try:
+            self.start_etcd()
+            self.start_apiserver()
+        except BaseException:
+            self.stop()
+            raise
+
+    def start_etcd(self) -> None:
+        """Start etcd on the saved ports with the folder's data directory (kept across restarts); wait until healthy."""
         etcd_url, peer_url = f"http://127.0.0.1:{self.etcd_port}", f"http://127.0.0.1:{self.peer_port}"
         self.etcd = self._spawn("etcd", [
             str(self.assets / "etcd"), "--name", "test", "--data-dir", str(self.folder / "etcd-data"),
             "--listen-client-urls", etcd_url, "--advertise-client-urls", etcd_url,
             "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
             "--initial-cluster", f"test={peer_url}", "--log-level", "warn"])
-        try:
-            self._wait_ready("etcd", f"{etcd_url}/health", None)
-            self.start_apiserver()
-        except BaseException:
-            self.stop()
-            raise
+        self._wait_ready("etcd", f"{etcd_url}/health", None)
+
+    def stop_etcd(self) -> None:
+        """Stop etcd only (its data directory stays), as an etcd restart does; kube-apiserver keeps running."""
+        _stop(self.etcd)
+        self.etcd = None
 
     def start_apiserver(self) -> None:
         """Start kube-apiserver on the saved port against the running etcd and wait until it is ready."""
