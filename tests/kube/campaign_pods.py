@@ -8,6 +8,8 @@ import random
 import threading
 import time
 from collections import Counter
+from datetime import datetime
+from itertools import pairwise
 
 import attrs
 
@@ -190,3 +192,29 @@ def scheduled_lines(logs: list[str]) -> Counter[str]:
             if f"Scheduled {NAMESPACE}/" in line:
                 counts[line.split(f"Scheduled {NAMESPACE}/", 1)[1].split(":", 1)[0]] += 1
     return counts
+
+
+def _logged_at(line: str) -> datetime:
+    """A log line's time (the replicas' asctime)."""
+    return datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f")
+
+
+def overlapping_binds(logs: dict[str, str]) -> list[str]:
+    """Binds logged by a replica that never led, or after the next leader acquired the Lease: two replicas binding
+    at once. (A process leads at most once: one that loses the Lease exits.)"""
+    problems: list[str] = []
+    reigns: list[tuple[datetime, str, datetime | None]] = []
+    for name, text in logs.items():
+        lines = text.splitlines()
+        acquired = next((_logged_at(line) for line in lines if "successfully acquired lease" in line), None)
+        binds = [_logged_at(line) for line in lines if f"Scheduled {NAMESPACE}/" in line]
+        if acquired is None:
+            problems += [f"{name} logged {len(binds)} bind(s) without leading"] if binds else []
+            continue
+        reigns.append((acquired, name, max(binds, default=None)))
+    reigns.sort()
+    for (_, name, last_bind), (next_acquired, successor, _) in pairwise(reigns):
+        if last_bind is not None and last_bind >= next_acquired:
+            problems.append(f"{name} logged a bind at {last_bind:%H:%M:%S.%f}, after {successor} acquired the Lease "
+                            f"at {next_acquired:%H:%M:%S.%f}")
+    return problems
