@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -12,12 +10,12 @@ from typing import Any
 import attrs
 
 from kubesched.errors import InputError
-from kubesched.io import yaml_reader
+from kubesched.io import json_reader, yaml_reader
 from kubesched.io.fields import is_mapping
 from kubesched.io.read import STDIN as STDIN
 from kubesched.io.read import UnreadableFileError, read_text
 from kubesched.io.yaml_reader import YamlRules
-from kubesched.validation import MANIFEST, HugeInteger, escape
+from kubesched.validation import MANIFEST, escape
 
 #: How errors name standard input (the path ``-``).
 STDIN_NAME = "<stdin>"
@@ -82,33 +80,6 @@ def is_manifest(data: object) -> bool:
 YAML_RULES = YamlRules(MAX_DEPTH, "nesting deeper than {limit} levels", MAX_INTEGER_DIGITS)
 
 
-def _parse_int(text: str) -> int | HugeInteger:
-    """A JSON integer literal; one too long to convert stays text (validation then names it)."""
-    return HugeInteger(text) if len(text) > MAX_INTEGER_DIGITS else int(text)
-
-
-# A JSON string or bracket; depth is counted over these only, so brackets inside strings do not count.
-_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-
-
-def _json_depth_problem(text: str) -> str | None:
-    """Where JSON text nests deeper than :data:`MAX_DEPTH`, as "at line L column C", or None."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return None
-    depth = 0
-    for token in _JSON_TOKEN.finditer(text):
-        char = token.group()
-        if char in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                line = text.count("\n", 0, token.start()) + 1
-                column = token.start() - text.rfind("\n", 0, token.start())
-                return f"at line {line} column {column}"
-        elif char in "]}":
-            depth -= 1
-    return None
-
-
 def _read(file: Path) -> tuple[str, str]:
     """The file's display name and text (standard input for ``-``)."""
     name = display(file)
@@ -130,15 +101,10 @@ def documents(file: Path) -> Iterator[Document]:
     """The non-empty documents of ``file``, parsed; an unreadable or malformed file raises one InputError."""
     name, text = _read(file)
     if _is_json(file, text):
-        deep = _json_depth_problem(text)
-        if deep is not None:
-            raise InputError(f"invalid JSON {deep}: nesting deeper than {MAX_DEPTH} levels", file=name)
         try:
-            yield Document(name, 0, json.loads(text, parse_int=_parse_int))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name) from None
-        except RecursionError:
-            raise InputError(f"invalid JSON: nesting deeper than {MAX_DEPTH} levels", file=name) from None
+            yield Document(name, 0, json_reader.loads(text, MAX_DEPTH, MAX_INTEGER_DIGITS))
+        except json_reader.JsonError as exc:
+            raise InputError(str(exc), file=name) from None
         return
     index = 0
     try:
