@@ -9,9 +9,6 @@ from typing import TYPE_CHECKING
 import attrs
 import click
 import yaml
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from kubesched.capacity.result import UNSCHEDULABLE, CapacityResult
 from kubesched.errors import KubeschedError
@@ -20,6 +17,9 @@ from kubesched.profiles import DEFAULT_PROFILE
 from kubesched.validation import LINE_MAX, terminal
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
     from kubesched.capacity import CapacityOptions
     from kubesched.sim.controllers import StorageSettings
 
@@ -108,12 +108,14 @@ def _run(pod_file: str, paths: tuple[str, ...], node_file: str | None, profile: 
 
 def _plain(text: str) -> Text:
     """``text`` as plain text (never rich markup), escaped and cut for the terminal."""
+    from rich.text import Text
     return Text(terminal(text, LINE_MAX))
 
 
 def print_capacity(result: CapacityResult, out: Console) -> None:
     """The count, the copies per node, the victims (with --preempt), the nodes added (with --add-nodes), and why
     the copies stopped."""
+    from rich.table import Table
     noun = "copy" if result.copies == 1 else "copies"
     out.print(_plain(f"{result.template}: {result.copies} {noun} fit"
                    + (", preempting lower-priority pods" if result.preempt else "") + f"; seed {result.seed}"))
