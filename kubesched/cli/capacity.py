@@ -10,7 +10,6 @@ import attrs
 import click
 import yaml
 
-from kubesched.capacity.result import UNSCHEDULABLE, CapacityResult
 from kubesched.errors import KubeschedError
 from kubesched.io.load import InputErrorList
 from kubesched.profiles import DEFAULT_PROFILE
@@ -20,7 +19,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-    from kubesched.capacity import CapacityOptions
+    from kubesched.capacity import CapacityOptions, CapacityResult
     from kubesched.sim.controllers import StorageSettings
 
 PROFILE_HELP = ("A shipped profile name (default, ...), or the path of a TOML profile or of a "
@@ -144,6 +143,8 @@ def print_capacity(result: CapacityResult, out: Console) -> None:
         out.print(_plain(f"added {len(added.names)} node(s) like {added.template}{names}; {outcome}"))
         if added.pending:
             out.print(_plain(f"still pending: {', '.join(added.pending)}"))
+    from kubesched.capacity.result import UNSCHEDULABLE  # the capacity package loads when the command runs
+
     stop = result.stop
     if stop.reason == UNSCHEDULABLE:
         out.print(_plain(f"stopped: copy {stop.copy} does not fit: {stop.message}"))

@@ -1,5 +1,6 @@
 """Start-up: a ``simulate`` of a small file imports only what it uses. The table pulls in rich, a JSON input
-msgspec; none pulls in the kube client, prometheus-client, the report's or the sweep's libraries. numpy stays:
+msgspec; none pulls in the kube client, prometheus-client, the report's or the sweep's libraries, or the other
+commands' packages. numpy stays:
 the scheduler's batch path computes with it on every run (kubesched/runtime, kubesched/framework)."""
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow
 
-WATCHED = ("rich", "msgspec", "prometheus_client", "urllib3", "kubernetes", "pyarrow", "plotly", "dask", "numpy")
+WATCHED = ("rich", "msgspec", "prometheus_client", "urllib3", "kubernetes", "pyarrow", "plotly", "dask", "numpy",
+           # the other commands' own packages
+           "kubesched.capacity", "kubesched.sweep", "kubesched.report", "kubesched.kube")
 
 #: Runs the command in this interpreter, then names the watched top-level modules it imported.
 PROBE = """
