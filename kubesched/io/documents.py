@@ -13,7 +13,7 @@ from kubesched.errors import InputError
 from kubesched.io import json_reader, yaml_reader
 from kubesched.io.fields import is_mapping
 from kubesched.io.read import STDIN as STDIN
-from kubesched.io.read import UnreadableFileError, read_text
+from kubesched.io.read import UnreadableFileError, decode_text, read_bytes
 from kubesched.io.yaml_reader import YamlRules
 from kubesched.validation import MANIFEST, escape
 
@@ -80,37 +80,56 @@ def is_manifest(data: object) -> bool:
 YAML_RULES = YamlRules(MAX_DEPTH, "nesting deeper than {limit} levels", MAX_INTEGER_DIGITS)
 
 
-def _read(file: Path) -> tuple[str, str]:
-    """The file's display name and text (standard input for ``-``)."""
+def _read(file: Path) -> tuple[str, bytes]:
+    """The file's display name and bytes (standard input for ``-``)."""
     name = display(file)
-    try:  # bytes decoded here, for standard input too: a text stdin may decode leniently and hide bad UTF-8
-        return name, read_text(file)
+    try:
+        return name, read_bytes(file)
     except UnreadableFileError as exc:
         raise InputError(escape(str(exc)), file=name) from None
 
 
-def _is_json(file: Path, text: str) -> bool:
+def _text(name: str, data: bytes) -> str:
+    """``data`` as UTF-8 text (decoded here for standard input too: a text stdin may decode leniently and hide
+    bad UTF-8)."""
+    try:
+        return decode_text(data)
+    except UnreadableFileError as exc:
+        raise InputError(escape(str(exc)), file=name) from None
+
+
+#: The ASCII characters str.isspace counts, for sniffing ASCII standard input as its text would be.
+_ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
+
+
+def _is_json(file: Path, data: bytes, name: str) -> bool:
     """Whether ``file`` is read as JSON: by suffix, or for standard input by its first character."""
     if str(file) == STDIN:
         # kubectl's sniffing: JSON starts with a brace (YAML documents then read as YAML).
-        return text.lstrip().startswith("{")
+        if data.isascii():
+            return data.lstrip(_ASCII_SPACE).startswith(b"{")
+        return _text(name, data).lstrip().startswith("{")
     return file.suffix == ".json"
 
 
 def documents(file: Path) -> Iterator[Document]:
     """The non-empty documents of ``file``, parsed; an unreadable or malformed file raises one InputError."""
-    name, text = _read(file)
-    if _is_json(file, text):
+    name, data = _read(file)
+    if _is_json(file, data, name):
+        if not data.isascii():
+            _text(name, data)  # UTF-8 checked first: msgspec is handed only valid UTF-8
         try:
-            yield Document(name, 0, json_reader.loads(text, MAX_DEPTH, MAX_INTEGER_DIGITS))
+            yield Document(name, 0, json_reader.loads(data, MAX_DEPTH, MAX_INTEGER_DIGITS))
         except json_reader.JsonError as exc:
             raise InputError(str(exc), file=name) from None
         return
+    text = _text(name, data)
+    del data
     index = 0
     try:
-        for data in yaml_reader.documents(text, YAML_RULES):
-            if data is not None:
-                yield Document(name, index, data)
+        for value in yaml_reader.documents(text, YAML_RULES):
+            if value is not None:
+                yield Document(name, index, value)
             index += 1
     except yaml_reader.YamlError as exc:
         raise InputError(str(exc), file=name) from None

@@ -27,11 +27,12 @@ _EMPTY_STRING = re.compile(rb'"[^"]*"')
 _FALLBACK = object()
 
 
-def loads(text: str, max_depth: int, max_digits: int) -> object:
-    """The value of JSON ``text``: a :class:`JsonError` for nesting deeper than ``max_depth`` levels or malformed
-    text (located as the ``json`` module does); integer literals longer than ``max_digits`` stay text."""
-    value = _fast(text, max_depth, max_digits)
-    return reference_loads(text, max_depth, max_digits) if value is _FALLBACK else value
+def loads(data: bytes, max_depth: int, max_digits: int) -> object:
+    """The value of JSON text ``data`` (valid UTF-8): a :class:`JsonError` for nesting deeper than ``max_depth``
+    levels or malformed text (located as the ``json`` module does); integer literals longer than ``max_digits``
+    stay text. Bytes, not text: an ASCII dump of a few hundred MiB is then never copied into a str."""
+    value = _fast(data, max_depth, max_digits)
+    return reference_loads(data.decode(), max_depth, max_digits) if value is _FALLBACK else value
 
 
 def reference_loads(text: str, max_depth: int, max_digits: int) -> object:
@@ -52,44 +53,43 @@ def reference_loads(text: str, max_depth: int, max_digits: int) -> object:
         raise JsonError(f"invalid JSON: nesting deeper than {max_depth} levels") from None
 
 
-def _fast(text: str, max_depth: int, max_digits: int) -> object:
-    """msgspec's value of ``text``, or :data:`_FALLBACK` where the ``json`` module must read it: text msgspec
+def _fast(data: bytes, max_depth: int, max_digits: int) -> object:
+    """msgspec's value of ``data``, or :data:`_FALLBACK` where the ``json`` module must read it: text msgspec
     refuses (the ``json`` module accepts NaN, Infinity, lone surrogates and numbers past a double's range, and
     words its errors otherwise), nesting past ``max_depth`` and digit runs that could be an integer past
     ``max_digits`` (msgspec reads those as ints where kubesched keeps them as text). The checks are exact for
     text msgspec accepts, and only that text is returned."""
     import msgspec  # only JSON input pays for it
 
-    if _beyond_limits(text, max_depth, max_digits):
+    if _beyond_limits(data, max_depth, max_digits):
         return _FALLBACK
     try:
-        return msgspec.json.decode(text)
+        return msgspec.json.decode(data)
     except (msgspec.DecodeError, RecursionError, UnicodeError):
         return _FALLBACK
 
 
-#: Characters per piece of text checked at a time (cut at a line break), so the checks' copies stay small.
+#: Bytes per piece of text checked at a time (cut at a line break), so the checks' copies stay small.
 _PIECE = 1 << 22
 
 
-def _beyond_limits(text: str, max_depth: int, max_digits: int) -> bool:
-    """Whether valid JSON ``text`` nests deeper than ``max_depth`` or holds a run of ``max_digits`` digits, found
+def _beyond_limits(data: bytes, max_depth: int, max_digits: int) -> bool:
+    """Whether valid JSON ``data`` nests deeper than ``max_depth`` or holds a run of ``max_digits`` digits, found
     in C-speed passes over pieces cut at line breaks (which valid JSON has only between tokens): escaped
     backslashes and quotes dropped (backslashes occur only in strings), then all but quotes and brackets, then
     strings (quotes alternate, open and close), leaving the brackets whose running sum is the depth."""
     long_run = b"0" * max_digits
     depth = 0
     start = 0
-    while start < len(text):
-        end = text.find("\n", start + _PIECE) + 1 or len(text)
-        piece = text[start:end]
+    while start < len(data):
+        end = data.find(b"\n", start + _PIECE) + 1 or len(data)
+        piece = data[start:end]
         start = end
-        if "\\" in piece:
-            piece = piece.replace("\\\\", "").replace('\\"', "")
-        data = piece.encode()
-        if long_run in data.translate(_DIGITS_AS_ZERO):
+        if b"\\" in piece:
+            piece = piece.replace(b"\\\\", b"").replace(b'\\"', b"")
+        if long_run in piece.translate(_DIGITS_AS_ZERO):
             return True
-        structure = data.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+        structure = piece.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
         if b'"' in structure:  # a string holding brackets
             structure = _EMPTY_STRING.sub(b"", structure)
         levels = list(accumulate(map(_STEP.__getitem__, structure), initial=depth))

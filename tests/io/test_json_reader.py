@@ -4,20 +4,23 @@ everything else goes to the ``json`` module, so values, types and messages never
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubesched.errors import InputError
 from kubesched.io import json_reader
-from kubesched.io.documents import MAX_DEPTH, MAX_INTEGER_DIGITS
+from kubesched.io.documents import MAX_DEPTH, MAX_INTEGER_DIGITS, documents
 from kubesched.validation import HugeInteger
 
 
 def outcome(read, text: str) -> object:
-    """What a reader makes of ``text``: its value with every scalar's type, or its error line."""
+    """What a reader makes of ``text`` (as UTF-8 for :func:`json_reader.loads`): its value with every scalar's
+    type, or its error line."""
     try:
-        return typed(read(text, MAX_DEPTH, MAX_INTEGER_DIGITS))
+        return typed(read(text.encode() if read is json_reader.loads else text, MAX_DEPTH, MAX_INTEGER_DIGITS))
     except json_reader.JsonError as exc:
         return f"error: {exc}"
 
@@ -32,7 +35,7 @@ def typed(value: object) -> object:
 
 def read_fast(text: str) -> bool:
     """Whether msgspec's value is the one returned (not handed to the json module)."""
-    return json_reader._fast(text, MAX_DEPTH, MAX_INTEGER_DIGITS) is not json_reader._FALLBACK
+    return json_reader._fast(text.encode(), MAX_DEPTH, MAX_INTEGER_DIGITS) is not json_reader._FALLBACK
 
 
 @pytest.mark.parametrize(("text", "fast"), [
@@ -78,16 +81,17 @@ def test_depth_is_counted_across_pieces(monkeypatch):
 
 
 def test_long_integer_stays_text():
-    read = json_reader.loads("[-" + "9" * 1000 + "]", MAX_DEPTH, MAX_INTEGER_DIGITS)
+    read = json_reader.loads(b"[-" + b"9" * 1000 + b"]", MAX_DEPTH, MAX_INTEGER_DIGITS)
     assert isinstance(read, list)
     [value] = read
     assert isinstance(value, HugeInteger)
     assert value.text == "-" + "9" * 1000
 
 
+_strings = st.text(st.characters(blacklist_categories=["Cs"]))  # files are valid UTF-8
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
-                     st.text())
-_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner,
+                     _strings)
+_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_strings, inner,
                                                                                             max_size=4), max_leaves=30)
 
 
@@ -96,3 +100,24 @@ _values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4) | st.
 def test_generated_json_reads_alike(value, indent, ascii_only):
     text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
     assert outcome(json_reader.loads, text) == outcome(json_reader.reference_loads, text)
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    pytest.param(b'{"kind": "Node", "metadata": {"name": "n\xc3\xa9"}}', {"kind": "Node", "metadata": {"name": "né"}},
+                 id="utf-8-read"),
+    pytest.param(b'{"a": "\xff"}', "m.json: cannot read: not UTF-8 text (byte 7)", id="not-utf-8-refused-first"),
+    pytest.param(b'\xef\xbb\xbf{"a": 1}',
+                 "m.json: invalid JSON at line 1 column 1: Unexpected UTF-8 BOM (decode using utf-8-sig)",
+                 id="byte-order-mark"),
+])
+def test_a_json_file_reads_as_before(tmp_path, monkeypatch, data, expected):
+    monkeypatch.chdir(tmp_path)
+    Path("m.json").write_bytes(data)
+    def read() -> object:
+        try:
+            [document] = documents(Path("m.json"))
+        except InputError as exc:
+            return str(exc)
+        return document.data
+
+    assert read() == expected
