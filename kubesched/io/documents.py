@@ -102,28 +102,31 @@ def _text(name: str, data: bytes) -> str:
 _ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
 
 
-def _is_json(file: Path, data: bytes, name: str) -> bool:
-    """Whether ``file`` is read as JSON: by suffix, or for standard input by its first character."""
+def _is_json(file: Path, data: bytes, text: str | None) -> bool:
+    """Whether ``file`` is read as JSON: by suffix, or for standard input by its first character (``text`` is
+    its text, None for ASCII ``data``)."""
     if str(file) == STDIN:
         # kubectl's sniffing: JSON starts with a brace (YAML documents then read as YAML).
-        if data.isascii():
+        if text is None:
             return data.lstrip(_ASCII_SPACE).startswith(b"{")
-        return _text(name, data).lstrip().startswith("{")
+        return text.lstrip().startswith("{")
     return file.suffix == ".json"
 
 
 def documents(file: Path) -> Iterator[Document]:
     """The non-empty documents of ``file``, parsed; an unreadable or malformed file raises one InputError."""
     name, data = _read(file)
-    if _is_json(file, data, name):
-        if not data.isascii():
-            _text(name, data)  # UTF-8 checked first: msgspec is handed only valid UTF-8
+    # UTF-8 checked first, for JSON too (msgspec is handed only valid UTF-8); ASCII is valid as it is.
+    text = None if data.isascii() else _text(name, data)
+    if _is_json(file, data, text):
+        text = None  # msgspec reads the bytes
         try:
             yield Document(name, 0, json_reader.loads(data, MAX_DEPTH, MAX_INTEGER_DIGITS))
         except json_reader.JsonError as exc:
             raise InputError(str(exc), file=name) from None
         return
-    text = _text(name, data)
+    if text is None:
+        text = data.decode("ascii")
     del data
     index = 0
     try:

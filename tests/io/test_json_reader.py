@@ -3,7 +3,9 @@ everything else goes to the ``json`` module, so values, types and messages never
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,15 @@ def test_a_json_file_reads_as_before(tmp_path, monkeypatch, data, expected):
         return document.data
 
     assert read() == expected
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    pytest.param(b' \n\t{"kind": "Node"}', {"kind": "Node"}, id="ascii-json"),
+    pytest.param(b'\n{"kind": "N\xc3\xa9"}', {"kind": "Né"}, id="utf-8-json"),
+    pytest.param(b"# \xc3\xa9\nkind: Node\n", {"kind": "Node"}, id="utf-8-yaml"),
+    pytest.param(b"kind: Node\n", {"kind": "Node"}, id="ascii-yaml"),
+])
+def test_standard_input_is_json_when_it_starts_with_a_brace(monkeypatch, data, expected):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    [document] = documents(Path("-"))
+    assert document.data == expected
