@@ -9,18 +9,17 @@ from typing import TYPE_CHECKING
 import attrs
 import click
 import yaml
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from kubesched.capacity.result import UNSCHEDULABLE, CapacityResult
 from kubesched.errors import KubeschedError
 from kubesched.io.load import InputErrorList
 from kubesched.profiles import DEFAULT_PROFILE
 from kubesched.validation import LINE_MAX, terminal
 
 if TYPE_CHECKING:
-    from kubesched.capacity import CapacityOptions
+    from rich.console import Console
+    from rich.text import Text
+
+    from kubesched.capacity import CapacityOptions, CapacityResult
     from kubesched.sim.controllers import StorageSettings
 
 PROFILE_HELP = ("A shipped profile name (default, ...), or the path of a TOML profile or of a "
@@ -108,12 +107,14 @@ def _run(pod_file: str, paths: tuple[str, ...], node_file: str | None, profile: 
 
 def _plain(text: str) -> Text:
     """``text`` as plain text (never rich markup), escaped and cut for the terminal."""
+    from rich.text import Text
     return Text(terminal(text, LINE_MAX))
 
 
 def print_capacity(result: CapacityResult, out: Console) -> None:
     """The count, the copies per node, the victims (with --preempt), the nodes added (with --add-nodes), and why
     the copies stopped."""
+    from rich.table import Table
     noun = "copy" if result.copies == 1 else "copies"
     out.print(_plain(f"{result.template}: {result.copies} {noun} fit"
                    + (", preempting lower-priority pods" if result.preempt else "") + f"; seed {result.seed}"))
@@ -142,6 +143,8 @@ def print_capacity(result: CapacityResult, out: Console) -> None:
         out.print(_plain(f"added {len(added.names)} node(s) like {added.template}{names}; {outcome}"))
         if added.pending:
             out.print(_plain(f"still pending: {', '.join(added.pending)}"))
+    from kubesched.capacity.result import UNSCHEDULABLE  # the capacity package loads when the command runs
+
     stop = result.stop
     if stop.reason == UNSCHEDULABLE:
         out.print(_plain(f"stopped: copy {stop.copy} does not fit: {stop.message}"))

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import yaml
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from kubesched.cli.common import fail, load_profile, scenario_of
 from kubesched.cli.reference import reference_pod_option
@@ -20,6 +17,10 @@ from kubesched.io.load import load
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.compare import HEADLINE, HEADLINE_PER_RESOURCE, Comparison, compare
 from kubesched.validation import terminal
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
 
 
 class _SplitAtDashes(click.Command):
@@ -107,12 +108,14 @@ def _signed(value: Any) -> str:
 
 def _text(value: str) -> Text:
     """A header or cell from the input (a profile's name, a pod's) as plain text, escaped and cut."""
+    from rich.text import Text
     return Text(terminal(value))
 
 
 def print_comparison(comparison: Comparison, document: dict[str, Any], out: Console) -> None:
     """The metrics table (headline figures, each profile, then the difference of each later profile against the
     first) and the table of pods placed differently."""
+    from rich.table import Table
     metrics: dict[str, list[Any]] = document["metrics"]
     differences: dict[str, list[Any]] = document["differences"]
     names = comparison.names

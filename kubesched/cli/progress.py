@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 import sys
+from functools import cache
 from types import TracebackType
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TaskID, TextColumn
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from kubesched.backend import Clock
 
+if TYPE_CHECKING:  # rich is imported when a bar is drawn: a run without one does not pay for it
+    from rich.console import Console
+    from rich.progress import ProgressColumn, TaskID
 
-class _RateColumn(ProgressColumn):
-    """Pods bound per second of wall-clock time."""
 
-    def render(self, task: Task) -> Text:
-        """The current rate, or nothing before there is one."""
-        speed = task.finished_speed or task.speed
-        return Text("" if speed is None else f"{speed:,.0f} pods/s")
+@cache
+def _rate_column() -> type[ProgressColumn]:
+    """The column of pods bound per second of wall-clock time (a class made once, when a bar is first drawn)."""
+    from rich.progress import ProgressColumn, Task
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        """Pods bound per second of wall-clock time."""
+
+        def render(self, task: Task) -> Text:
+            """The current rate, or nothing before there is one."""
+            speed = task.finished_speed or task.speed
+            return Text("" if speed is None else f"{speed:,.0f} pods/s")
+
+    return RateColumn
 
 
 class SimulationBar:
@@ -26,8 +36,11 @@ class SimulationBar:
     when the run ends. Draw it only on a terminal (see :func:`wants_progress`)."""
 
     def __init__(self, console: Console | None = None) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
         self._progress = Progress(TextColumn("scheduling"), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("t={task.fields[virtual]}"), _RateColumn(),
+                                  TextColumn("t={task.fields[virtual]}"), _rate_column()(),
                                   console=console or Console(stderr=True), transient=True)
         self._task: TaskID | None = None
         self._clock: Clock | None = None

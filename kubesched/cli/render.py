@@ -5,11 +5,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
-from typing import IO
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import IO, TYPE_CHECKING
 
 from kubesched.api.resources import CPU, resource_order
 from kubesched.runtime import FastPath, PluginSpec
@@ -17,12 +13,17 @@ from kubesched.sim.node_usage import NodeUsage, is_bytes
 from kubesched.sim.simulate import SimulationResult
 from kubesched.validation import LINE_MAX, TERMINAL_MAX, terminal
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
 # Without a terminal rich would assume 80 columns; a fixed width keeps piped output stable and readable.
 DEFAULT_WIDTH = 140
 
 
 def console(file: IO[str]) -> Console:
     """A console writing to ``file``; honours $COLUMNS, else a fixed width when not a terminal."""
+    from rich.console import Console
     width = None if file.isatty() else int(os.environ.get("COLUMNS", DEFAULT_WIDTH))
     return Console(file=file, width=width, highlight=False, soft_wrap=False)
 
@@ -31,6 +32,7 @@ def _text(value: str, limit: int = TERMINAL_MAX) -> Text:
     """A cell holding ``value`` as plain text: never read as rich markup (gate names such as
     ``[example.com/wait]`` look like tags), with control characters escaped so none reach the terminal, and cut
     after ``limit`` characters (a message may be longer than a name)."""
+    from rich.text import Text
     return Text(terminal(value, limit))
 
 
@@ -68,6 +70,7 @@ def _usage_cell(usage: NodeUsage, resource: str) -> str:
 def print_nodes(result: SimulationResult, out: Console) -> None:
     """The Nodes table: one row per node, one column per resource any node carries (cpu, memory,
     ephemeral-storage, pods, then the others by name, such as nvidia.com/gpu), each requested/allocatable."""
+    from rich.table import Table
     resources = resource_order(name for usage in result.nodes for name in (*usage.allocatable, *usage.requested))
     table = Table()
     for column in ("NODE", *(name.upper() for name in resources)):
@@ -80,6 +83,7 @@ def print_nodes(result: SimulationResult, out: Console) -> None:
 
 def print_events(result: SimulationResult, out: Console) -> None:
     """One row per event, in order: simulated time, type, reason, object (kind namespace/name), message."""
+    from rich.table import Table
     table = Table()
     for column in ("TIME", "TYPE", "REASON", "OBJECT", "MESSAGE"):
         table.add_column(column, overflow="fold")
@@ -93,6 +97,8 @@ def print_events(result: SimulationResult, out: Console) -> None:
 def print_simulation(result: SimulationResult, out: Console, *, events: bool = False) -> None:
     """One row per pod, then the per-node utilisation summary; with ``events``, the events between them. A
     scenario run always ends with its events, at their virtual clock times, so ``events`` adds nothing there."""
+    from rich.table import Table
+    from rich.text import Text
     pods = Table()
     for column in ("POD", "NODE", "PHASE", "MESSAGE"):
         pods.add_column(column, overflow="fold")
@@ -125,6 +131,8 @@ def summary_counts(result: SimulationResult) -> str:
 
 def print_scenario(result: SimulationResult, out: Console) -> None:
     """A scenario run's events, each at its virtual time, and where the run ended."""
+    from rich.table import Table
+    from rich.text import Text
     events = Table()
     for column in ("TIME", "TYPE", "REASON", "OBJECT", "MESSAGE"):
         events.add_column(column, overflow="fold")
@@ -159,6 +167,8 @@ def _clock(seconds: float) -> str:
 def print_plugins(specs: Sequence[PluginSpec], speeds: Sequence[FastPath], out: Console) -> None:
     """The plugin list: name, extension points, source, and FAST PATH: ``yes``, or one line per cause that keeps
     the plugin off part of it (the sentences are in ``-o json`` and the conformance report)."""
+    from rich.table import Table
+    from rich.text import Text
     table = Table()
     for column in ("NAME", "EXTENSION POINTS", "SOURCE", "FAST PATH"):
         table.add_column(column)

@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 import yaml
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from kubesched.cli.progress import stderr_is_terminal, wants_progress
 from kubesched.errors import KubeschedError
@@ -22,6 +20,9 @@ from kubesched.validation import LINE_MAX, did_you_mean, terminal
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from rich.console import Console
+    from rich.progress import TaskID
+
     from kubesched.sweep.matrix import Cell
 
 
@@ -29,6 +30,8 @@ class SweepBar:
     """A rich progress bar of the cells on standard error; it goes away when the sweep ends."""
 
     def __init__(self, console: Console | None = None) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
         self._progress = Progress(TextColumn("cells"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                                   console=console or Console(stderr=True), transient=True)
         self._task: TaskID | None = None

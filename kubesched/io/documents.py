@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -12,12 +10,12 @@ from typing import Any
 import attrs
 
 from kubesched.errors import InputError
-from kubesched.io import yaml_reader
+from kubesched.io import json_reader, yaml_reader
 from kubesched.io.fields import is_mapping
 from kubesched.io.read import STDIN as STDIN
-from kubesched.io.read import UnreadableFileError, read_text
+from kubesched.io.read import UnreadableFileError, decode_text, read_bytes
 from kubesched.io.yaml_reader import YamlRules
-from kubesched.validation import MANIFEST, HugeInteger, escape
+from kubesched.validation import MANIFEST, escape
 
 #: How errors name standard input (the path ``-``).
 STDIN_NAME = "<stdin>"
@@ -82,69 +80,59 @@ def is_manifest(data: object) -> bool:
 YAML_RULES = YamlRules(MAX_DEPTH, "nesting deeper than {limit} levels", MAX_INTEGER_DIGITS)
 
 
-def _parse_int(text: str) -> int | HugeInteger:
-    """A JSON integer literal; one too long to convert stays text (validation then names it)."""
-    return HugeInteger(text) if len(text) > MAX_INTEGER_DIGITS else int(text)
-
-
-# A JSON string or bracket; depth is counted over these only, so brackets inside strings do not count.
-_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-
-
-def _json_depth_problem(text: str) -> str | None:
-    """Where JSON text nests deeper than :data:`MAX_DEPTH`, as "at line L column C", or None."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return None
-    depth = 0
-    for token in _JSON_TOKEN.finditer(text):
-        char = token.group()
-        if char in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                line = text.count("\n", 0, token.start()) + 1
-                column = token.start() - text.rfind("\n", 0, token.start())
-                return f"at line {line} column {column}"
-        elif char in "]}":
-            depth -= 1
-    return None
-
-
-def _read(file: Path) -> tuple[str, str]:
-    """The file's display name and text (standard input for ``-``)."""
+def _read(file: Path) -> tuple[str, bytes]:
+    """The file's display name and bytes (standard input for ``-``)."""
     name = display(file)
-    try:  # bytes decoded here, for standard input too: a text stdin may decode leniently and hide bad UTF-8
-        return name, read_text(file)
+    try:
+        return name, read_bytes(file)
     except UnreadableFileError as exc:
         raise InputError(escape(str(exc)), file=name) from None
 
 
-def _is_json(file: Path, text: str) -> bool:
-    """Whether ``file`` is read as JSON: by suffix, or for standard input by its first character."""
+def _text(name: str, data: bytes) -> str:
+    """``data`` as UTF-8 text (decoded here for standard input too: a text stdin may decode leniently and hide
+    bad UTF-8)."""
+    try:
+        return decode_text(data)
+    except UnreadableFileError as exc:
+        raise InputError(escape(str(exc)), file=name) from None
+
+
+#: The ASCII characters str.isspace counts, for sniffing ASCII standard input as its text would be.
+_ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
+
+
+def _is_json(file: Path, data: bytes, text: str | None) -> bool:
+    """Whether ``file`` is read as JSON: by suffix, or for standard input by its first character (``text`` is
+    its text, None for ASCII ``data``)."""
     if str(file) == STDIN:
         # kubectl's sniffing: JSON starts with a brace (YAML documents then read as YAML).
+        if text is None:
+            return data.lstrip(_ASCII_SPACE).startswith(b"{")
         return text.lstrip().startswith("{")
     return file.suffix == ".json"
 
 
 def documents(file: Path) -> Iterator[Document]:
     """The non-empty documents of ``file``, parsed; an unreadable or malformed file raises one InputError."""
-    name, text = _read(file)
-    if _is_json(file, text):
-        deep = _json_depth_problem(text)
-        if deep is not None:
-            raise InputError(f"invalid JSON {deep}: nesting deeper than {MAX_DEPTH} levels", file=name)
+    name, data = _read(file)
+    # UTF-8 checked first, for JSON too (msgspec is handed only valid UTF-8); ASCII is valid as it is.
+    text = None if data.isascii() else _text(name, data)
+    if _is_json(file, data, text):
+        text = None  # msgspec reads the bytes
         try:
-            yield Document(name, 0, json.loads(text, parse_int=_parse_int))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name) from None
-        except RecursionError:
-            raise InputError(f"invalid JSON: nesting deeper than {MAX_DEPTH} levels", file=name) from None
+            yield Document(name, 0, json_reader.loads(data, MAX_DEPTH, MAX_INTEGER_DIGITS))
+        except json_reader.JsonError as exc:
+            raise InputError(str(exc), file=name) from None
         return
+    if text is None:
+        text = data.decode("ascii")
+    del data
     index = 0
     try:
-        for data in yaml_reader.documents(text, YAML_RULES):
-            if data is not None:
-                yield Document(name, index, data)
+        for value in yaml_reader.documents(text, YAML_RULES):
+            if value is not None:
+                yield Document(name, index, value)
             index += 1
     except yaml_reader.YamlError as exc:
         raise InputError(str(exc), file=name) from None

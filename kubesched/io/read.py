@@ -39,7 +39,11 @@ def read_bytes(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
 
 def read_text(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
     """:func:`read_bytes` decoded as UTF-8; a :class:`UnreadableFileError` naming the first byte that is not."""
-    data = read_bytes(path, limit)
+    return decode_text(read_bytes(path, limit))
+
+
+def decode_text(data: bytes) -> str:
+    """``data`` decoded as UTF-8; a :class:`UnreadableFileError` naming the first byte that is not."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
