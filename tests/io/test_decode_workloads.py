@@ -129,7 +129,8 @@ def test_deployment_strategy_defaults_to_rolling_update_25_percent(tmp_path: Pat
     pytest.param(f"kind: Deployment\nmetadata: {{name: w}}\nspec: {{replicas: 2147483647, selector: {{matchLabels: "
                  f"{{app: a}}}}, {TEMPLATE}}}\n",
                  "deployments/default/w: spec.replicas: Invalid value: 2147483647: more pods than kubesched simulates "
-                 "for one workload (at most 150000, the most pods a Kubernetes cluster holds)", id="replicas-past-150000"),
+                 "for one workload (at most 150000, the most pods a Kubernetes cluster holds)",
+                 id="replicas-past-150000"),
     pytest.param(f"kind: Job\nmetadata: {{name: j}}\nspec: {{parallelism: 150001, {JOB_TEMPLATE}}}\n",
                  "jobs/default/j: spec.parallelism: Invalid value: 150001: more pods than kubesched simulates for one "
                  "workload (at most 150000, the most pods a Kubernetes cluster holds)", id="parallelism-past-150000"),
