@@ -124,8 +124,11 @@ def _progress(log: Path) -> tuple[int, int, int]:
     last, done, lines = -1, 0, 0
     if log.exists():
         for line in log.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:  # the worker is writing this line
+                break
             lines += 1
-            entry = json.loads(line)
             if "start" in entry:
                 last = entry["start"]
             else:
