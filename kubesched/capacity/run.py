@@ -153,9 +153,6 @@ class CapacityRun:
         """Add copies one at a time, each settled, until one does not fit or ``limit`` copies are bound."""
         fitted = sum(1 for c in self.copies if self._bound(c))
         while limit is None or fitted < limit:
-            if (room := self._pods_allocatable()) <= sum(1 for p in self.sim.cluster.list_pods() if p.spec.node_name):
-                return Stop(PODS_ALLOCATABLE_REACHED, "", f"every node holds its pods allocatable ({room} in all): "
-                            "the kubelet admits no more, though the profile's filters let more copies in")
             copy = self._next_copy()
             refusal = self._create(copy)
             if refusal is not None:
@@ -163,6 +160,10 @@ class CapacityRun:
             self._place(copy)
             if not self._bound(copy):
                 return self._unschedulable(copy)
+            if (room := self._pods_allocatable()) < sum(1 for p in self.sim.cluster.list_pods() if p.spec.node_name):
+                self.copies.pop()  # bound past every node's pods allocatable: the kubelet refuses it (OutOfpods)
+                return Stop(PODS_ALLOCATABLE_REACHED, copy.key, f"every node holds its pods allocatable ({room} in "
+                            "all): the kubelet admits no more, though the profile's filters let this copy in")
             fitted += 1
         if self.options.target is not None:
             return Stop(TARGET_REACHED, "", f"reached --target {limit}")

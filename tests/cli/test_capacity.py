@@ -157,9 +157,9 @@ def test_without_a_filter_counting_pods_the_count_ends_at_the_nodes_pods_allocat
     document = answer(write(tmp_path, "pod.yaml", pod("app", "1")),
                       write(tmp_path, "in.yaml", nodes, pod("running", "1", node="a")), "--profile", str(profile))
     assert document["copies"] == 5
-    assert document["stop"] == {"reason": "PodsAllocatableReached", "copy": None, "message": (
+    assert document["stop"] == {"reason": "PodsAllocatableReached", "copy": "default/app-capacity-6", "message": (
         "every node holds its pods allocatable (6 in all): the kubelet admits no more, though the profile's filters "
-        "let more copies in")}
+        "let this copy in")}
 
 
 def _preemptible(tmp_path: Path) -> list[str]:
