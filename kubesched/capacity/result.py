@@ -5,11 +5,13 @@ from __future__ import annotations
 import attrs
 
 #: Why the copies stopped: a copy the scheduler could not place, one the API server's admission refused (a
-#: ResourceQuota), ``--max`` copies placed, ``--target`` copies placed.
+#: ResourceQuota), ``--max`` copies placed, ``--target`` copies placed, every node holding its pods allocatable
+#: (a profile without NodeResourcesFit lets more in than the kubelet would admit).
 UNSCHEDULABLE = "Unschedulable"
 ADMISSION_REFUSED = "AdmissionRefused"
 MAX_REACHED = "MaxReached"
 TARGET_REACHED = "TargetReached"
+PODS_ALLOCATABLE_REACHED = "PodsAllocatableReached"
 
 
 @attrs.frozen

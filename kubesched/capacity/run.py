@@ -23,6 +23,7 @@ from kubesched.capacity.inputs import CapacityInput, node_location
 from kubesched.capacity.result import (
     ADMISSION_REFUSED,
     MAX_REACHED,
+    PODS_ALLOCATABLE_REACHED,
     TARGET_REACHED,
     UNSCHEDULABLE,
     AddedNodes,
@@ -31,6 +32,8 @@ from kubesched.capacity.result import (
     Victim,
 )
 from kubesched.capacity.template import COPY_INFIX
+from kubesched.framework._resource import Resource
+from kubesched.io.decode_workloads import MAX_WORKLOAD_PODS
 from kubesched.io.load import derived_uid
 from kubesched.profiles.config import SchedulerConfiguration
 from kubesched.runtime import PluginRegistry
@@ -157,10 +160,21 @@ class CapacityRun:
             self._place(copy)
             if not self._bound(copy):
                 return self._unschedulable(copy)
+            if (room := self._pods_allocatable()) < sum(1 for p in self.sim.cluster.list_pods() if p.spec.node_name):
+                self.copies.pop()  # bound past every node's pods allocatable: the kubelet refuses it (OutOfpods)
+                return Stop(PODS_ALLOCATABLE_REACHED, copy.key, f"every node holds its pods allocatable ({room} in "
+                            "all): the kubelet admits no more, though the profile's filters let this copy in")
             fitted += 1
         if self.options.target is not None:
             return Stop(TARGET_REACHED, "", f"reached --target {limit}")
         return Stop(MAX_REACHED, "", f"reached --max {limit}")
+
+    def _pods_allocatable(self) -> int:
+        """The pods the nodes' kubelets admit in all (at most :data:`MAX_WORKLOAD_PODS`): the count's end when the
+        profile has no filter that counts pods (no NodeResourcesFit), which would otherwise never come."""
+        total = sum(Resource.from_amounts(n.status.allocatable).allowed_pod_number
+                    for n in self.sim.cluster.nodes.values())
+        return min(total, MAX_WORKLOAD_PODS)
 
     def _place(self, copy: Pod) -> None:
         """Schedule what can be now (the copy, then what its arrival woke); let time pass only while the copy waits

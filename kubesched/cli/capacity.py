@@ -10,6 +10,7 @@ import attrs
 import click
 import yaml
 
+from kubesched.cli.containment import plugin_timeout_option
 from kubesched.errors import KubeschedError
 from kubesched.io.load import InputErrorList
 from kubesched.profiles import DEFAULT_PROFILE
@@ -48,9 +49,11 @@ PROFILE_HELP = ("A shipped profile name (default, ...), or the path of a TOML pr
               metavar="SECONDS", help="How long a simulated provisioner takes to create a volume (default 5).")
 @click.option("-o", "--output", "output", type=click.Choice(["table", "json", "yaml"]), default="table",
               show_default=True)
+@plugin_timeout_option
 def capacity(pod_file: str, paths: tuple[str, ...], profile: str, seed: int, max_copies: int | None,
              preempt: bool, node_file: str | None, target: int | None, max_nodes: int | None,
-             provisioners: tuple[str, ...], provisioning_delay: float | None, output: str) -> None:
+             provisioners: tuple[str, ...], provisioning_delay: float | None, output: str,
+             plugin_timeout_ms: float | None) -> None:
     """How many more copies of the pod in POD.yaml (a Pod, or the pod template of a Deployment, ReplicaSet,
     StatefulSet or Job) fit the cluster in INPUT (files or directories, - for standard input) once it settles, on
     which nodes, and why the next one does not (see docs/capacity.md)."""
@@ -66,7 +69,7 @@ def capacity(pod_file: str, paths: tuple[str, ...], profile: str, seed: int, max
     storage = StorageSettings(provisioning_delay if provisioning_delay is not None else 5.0,
                               provisioners or None)
     try:
-        result = _run(pod_file, paths, node_file, profile, seed, options, storage)
+        result = _run(pod_file, paths, node_file, profile, seed, options, storage, plugin_timeout_ms)
     except KubeschedError as exc:
         lines = [str(e) for e in exc.errors] if isinstance(exc, InputErrorList) else str(exc).splitlines()
         for line in lines or [""]:
@@ -88,15 +91,15 @@ def capacity(pod_file: str, paths: tuple[str, ...], profile: str, seed: int, max
 
 
 def _run(pod_file: str, paths: tuple[str, ...], node_file: str | None, profile: str, seed: int,
-         options: CapacityOptions, storage: StorageSettings) -> CapacityResult:
-    """Load the profile and the input, and count."""
+         options: CapacityOptions, storage: StorageSettings, plugin_timeout_ms: float | None) -> CapacityResult:
+    """Load the profile (with the flags' plugin timeout) and the input, and count."""
     from kubesched.capacity import capacity, load_capacity_input
-    from kubesched.cli.containment import plugins_running
+    from kubesched.cli.containment import contained, plugins_running
     from kubesched.profiles import load_config
     from kubesched.runtime import PluginRegistry
 
     registry = PluginRegistry.discover()
-    config = load_config(profile, registry)
+    config = contained(load_config(profile, registry), plugin_timeout_ms, strict=False)
     for warning in config.warnings:
         click.echo(terminal(f"warning: {warning}", LINE_MAX), err=True)
     given = load_capacity_input(pod_file, paths, node_file, [p.scheduler_name for p in config.profiles])

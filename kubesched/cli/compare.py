@@ -11,6 +11,7 @@ import click
 import yaml
 
 from kubesched.cli.common import fail, load_profile, scenario_of
+from kubesched.cli.containment import plugin_timeout_option
 from kubesched.cli.reference import reference_pod_option
 from kubesched.errors import KubeschedError
 from kubesched.io.load import load
@@ -28,10 +29,10 @@ class _SplitAtDashes(click.Command):
     split is made before click parses (options may come anywhere before the ``--``)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if "--" not in args:
+        if "--" not in args and not set(self.get_help_option_names(ctx)).intersection(args):
             raise click.UsageError("separate the profiles from the inputs with --, as in: kubesched compare default "
                                    "most-allocated.toml -- cluster.yaml", ctx)
-        split = args.index("--")
+        split = args.index("--") if "--" in args else len(args)
         ctx.meta["compare_inputs"] = tuple(args[split + 1:])
         return super().parse_args(ctx, args[:split])
 
@@ -44,13 +45,15 @@ class _SplitAtDashes(click.Command):
 @click.option("--report", "report", default=None, metavar="FILE.html",
               help="Also write the HTML report of the comparison (as kubesched report makes it; docs/report.md).")
 @reference_pod_option
+@plugin_timeout_option
 @click.pass_context
 def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, output: str,
-                    report: str | None, reference_pod: dict[str, int] | None) -> None:
+                    report: str | None, reference_pod: dict[str, int] | None,
+                    plugin_timeout_ms: float | None) -> None:
     """Run INPUT (files, directories, or one Scenario file) under each PROFILE (a shipped name or a profile file)
     with the same seed; show the run metrics side by side (with each one's difference against the first profile)
     and every pod placed differently. See docs/analysis.md."""
-    from kubesched.cli.containment import plugins_running
+    from kubesched.cli.containment import contained, plugins_running
     inputs = list(ctx.meta.get("compare_inputs", ()))
     if len(profiles) < 2:
         raise click.UsageError("give at least two profiles before --", ctx)
@@ -58,7 +61,8 @@ def compare_command(ctx: click.Context, profiles: tuple[str, ...], seed: int, ou
         raise click.UsageError("give at least one input after --", ctx)
     try:
         registry = PluginRegistry.discover()
-        configs = [(_label(spec, profiles[:index]), load_profile(spec, registry))
+        configs = [(_label(spec, profiles[:index]), contained(load_profile(spec, registry), plugin_timeout_ms,
+                                                              strict=False))
                    for index, spec in enumerate(profiles)]
         scenario = scenario_of(inputs)
         loaded = scenario if scenario is not None else load(inputs)

@@ -41,15 +41,28 @@ from kubesched.io.meta import Obj, check_name, label_selector, object_meta
 from kubesched.validation import key_path
 
 _DEFAULT_SURGE = IntOrPercent(25, is_percent=True)
+#: The most pods one workload may ask for at once (replicas, parallelism): a Kubernetes cluster holds at most
+#: 150,000 pods (its documented scalability limit); past that a simulation would only create pods for ever.
+MAX_WORKLOAD_PODS = 150_000
 
 
-def _count(value: object, path: str, default: int) -> int:
-    """A non-negative int32 (replicas, parallelism, ...)."""
+def too_many_pods(number: int) -> str:
+    """The problem of a pod count past :data:`MAX_WORKLOAD_PODS`."""
+    return (f"Invalid value: {number}: more pods than kubesched simulates for one workload (at most "
+            f"{MAX_WORKLOAD_PODS}, the most pods a Kubernetes cluster holds)")
+
+
+def _count(value: object, path: str, default: int, *, pods: bool = False) -> int:
+    """A non-negative int32 (replicas, parallelism, ...); with ``pods``, a count of pods at once, at most
+    :data:`MAX_WORKLOAD_PODS`."""
     number = f.integer(value, path, default, bits=32)
     if number is None:
         return default
     if number < 0:
         f.report(path, f"Invalid value: {number}: must be greater than or equal to 0")
+        return default
+    if pods and number > MAX_WORKLOAD_PODS:
+        f.report(path, too_many_pods(number))
         return default
     return number
 
@@ -130,14 +143,14 @@ def deployment(obj: Obj) -> Deployment:
         if surge.value == 0 and unavailable.value == 0:
             shown = f.quote(str(unavailable)) if unavailable.is_percent else "0"
             f.report(f"{path}.maxUnavailable", f"Invalid value: {shown}: may not be 0 when `maxSurge` is 0")
-    return Deployment(meta, _count(spec.get("replicas"), "spec.replicas", 1), selector, template_,
+    return Deployment(meta, _count(spec.get("replicas"), "spec.replicas", 1, pods=True), selector, template_,
                       kind or ROLLING_UPDATE, surge, unavailable)
 
 
 def replica_set(obj: Obj) -> ReplicaSet:
     """Decode a ReplicaSet."""
     meta, spec, template_, selector = _apps(obj, "ReplicaSet")
-    return ReplicaSet(meta, _count(spec.get("replicas"), "spec.replicas", 1), selector, template_)
+    return ReplicaSet(meta, _count(spec.get("replicas"), "spec.replicas", 1, pods=True), selector, template_)
 
 
 def replication_controller(obj: Obj) -> ReplicationController:
@@ -155,7 +168,7 @@ def replication_controller(obj: Obj) -> ReplicationController:
         shown = ", ".join(f"{f.quote(k)}:{f.quote(v)}" for k, v in sorted(template_.metadata.labels.items()))
         f.report("spec.template.metadata.labels", f"Invalid value: map[string]string{{{shown}}}: `selector` does "
                                                   "not match template `labels`")  # the v1.32 binary's words
-    return ReplicationController(meta, _count(spec.get("replicas"), "spec.replicas", 1), selector, template_)
+    return ReplicationController(meta, _count(spec.get("replicas"), "spec.replicas", 1, pods=True), selector, template_)
 
 
 def stateful_set(obj: Obj) -> StatefulSet:
@@ -167,7 +180,7 @@ def stateful_set(obj: Obj) -> StatefulSet:
     if service:
         check_name(service, "spec.serviceName", validation.dns1123_label)
     claims = decode_volumes.volume_claim_templates(spec.get("volumeClaimTemplates"), "spec.volumeClaimTemplates")
-    return StatefulSet(meta, _count(spec.get("replicas"), "spec.replicas", 1), selector, template_, service,
+    return StatefulSet(meta, _count(spec.get("replicas"), "spec.replicas", 1, pods=True), selector, template_, service,
                        policy or ORDERED_READY, claims)
 
 
@@ -185,7 +198,7 @@ def _job_spec(spec: Obj, path: str, meta: ObjectMeta) -> Job:
         completions = 1
     # Unset, both default to 1 (a non-parallel Job); unset completions with a parallelism is a work queue.
     parallel_raw = spec.get("parallelism")
-    parallelism = _count(parallel_raw, f"{path}.parallelism", 1)
+    parallelism = _count(parallel_raw, f"{path}.parallelism", 1, pods=True)
     if completions is None and parallel_raw is None:
         completions = 1
     return Job(meta, template_, parallelism, completions, _count(spec.get("backoffLimit"), f"{path}.backoffLimit", 6))

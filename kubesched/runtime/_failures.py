@@ -34,6 +34,8 @@ class Uncontained(BaseException):
 
 #: What every catch of plugin failures re-raises first.
 UNCONTAINED: tuple[type[BaseException], ...] = (KeyboardInterrupt, Uncontained)
+#: How much of a plugin exception's text its error keeps.
+EXCEPTION_TEXT_MAX = 2000
 # How many of the innermost traceback frames a plugin error report shows.
 _REPORTED_FRAMES = 3
 # Frames in the runtime's own modules are left out of reports: they are the caller, not the plugin.
@@ -50,6 +52,8 @@ def describe_exception(exc: BaseException) -> str:
         return f"{name} (str() raised {type(inner).__name__})"
     if text and isinstance(exc, StateNotFoundError | PluginTimeout | PluginChangedInput):  # the runtime's words
         return text
+    if len(text) > EXCEPTION_TEXT_MAX:  # a 20 MB message would be kept in every event and result of the pod
+        text = f"{text[:EXCEPTION_TEXT_MAX]}... ({len(text)} characters)"
     return f"{name}: {text}" if text else name
 
 

@@ -18,6 +18,7 @@ from kubesched.api.timespec import MAX_DURATION, MAX_SECONDS_TEXT, TimeSpecError
 from kubesched.errors import InputError
 from kubesched.io import decode
 from kubesched.io import fields as f
+from kubesched.io.decode_workloads import MAX_WORKLOAD_PODS, too_many_pods
 from kubesched.io.documents import YAML_RULES
 from kubesched.io.load import ClusterInput, InputErrorList, Source, load_groups
 from kubesched.io.pod_rules import check_labels
@@ -354,6 +355,9 @@ class _Reader:
             return None
         if not 0 <= replicas < 2**31:
             self.problem(f"Invalid value: {replicas}: must be between 0 and 2147483647", index, "scale.replicas")
+            return None
+        if replicas > MAX_WORKLOAD_PODS:
+            self.problem(too_many_pods(replicas), index, "scale.replicas")
             return None
         return Scale(ref, replicas) if ref is not None else None
 

@@ -37,6 +37,7 @@ from kubesched.sim.agenda import EPOCH, Agenda, Entry, Phase, VirtualClock
 from kubesched.sim.cluster import InMemoryCluster
 from kubesched.sim.controllers import ControllerManager, ControllerSettings, StorageController, StorageSettings
 from kubesched.sim.controllers.disruption import DisruptionController
+from kubesched.sim.instant import InstantGuard
 from kubesched.sim.outcome import gated_messages, node_usages, pending_message, plugin_warnings, pod_results
 from kubesched.sim.result import ENDED_MESSAGES as ENDED_MESSAGES
 from kubesched.sim.result import PHASE_BOUND as PHASE_BOUND
@@ -295,9 +296,12 @@ class Simulation:
         if until is not None:
             self.stop_at(until)
         self.restart_attempt_bound(max_attempts)
+        guard = InstantGuard()
         try:
             while not self._stopped:
                 self._schedule_all()
+                if guard.over(self.clock.now(), self.cluster.pods):
+                    raise SimulationError(guard.message(self.cluster.events))
                 self._wake.set(self._next_wakeup())
                 if agenda.next_time(background=False) is None:
                     if agenda.quiescence_reached():

@@ -147,6 +147,21 @@ def test_max_stops_the_count(tmp_path: Path) -> None:
     assert document["stop"] == {"reason": "MaxReached", "copy": None, "message": "reached --max 5"}
 
 
+def test_without_a_filter_counting_pods_the_count_ends_at_the_nodes_pods_allocatable(tmp_path: Path) -> None:
+    """A profile with every Filter plugin disabled lets any copy in: the count ends once the nodes hold the pods
+    their kubelets admit (it never ended before)."""
+    profile = tmp_path / "open.toml"
+    profile.write_text('[[profiles]]\nscheduler-name = "default-scheduler"\n'
+                       '[profiles.plugins.filter]\ndisabled = [{ name = "*" }]\n', encoding="utf-8")
+    nodes = "".join(NODE.replace("'110'", "'3'").format(name=n, cpu=1) + "---\n" for n in ("a", "b"))
+    document = answer(write(tmp_path, "pod.yaml", pod("app", "1")),
+                      write(tmp_path, "in.yaml", nodes, pod("running", "1", node="a")), "--profile", str(profile))
+    assert document["copies"] == 5
+    assert document["stop"] == {"reason": "PodsAllocatableReached", "copy": "default/app-capacity-6", "message": (
+        "every node holds its pods allocatable (6 in all): the kubelet admits no more, though the profile's filters "
+        "let this copy in")}
+
+
 def _preemptible(tmp_path: Path) -> list[str]:
     """Two 2-CPU nodes, each running a 1-CPU pod of priority 10; the pod to copy has priority 1000 and 1 CPU."""
     cluster = write(tmp_path, "in.yaml", CLASSES, NODE.format(name="a", cpu=2), NODE.format(name="b", cpu=2),

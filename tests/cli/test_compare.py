@@ -138,3 +138,15 @@ def test_a_scenario_is_compared_run_for_run() -> None:
     document = json.loads(outcome.output)
     assert all(len(run["analysis"]["series"]["time"]) > 1 for run in document["runs"])
     assert {p["change"] for p in document["placements"]} >= {"moved", "evicted"}
+
+
+@pytest.mark.parametrize("arguments", [
+    pytest.param(("--help",), id="alone"),
+    pytest.param(("default", "bin-packing", "--help"), id="after-profiles"),
+])
+def test_help_needs_no_dashes(arguments: tuple[str, ...]) -> None:
+    """--help shows the usage and options (--plugin-timeout-ms among them), not the missing -- error."""
+    result = invoke(*arguments)
+    assert result.exit_code == 0, result.output
+    assert "Usage:" in result.output
+    assert "--plugin-timeout-ms MS" in result.output

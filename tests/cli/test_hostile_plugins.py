@@ -150,3 +150,26 @@ def test_strict_names_a_plugin_that_changes_the_pod(run_cli: RunCli, hostile_sit
     assert pods[0]["message"] == ('running PreFilter plugin "ZeroRequests": changed the pod it was given '
                                   "(Container.requests); the change was undone")
     assert "(--strict)" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("command", "shown"), [
+    pytest.param(["compare", "default", "{profile}", "-o", "json", "--plugin-timeout-ms", "50", "--", "{pods}"],
+                 '"pod": "default/web-1",\n      "change": "newlyPending"', id="compare"),
+    pytest.param(["capacity", "--profile", "{profile}", "-o", "json", "--plugin-timeout-ms", "50", "{pod}", "{pods}"],
+                 '"BusyFilter" on pod default/web-1, node n0: exceeded the plugin timeout of 50 ms', id="capacity"),
+])
+def test_plugin_timeout_flag_contains_compare_and_capacity(run_cli: RunCli, hostile_site: Path, tmp_path: Path,
+                                                           command: list[str], shown: str) -> None:
+    """compare and capacity take --plugin-timeout-ms too: the busy Filter's loop on web-1 is interrupted (web-1
+    stays pending, the plugin's error said) and the command finishes; without the flag it would never end."""
+    files = {"profile": str(write(tmp_path / "p.toml",
+                                  '[[profiles]]\n[profiles.plugins.filter]\nenabled = [{ name = "BusyFilter" }]\n')),
+             "pods": str(write(tmp_path / "pods.yaml", PODS)),
+             "pod": str(write(tmp_path / "pod.yaml", "kind: Pod\nmetadata: {name: probe}\nspec: {containers: "
+                                                     "[{name: c, resources: {requests: {cpu: 500m}}}]}\n"))}
+    path = os.pathsep.join(p for p in (str(hostile_site), os.environ.get("PYTHONPATH")) if p)
+    done = run_cli(*[files.get(a.strip("{}"), a) if a.startswith("{") else a for a in command],
+                   env={"PYTHONPATH": path})
+    assert done.returncode == 0, done.stderr
+    assert shown in done.stdout + done.stderr

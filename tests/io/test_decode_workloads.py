@@ -126,6 +126,14 @@ def test_deployment_strategy_defaults_to_rolling_update_25_percent(tmp_path: Pat
     pytest.param(f"kind: Job\nmetadata: {{name: j}}\nspec: {{completions: -2, {JOB_TEMPLATE}}}\n",
                  "jobs/default/j: spec.completions: Invalid value: -2: must be greater than or equal to 0",
                  id="negative-completions"),
+    pytest.param(f"kind: Deployment\nmetadata: {{name: w}}\nspec: {{replicas: 2147483647, selector: {{matchLabels: "
+                 f"{{app: a}}}}, {TEMPLATE}}}\n",
+                 "deployments/default/w: spec.replicas: Invalid value: 2147483647: more pods than kubesched simulates "
+                 "for one workload (at most 150000, the most pods a Kubernetes cluster holds)",
+                 id="replicas-past-150000"),
+    pytest.param(f"kind: Job\nmetadata: {{name: j}}\nspec: {{parallelism: 150001, {JOB_TEMPLATE}}}\n",
+                 "jobs/default/j: spec.parallelism: Invalid value: 150001: more pods than kubesched simulates for one "
+                 "workload (at most 150000, the most pods a Kubernetes cluster holds)", id="parallelism-past-150000"),
     pytest.param(f"kind: Deployment\nmetadata: {{name: w}}\nspec: {{selector: {{matchLabels: {{app: a}}}}, strategy: "
                  f"{{type: Recreate, rollingUpdate: {{maxSurge: 1}}}}, {TEMPLATE}}}\n",
                  "deployments/default/w: spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy "

@@ -284,3 +284,21 @@ def test_a_wrong_parameter_name_fails_only_the_hookspec_check() -> None:
     fail claiming the plugin rejects its default args."""
     report = run_conformance(PluginUnderTest(_WrongNameWithArgs, large_cluster=50))
     assert report.failed_ids() == ["hooks-match-hookspecs"], "\n".join(report.lines())
+
+
+@pytest.mark.parametrize(("plugin", "detail", "shown_plugin", "shown_detail"), [
+    pytest.param("Evil\x1b[2J", "Filter returned \x1b]0;owned\x07 for pod p", "Evil\\x1b[2J",
+                 "Filter returned \\x1b]0;owned\\x07 for pod p", id="escape-sequences-escaped"),
+    pytest.param("Chatty", "line one\nline two", "Chatty", "line one\\nline two", id="newlines-on-one-line"),
+    pytest.param("x" * 300, "m" * 3000, "x" * 256 + "... (300 characters)", "m" * 2000 + "... (3000 characters)",
+                 id="long-name-and-message-cut"),
+])
+def test_the_plain_text_report_escapes_and_cuts_what_came_from_the_plugin(plugin: str, detail: str,
+                                                                          shown_plugin: str, shown_detail: str) -> None:
+    """A plugin's name and the messages in a check's detail reach the terminal escaped and cut, as simulate's do."""
+    from kubesched.testing.conformance.report import CheckResult, ConformanceReport
+
+    report = ConformanceReport(plugin, (CheckResult(CHECKS[0], Outcome.FAILED, detail),))
+    lines = report.lines()
+    assert lines[0] == f"conformance of plugin {shown_plugin}"
+    assert lines[2].strip() == shown_detail

@@ -17,6 +17,12 @@ if TYPE_CHECKING:
 
 #: The characters of generated name suffixes (k8s.io/apimachinery/pkg/util/rand: no vowels, no confusable digits).
 ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
+#: The most pods one sync creates (kube's ReplicaSet burstReplicas and the Job controller's
+#: MaxPodCreateDeletePerSync): the rest at the next sync, so spec.replicas 2147483647 is many cheap syncs, not one
+#: list of two billion pods.
+BURST_PODS = 500
+
+
 #: Where a controller's own resource name appears in events and messages.
 def safe_encode(text: str) -> str:
     """rand.SafeEncodeString: each character mapped into :data:`ALPHANUMS` (no vowels, so no words)."""

@@ -47,10 +47,10 @@ def most_recent_schedule(schedule: Schedule, zone: tzinfo | None, earliest: date
     how many times were missed (0 when fewer than two), computed as the cronjob controller's
     mostRecentScheduleTime: from the gap between the first two times after ``earliest``, so irregular schedules
     are counted approximately, as in Kubernetes. :class:`InvalidScheduleError` when no such gap exists."""
-    first = _next(schedule, zone, earliest)
+    first = _next_in_range(schedule, zone, earliest)
     if first is not None and now < first:
         return None, 0
-    second = None if first is None else _next(schedule, zone, first)
+    second = None if first is None else _next_in_range(schedule, zone, first)
     if first is not None and second is not None and now < second:
         return first, 0
     if first is None or second is None or round((second - first).total_seconds()) < 1:
@@ -63,6 +63,20 @@ def most_recent_schedule(schedule: Schedule, zone: tzinfo | None, earliest: date
         latest = t
         t = _next(schedule, zone, t)
     return latest, missed
+
+
+def _next_in_range(schedule: Schedule, zone: tzinfo | None, after: datetime) -> datetime | None:
+    """As :func:`_next`, but a time a timestamp cannot hold in the schedule's time zone (a CronJob created in year 1
+    whose zone, Etc/GMT+12, is still in year 0 then) is :class:`InvalidScheduleError` saying so, not taken for a
+    schedule that names no time."""
+    try:
+        found = schedule.next_after(after, zone)
+    except OverflowError:
+        where = f"in time zone {zone}" if zone is not None else "in UTC"
+        raise InvalidScheduleError(f"the schedule times after {after.replace(tzinfo=None).isoformat()}Z fall "
+                                   f"before year 1 or after year 9999 {where}, which kubesched's timestamps cannot "
+                                   "hold") from None
+    return None if found is None else found.astimezone(UTC)
 
 
 def _next(schedule: Schedule, zone: tzinfo | None, after: datetime) -> datetime | None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from kubesched.api.apps import Job
 from kubesched.api.pod import Pod
-from kubesched.sim.controllers.base import Controller, is_active
+from kubesched.sim.controllers.base import BURST_PODS, Controller, is_active
 
 if TYPE_CHECKING:
     from kubesched.sim.controllers.host import ControllerHost
@@ -58,7 +58,7 @@ class JobController(Controller):
             name = self.manager.generate_name(self.metadata.namespace, f"{self.metadata.name}-")
             return self.make_pod(name, job.template, self._labels)
 
-        self.create_in_batches([make] * max(wanted - len(active), 0))
+        self.create_in_batches([make] * min(max(wanted - len(active), 0), BURST_PODS))
 
     def on_owned_pod_change(self, old: Pod | None, new: Pod | None) -> None:
         """Start a pod's clock when it is bound; count successes and failures; sync after the controller delay."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from kubesched.api.apps import ReplicaSet
 from kubesched.api.pod import Pod
 from kubesched.sim.cluster import EPOCH
-from kubesched.sim.controllers.base import ScaledController, is_active, is_available
+from kubesched.sim.controllers.base import BURST_PODS, ScaledController, is_active, is_available
 
 if TYPE_CHECKING:
     from kubesched.sim.controllers.host import ControllerHost
@@ -44,7 +44,7 @@ class ReplicaSetController(ScaledController):
         active = self.active_pods()
         missing = self.replicas - len(active)
         prefix = f"{self.metadata.name}-"
-        self.create_in_batches([self._maker(prefix)] * max(missing, 0))
+        self.create_in_batches([self._maker(prefix)] * min(max(missing, 0), BURST_PODS))
         if missing < 0:
             # getPodsToDelete's ranking, simplified: unscheduled before scheduled, then the newest first.
             ranked = sorted(active, key=lambda p: (bool(p.spec.node_name),

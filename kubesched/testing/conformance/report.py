@@ -13,6 +13,11 @@ from kubesched.testing.conformance.decisions import unseen_decisions, why_never_
 from kubesched.testing.conformance.examples import default_nodes, default_pods
 from kubesched.testing.conformance.recorder import HookRaised, innermost_frames
 from kubesched.testing.conformance.subject import PluginUnderTest
+from kubesched.validation import terminal
+
+#: How much of a check's detail the plain-text report shows: room for the longest advice, while a plugin's message
+#: of megabytes stays one short line.
+DETAIL_SHOWN = 2000
 
 #: How to give the suite a cluster, for the failure of a check whose hooks the default examples never reached.
 PASS_A_CLUSTER = ("pass a cluster the plugin acts on (PluginConformance.cluster = \"cluster.yaml\", "
@@ -82,7 +87,8 @@ def fast_path_lines(speed: FastPath) -> list[str]:
     """The report's informational fast path section: what keeps the plugin off it, one sentence a line."""
     if not speed.notes:
         return ["fast path (informational): nothing keeps the plugin off it"]
-    return ["fast path (informational): what keeps the plugin off it", *(f"  {s}" for s in speed.sentences)]
+    return ["fast path (informational): what keeps the plugin off it",
+            *(f"  {terminal(s, DETAIL_SHOWN)}" for s in speed.sentences)]
 
 
 @attrs.frozen
@@ -114,14 +120,15 @@ class ConformanceReport:
                 f"{counts[Outcome.SKIPPED]} skipped, {counts[Outcome.FAILED]} failed")
 
     def lines(self) -> list[str]:
-        """The plain-text report: one line per check, the fast path section, then the summary."""
+        """The plain-text report: one line per check, the fast path section, then the summary; what came from the
+        plugin (its name, its messages in the details) escaped and cut for the terminal."""
         width = max(len(r.check.id) for r in self.results) if self.results else 0
-        out = [f"conformance of plugin {self.plugin}"]
+        out = [f"conformance of plugin {terminal(self.plugin)}"]
         for result in self.results:
             line = f"  {result.outcome.value.upper():4}  {result.check.id:{width}}  {result.check.title}"
             out.append(line)
             if result.detail:
-                out.append(f"        {'':{width}}  {result.detail}")
+                out.append(f"        {'':{width}}  {terminal(result.detail, DETAIL_SHOWN)}")
         if self.fast_path is not None:
             out.extend(fast_path_lines(self.fast_path))
         out.append(self.summary())

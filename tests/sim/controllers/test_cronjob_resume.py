@@ -4,8 +4,9 @@ most recent runs, within startingDeadlineSeconds; the active Jobs hold a Forbid 
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -187,3 +188,21 @@ def test_an_invalid_schedule_is_reported_on_the_cronjob(tmp_path: Path, registry
     assert cron_events(tmp_path, text, registry, 0) == [
         (0.0, "InvalidSchedule",
          "invalid schedule: 0 0 30 2 * : time difference between two schedules is less than 1 second")]
+
+
+@pytest.mark.parametrize(("zone", "earliest", "message"), [
+    pytest.param("Etc/GMT+12", datetime(1, 1, 1, tzinfo=UTC),
+                 "the schedule times after 0001-01-01T00:00:00Z fall before year 1 or after year 9999 in time zone "
+                 "Etc/GMT+12, which kubesched's timestamps cannot hold", id="year-0-in-the-zone"),
+    pytest.param(None, datetime(9999, 12, 31, 23, 58, tzinfo=UTC),
+                 "the schedule times after 9999-12-31T23:58:00Z fall before year 1 or after year 9999 in UTC, which "
+                 "kubesched's timestamps cannot hold", id="past-year-9999"),
+])
+def test_schedule_times_a_timestamp_cannot_hold_are_named_as_such(zone: str | None, earliest: datetime,
+                                                                  message: str) -> None:
+    """A CronJob created in year 1 whose zone is still in year 0 (or one at the end of year 9999) can fire, but not
+    at a time kubesched can hold: said so, not "less than 1 second" as for a schedule naming no real day."""
+    with pytest.raises(InvalidScheduleError) as raised:
+        most_recent_schedule(parse_schedule("*/5 * * * *"), ZoneInfo(zone) if zone else None, earliest,
+                             earliest + timedelta(hours=1) if earliest.year == 1 else earliest)
+    assert str(raised.value) == message

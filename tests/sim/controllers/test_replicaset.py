@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from kubesched.runtime import PluginRegistry
 from kubesched.sim.controllers.replicaset import ReplicaSetController
-from tests.sim.controllers.helpers import created, live, node, run
+from tests.sim.controllers.helpers import created, events, live, node, run
 
 RS = """kind: ReplicaSet
 metadata: {name: web, uid: rs-uid}
@@ -73,3 +76,14 @@ def test_long_names_are_cut_to_fit_63_characters(tmp_path: Path, registry: Plugi
     pods = live(run(tmp_path, node("n1") + RS.replace("name: web,", f"name: {long},"), registry))
     assert len(pods) == 3
     assert all(re.fullmatch(rf"{'w' * 58}[bcdfghjklmnpqrstvwxz2456789]{{5}}", p.name) for p in pods)
+
+
+@pytest.mark.slow
+def test_a_sync_creates_at_most_500_pods(tmp_path: Path, registry: PluginRegistry) -> None:
+    """1,200 replicas come 500, 500 and 200, one sync (a controller delay) apart, as kube's burstReplicas caps each
+    sync; replicas: 2147483647 is then many cheap syncs, not a list of two billion pods."""
+    text = RS.replace("replicas: 3", "replicas: 1200").replace("cpu: 500m", "cpu: 1m")
+    sim = run(tmp_path, node("n1").replace("'110'", "'2000'") + text, registry)
+    counts = Counter(e.time for e in events(sim, "SuccessfulCreate"))
+    assert sorted(counts.values(), reverse=True) == [500, 500, 200]
+    assert len(counts) == 3

@@ -89,6 +89,9 @@ def test_run_until_quiescence(tmp_path: Path) -> None:
                  id="scale-kind"),
     pytest.param(WORKLOAD + "  - {scale: {kind: Deployment, name: web, replicas: -1}}\n",
                  "spec.steps[1]: scale.replicas: Invalid value: -1", id="scale-negative"),
+    pytest.param(WORKLOAD + "  - {scale: {kind: Deployment, name: web, replicas: 2147483647}}\n",
+                 "spec.steps[1]: scale.replicas: Invalid value: 2147483647: more pods than kubesched simulates for "
+                 "one workload (at most 150000", id="scale-past-150000"),
     pytest.param(NODE_STEP + NODE_STEP, "spec.steps[1].create.objects[0] (nodes/n1): duplicate object: already "
                  "defined in", id="created-twice"),
     pytest.param(WORKLOAD.replace("Deployment", "ReplicaSet") + WORKLOAD.replace("create", "apply").replace(
