@@ -2,6 +2,7 @@
 series on: about 1,000,000 pod arrivals (docs/performance.md, "A week of a 5000-node cluster").
 
     python benchmarks/week.py [--nodes 5000] [--days 7] [--scale 1] [--seed 0] [--profile default] [--json]
+                              [--setup-only]
 
 The scenario is generated in memory (seeded: the same options give the same scenario) and goes through the
 scenario reader and runner that ``kubesched simulate`` uses; only the YAML parsing is skipped. The load grows
@@ -195,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--profile", default="default")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON document")
+    parser.add_argument("--setup-only", action="store_true",
+                        help="only generate and read the scenario, and print its number of steps")
     args = parser.parse_args(argv)
     problems = [f"{flag}: must be positive, got {value}" for flag, value in
                 (("--nodes", args.nodes), ("--days", args.days), ("--scale", args.scale)) if value <= 0]
@@ -202,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
         return 1
+    if args.setup_only:
+        print(len(read_scenario(build(args.nodes, args.days, args.scale, args.seed), Path("week.yaml")).steps))
+        return 0
     figures = run(args.nodes, args.days, args.scale, args.seed, args.profile)
     if args.json:
         print(json.dumps(figures, indent=2))

@@ -141,7 +141,7 @@ class ControllerManager:
         self.queue(controller, 0.0)
         return controller
 
-    def children(self, owner_uid: str) -> list[Controller]:
+    def children(self, owner_uid: str) -> list[Reconciler]:
         """The live controllers whose controlling owner is ``owner_uid``, in the order they were added."""
         return list(self._children.get(owner_uid, {}).values())
 
