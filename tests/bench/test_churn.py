@@ -87,3 +87,14 @@ def test_digest_at_300_nodes_is_pinned_on_both_paths(reference: bool, config: Sc
     """`kubesched bench SchedulingWithMixedChurn --nodes 300 --measure-pods 1000` decides as it always has."""
     result = run_bench(WORKLOAD, config, registry, nodes=300, init_pods=0, measure_pods=1000, reference=reference)
     assert result.decision_digest == DIGEST_300
+
+
+def test_a_sweep_cell_of_the_workload_churns_too(config: SchedulerConfiguration, registry: PluginRegistry) -> None:
+    """A sweep's bench input runs the workload as kubesched bench does: one tick after 100 bindings leaves the
+    churned pod pending among the results."""
+    from kubesched.sweep.cell import _bench
+    from kubesched.sweep.spec import BenchInput
+
+    result = _bench(BenchInput("SchedulingWithMixedChurn", 20, 0, 100), config, registry, 0)
+    churned = [(p.name, p.phase) for p in result.pods if p.namespace == CHURN_NAMESPACE]
+    assert churned == [("pod-churn-0", "Pending")]
