@@ -21,6 +21,7 @@ import attrs
 
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod
+from kubesched.bench.churn import Churn
 from kubesched.bench.workloads import BenchError, Workload
 from kubesched.framework._status import Status
 from kubesched.io.load import ClusterInput
@@ -219,6 +220,8 @@ def run_bench(workload: Workload, config: SchedulerConfiguration, registry: Plug
         raise BenchError(f"{workload.name}: {len(wrong)} of {init_pods} init pod(s) {what}: {_describe(wrong)}")
 
     log.measured = {p.uid for p in measured}
+    if workload.churn:
+        sim.cluster.subscribe(Churn(sim, log.measured))
     if progress is not None:
         progress.phase("measured pods", measure_pods)
     sim.add_pods(measured)

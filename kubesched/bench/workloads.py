@@ -91,6 +91,9 @@ class Workload:
     zoned: bool = False
     #: The init pods fit nowhere and must stay pending (Unschedulable); otherwise every init pod is scheduled.
     init_pods_pending: bool = False
+    #: scheduler_perf's recreate-mode churn of a node, a 9-CPU pod and a Service runs beside the measured pods
+    #: (kubesched/bench/churn.py).
+    churn: bool = False
 
     def build_nodes(self, count: int) -> list[Node]:
         """``count`` nodes of 4 CPU / 32Gi / 110 pods, zoned round-robin when the workload uses zones."""
@@ -128,6 +131,8 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in (
              5000, 20000, 5000, low_priority_pod, high_priority_pod),
     Workload("Unschedulable", "9-CPU pods stay pending while default pods are measured",
              5000, 200, 5000, large_cpu_pod, default_pod, init_pods_pending=True),
+    Workload("SchedulingWithMixedChurn", "default pods while a node, a 9-CPU pod and a Service are created and "
+             "deleted in turn every 100 bindings", 5000, 0, 10000, default_pod, default_pod, churn=True),
 )}
 
 

@@ -253,7 +253,7 @@ def bench(workload_name: str, nodes: int | None, init_pods: int | None, measure_
     of every scheduling decision (see docs/performance.md).
 
     WORKLOAD is SchedulingBasic, TopologySpreading, SchedulingPodAntiAffinity, SchedulingPodAffinity,
-    SchedulingNodeAffinity, PreemptionBasic or Unschedulable."""
+    SchedulingNodeAffinity, PreemptionBasic, Unschedulable or SchedulingWithMixedChurn."""
     from kubesched.bench.cli import bench_command
 
     bench_command(workload_name, nodes=nodes, init_pods=init_pods, measure_pods=measure_pods,

@@ -72,8 +72,12 @@ def admit_pods(pod_entries: Sequence[Entry], objects: Sequence[AdmissionObjects]
                 priority.admit_pod(entry.value, group_objects.priority_classes, group_objects.default_priority_class)
             except AdmissionError as exc:
                 _report(report, entry, exc)
+    by_group: dict[int, list[Entry]] = {}
+    for e in pod_entries:
+        if e.order not in flawed:
+            by_group.setdefault(e.order[0], []).append(e)
     for group, group_objects in enumerate(objects):
-        entries = [e for e in pod_entries if e.order[0] == group and e.order not in flawed]
+        entries = by_group.get(group, [])
         pods, errors = admit_all([e.value for e in entries], group_objects)
         for entry, pod, error in zip(entries, pods, errors, strict=True):
             if error is not None:
@@ -109,8 +113,11 @@ def admit_claims(entries: Sequence[Entry]) -> dict[int, PersistentVolumeClaim]:
     StorageClasses of their group and the groups before it, by the id of the decoded claim."""
     classes: dict[str, StorageClass] = {}
     admitted: dict[int, PersistentVolumeClaim] = {}
-    for group in sorted({e.order[0] for e in entries}):
-        in_group = [e for e in entries if e.order[0] == group]
+    by_group: dict[int, list[Entry]] = {}  # one pass: a scenario may have thousands of groups (steps)
+    for e in entries:
+        by_group.setdefault(e.order[0], []).append(e)
+    for group in sorted(by_group):
+        in_group = by_group[group]
         classes.update((e.value.name, e.value) for e in in_group if isinstance(e.value, StorageClass))
         for entry in in_group:
             if isinstance(entry.value, PersistentVolumeClaim) and entry.derived:

@@ -368,8 +368,11 @@ def _finish(run: _Run, groups: int) -> list[ClusterInput]:
         raise InputErrorList([e for _, e in run.errors])
     warnings = _warnings(run)
     results = []
+    by_group: dict[int, list[_Entry]] = {}  # one pass: a scenario may have thousands of groups (steps)
+    for e in run.entries:
+        by_group.setdefault(e.order[0], []).append(e)
     for group in range(groups):
-        entries = [e for e in run.entries if e.order[0] == group]
+        entries = by_group.get(group, [])
 
         def of_kind(*kinds: str, entries: list[_Entry] = entries) -> list[Any]:
             return [e.value for e in entries if _kind_of(e.value) in kinds]

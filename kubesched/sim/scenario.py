@@ -80,6 +80,12 @@ def load_scenario(path: Path) -> Scenario:
     return _Reader(path, name).read(docs[0])
 
 
+def read_scenario(doc: object, path: Path) -> Scenario:
+    """Validate and load a scenario document already parsed (a generator's, such as benchmarks/week.py), as if read
+    from ``path`` (its ``from`` paths are relative to it); raise :class:`InputErrorList` with every problem."""
+    return _Reader(path, escape(str(path))).read(doc)
+
+
 class _Reader:
     """One scenario's validation: problems collected, objects of create steps loaded together at the end."""
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from kubesched.bench.churn import Churn
 from kubesched.bench.workloads import workload
 from kubesched.errors import KubeschedError
 from kubesched.io.errors import InputErrorList
@@ -65,7 +66,10 @@ def _bench(bench: BenchInput, config: SchedulerConfiguration, registry: PluginRe
     try:
         sim.start()
         sim.settle()
-        sim.add_pods(chosen.build_measure_pods(bench.measure_pods))
+        measured = chosen.build_measure_pods(bench.measure_pods)
+        if chosen.churn:  # SchedulingWithMixedChurn's churn runs beside the measured pods, as in kubesched bench
+            sim.cluster.subscribe(Churn(sim, {p.uid for p in measured}))
+        sim.add_pods(measured)
         sim.settle()
     except SimulationError as error:
         error.result = sim.result()

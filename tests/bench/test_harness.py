@@ -26,6 +26,7 @@ SMALL = {
     "SchedulingNodeAffinity": (24, 24, 48),
     "PreemptionBasic": (12, 48, 12),
     "Unschedulable": (24, 10, 48),
+    "SchedulingWithMixedChurn": (24, 0, 250),
 }
 
 

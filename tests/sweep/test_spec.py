@@ -87,7 +87,7 @@ def test_a_profile_path_is_relative_to_the_sweep_file(tmp_path: Path) -> None:
                   '"measurePods")',
                   'spec.inputs[0].bench.workload: Unsupported value: "Basic": supported values: "SchedulingBasic", '
                   '"TopologySpreading", "SchedulingPodAntiAffinity", "SchedulingPodAffinity", '
-                  '"SchedulingNodeAffinity", "PreemptionBasic", "Unschedulable"',
+                  '"SchedulingNodeAffinity", "PreemptionBasic", "Unschedulable", "SchedulingWithMixedChurn"',
                   "spec.inputs[0].bench.nodes: Invalid value: 0: must be 1 or more",
                   "spec.inputs[0].bench.initPods: Invalid value: -1: must be 0 or more"], id="bad-bench"),
     pytest.param("spec: {inputs: [cluster.yaml, {path: cluster.yaml}]}",

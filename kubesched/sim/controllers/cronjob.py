@@ -129,9 +129,7 @@ class CronJobController(Controller):
 
     def jobs(self) -> list[JobController]:
         """The Jobs this CronJob controls (it created them, or the input's Jobs name it their controller)."""
-        uid = self.metadata.uid
-        return [c for c in self.manager.controllers.values() if isinstance(c, JobController)
-                and any(r.uid == uid and r.controller for r in c.metadata.owner_references)]
+        return [c for c in self.manager.children(self.metadata.uid) if isinstance(c, JobController)]
 
     def sync(self) -> None:
         """Reconcile now: the active list, then the most recent unmet schedule time."""

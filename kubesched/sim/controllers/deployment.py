@@ -42,9 +42,7 @@ class DeploymentController(ScaledController):
 
     def replica_sets(self) -> list[ReplicaSetController]:
         """The ReplicaSets it owns, oldest first."""
-        uid = self.metadata.uid
-        return [c for c in self.manager.controllers.values() if isinstance(c, ReplicaSetController)
-                and any(r.uid == uid and r.controller for r in c.metadata.owner_references)]
+        return [c for c in self.manager.children(self.metadata.uid) if isinstance(c, ReplicaSetController)]
 
     def _new_replica_set(self, owned: list[ReplicaSetController]) -> ReplicaSetController | None:
         template = self.workload.template

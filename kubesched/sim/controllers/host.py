@@ -81,6 +81,9 @@ class ControllerHost(Protocol):
     def controllers(self) -> Mapping[str, Reconciler]:
         """The running controllers by workload uid."""
 
+    def children(self, owner_uid: str) -> list[Reconciler]:
+        """The running controllers whose controlling owner is ``owner_uid``, in the order they were added."""
+
     def new_uid(self) -> str:
         """A fresh uid."""
 

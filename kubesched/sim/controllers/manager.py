@@ -72,6 +72,11 @@ class ControllerManager:
         self.controllers: dict[str, Controller] = {}
         self._by_name: dict[tuple[str, str, str], Controller] = {}
         self._owned: dict[str, dict[str, Pod]] = {}
+        # The live controllers by the uid of their controlling owner (a Deployment's ReplicaSets, a CronJob's Jobs),
+        # and the DaemonSets', each in the order they were added (that of :attr:`controllers`): a sync or a node
+        # event reads these, not a pass over every controller (a week holds some 100,000 Jobs).
+        self._children: dict[str, dict[str, Controller]] = {}
+        self._daemons: dict[str, Controller] = {}
         # Per controller uid: its pending sync on the agenda; the uids whose pending sync is a retry.
         self._pending: dict[str, Entry] = {}
         self._retrying: set[str] = set()
@@ -124,12 +129,21 @@ class ControllerManager:
             controller = CronJobController(self, workload)
         self.controllers[meta.uid] = controller
         self._by_name[(controller.kind, meta.namespace, meta.name)] = controller
+        for ref in meta.owner_references:
+            if ref.controller:
+                self._children.setdefault(ref.uid, {})[meta.uid] = controller
+        if isinstance_daemon(controller):
+            self._daemons[meta.uid] = controller
         if isinstance(workload, ReplicaSet | StatefulSet):
             # Plugins look these up for default topology spreading.
             self.cluster.controllers[(workload.kind, meta.namespace, meta.name)] = WorkloadController(
                 workload.kind, meta, workload.selector)
         self.queue(controller, 0.0)
         return controller
+
+    def children(self, owner_uid: str) -> list[Reconciler]:
+        """The live controllers whose controlling owner is ``owner_uid``, in the order they were added."""
+        return list(self._children.get(owner_uid, {}).values())
 
     def get(self, kind: str, namespace: str, name: str) -> Controller | None:
         """The controller of that workload, if it runs."""
@@ -140,6 +154,11 @@ class ControllerManager:
         meta = controller.metadata
         self.controllers.pop(meta.uid, None)
         self._by_name.pop((controller.kind, meta.namespace, meta.name), None)
+        for ref in meta.owner_references:
+            children = self._children.get(ref.uid)
+            if children is not None:
+                children.pop(meta.uid, None)
+        self._daemons.pop(meta.uid, None)
         self.cluster.controllers.pop((controller.kind, meta.namespace, meta.name), None)
         controller.delete()
 
@@ -274,9 +293,8 @@ class ControllerManager:
         self._notify(pod, None)
 
     def _nodes_changed(self) -> None:
-        for controller in self.controllers.values():
-            if isinstance_daemon(controller):
-                self.queue(controller)
+        for controller in list(self._daemons.values()):
+            self.queue(controller)
 
     def on_node_add(self, node: Node) -> None:
         """DaemonSets look at every node."""
