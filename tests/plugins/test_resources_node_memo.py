@@ -125,3 +125,29 @@ def test_memo_works_out_again_only_the_changed_node() -> None:
     cache.update_snapshot(snapshot)
     assert read("a") == [7, 7]
     assert calls == [0, 1, 1]
+
+
+def test_fit_answers_none_exactly_while_no_node_is_short() -> None:
+    """Fit reading its rows over every node: None while every node has room, the codes once a node changed to short,
+    None again once it has room again (the memo counts its non-zero answers as rows change)."""
+    cache, snapshot = Cache(), NodeSnapshot()
+    for name in ("n0", "n1"):
+        cache.add_node(make_node(name).capacity(cpu="4", memory="8Gi", pods="10").obj())
+    cache.update_snapshot(snapshot)
+    fit: Any = plugin_instance(NodeResourcesFit, {})
+    template = make_pod("t").req(cpu="2").obj()
+
+    def ask() -> list[int]:
+        batch = NodeBatch.of(snapshot.node_info_list, snapshot.columns)
+        per_node, batch_codes = filter_codes(fit, template, batch)
+        assert batch_codes == per_node
+        return batch_codes
+
+    assert ask() == ask() == [0, 0]
+    big = make_pod("big").req(cpu="3").node("n0").obj()
+    cache.add_pod(big)
+    cache.update_snapshot(snapshot)
+    assert ask()[0] != 0
+    cache.remove_pod(big)
+    cache.update_snapshot(snapshot)
+    assert ask() == [0, 0]

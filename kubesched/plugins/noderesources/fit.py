@@ -286,6 +286,9 @@ class NodeResourcesFit(Plugin):
                                 lambda at: _UNSCHEDULABLE if self._short_at(request, columns, at) else 0)
         if codes is None:
             codes = _codes(self._short(request, node_batch))
+            return codes if codes.any() else None
+        if node_batch.positions is columns.all_positions():
+            return codes if self._memo.any_nonzero else None
         return codes if codes.any() else None
 
     def _short_at(self, request: Resource, columns: NodeColumns, at: int) -> bool:

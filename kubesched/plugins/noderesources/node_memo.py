@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.framework import NodeColumns
+from kubesched.framework import NodeColumns, NodeRows
 
 IntArray = npt.NDArray[np.int64]
 #: Up to this many unknown nodes are worked out one by one (the per-node form), more in one batch call.
@@ -24,18 +24,26 @@ class NodeMemo:
     """One plugin's remembered per-node answers, under a key of the pod. Rows are kept only once the same key comes
     twice in a row, so a stream of pods that all differ pays nothing for rows nobody reads again."""
 
-    __slots__ = ("_last", "_token")
+    __slots__ = ("_last", "_nonzero", "_rows", "_token")
 
     def __init__(self) -> None:
         # The rows' key in the columns: unique to this memo (never equal to another plugin's or another instance's).
         self._token = object()
         self._last: Hashable = None
+        # The rows last read over every node and how many of their known answers are non-zero.
+        self._rows: NodeRows | None = None
+        self._nonzero = 0
+
+    @property
+    def any_nonzero(self) -> bool:
+        """Whether some answer of the last read over every node (that returned answers) is non-zero."""
+        return self._nonzero > 0
 
     def read(self, columns: NodeColumns, key: Hashable, positions: IntArray,
              batch: Callable[[IntArray], IntArray], one: Callable[[int], int]) -> IntArray | None:
-        """The answers at ``positions`` (as given, or the columns' every position), in that order; unknown ones are
-        computed by ``batch(positions)`` or, when few, ``one(position)``. None when ``key`` is not the previous
-        call's: the caller then computes as without a memo."""
+        """The answers at ``positions`` (as given, or the columns' every position: then a read-only view), in that
+        order; unknown ones are computed by ``batch(positions)`` or, when few, ``one(position)``. None when ``key``
+        is not the previous call's: the caller then computes as without a memo."""
         if key != self._last:
             self._last = key
             return None
@@ -44,10 +52,19 @@ class NodeMemo:
         values = rows.numbers.reshape(-1)  # a view: one number per node
         every = positions is columns.all_positions()
         if every:
+            # After a read over every node, every row is known and counted; a row forgotten since still holds the
+            # answer it was counted with. Rows new to this count are counted afresh (their unknown ones as zero).
+            counted = rows is self._rows
+            if not counted:
+                self._rows, self._nonzero = rows, int(np.count_nonzero(values[known]))
             if known.all():
-                return values.copy()
+                return _read_only(values)
             missing = np.flatnonzero(~known)
+            if counted:
+                self._nonzero -= int(np.count_nonzero(values[missing]))
         else:
+            if rows is self._rows:  # rows written here are not counted: count afresh at the next read of every node
+                self._rows = None
             here = known[positions]
             if here.all():
                 return values[positions]
@@ -58,4 +75,14 @@ class NodeMemo:
         else:
             values[missing] = batch(missing)
         known[missing] = True
-        return values.copy() if every else values[positions]
+        if not every:
+            return values[positions]
+        self._nonzero += int(np.count_nonzero(values[missing]))
+        return _read_only(values)
+
+
+def _read_only(values: IntArray) -> IntArray:
+    """A view of ``values`` that cannot be written through (the rows stay the memo's)."""
+    view = values.view()
+    view.flags.writeable = False
+    return view
