@@ -82,6 +82,7 @@ def _overlay_columns(columns: ColumnStore, extra: IntArray) -> ColumnStore | Non
     memory and ephemeral storage, non-zero cpu and memory) to the pod count, requested and non-zero requested
     columns, other columns and indexes shared; None when a sum is too large to be exact."""
     overlay = copy.copy(columns)
+    overlay.snapshot_rows = False
     requested, non_zero = dict(columns.requested), dict(columns.non_zero_requested)
     overlay.pod_count = columns.pod_count + extra[0]
     for row, (target, name) in enumerate(((requested, CPU), (requested, MEMORY), (requested, EPHEMERAL_STORAGE),

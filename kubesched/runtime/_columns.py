@@ -129,6 +129,9 @@ class ColumnStore:
         self._recent: list[int] = []
         self._recent_from = 1
         self._indexes: OrderedDict[Hashable, _Index] = OrderedDict()
+        #: False on an overlay (the two-pass filter's columns with nominated pods added): its nodes are not the
+        #: snapshot's, so node rows kept for those must not be read there (see :meth:`node_rows`).
+        self.snapshot_rows = True
 
     def __len__(self) -> int:
         return len(self.infos)
@@ -248,7 +251,10 @@ class ColumnStore:
 
     def node_rows(self, key: Hashable, width: int) -> NodeRows:
         """Rows of per-node results kept under ``key`` (see :class:`NodeRows`), each with ``width`` integers; rows of
-        nodes changed since the last read come back unknown. The same key must always mean the same computation."""
+        nodes changed since the last read come back unknown. The same key must always mean the same computation.
+        On an overlay every row comes back unknown, in rows kept nowhere."""
+        if not self.snapshot_rows:
+            return NodeRows(len(self.infos), width, self._version)
         index = self._index(("rows", key, width), lambda synced: NodeRows(len(self.infos), width, synced))
         assert isinstance(index, NodeRows)
         return index

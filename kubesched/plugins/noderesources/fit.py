@@ -32,6 +32,7 @@ from kubesched.framework import (
     hookimpl,
     in_range,
 )
+from kubesched.plugins.noderesources.node_memo import NodeMemo
 from kubesched.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCES,
     BatchScorer,
@@ -62,6 +63,7 @@ _PRE_SCORE_KEY = StateKey[list[int]]("PreScoreNodeResourcesFit")
 NO_PRE_FILTER_STATE = f'error reading "{_PRE_FILTER_KEY.name}" from cycleState: not found'
 #: Pod requests are clamped to this in batch comparisons (far beyond any node amount, far from int64 overflow).
 _CLAMP = 2**60
+_UNSCHEDULABLE = int(Code.UNSCHEDULABLE)
 IntArray = npt.NDArray[np.int64]
 
 
@@ -204,6 +206,8 @@ class NodeResourcesFit(Plugin):
         self._ignored_groups = frozenset(config.ignored_resource_groups)
         strategy = config.scoring_strategy
         self._scorer = ResourceAllocationScorer(strategy.resources, *_strategy_scorers(strategy))
+        # Filter's verdict per node for consecutive pods with the same requests (it reads only the node's row).
+        self._memo = NodeMemo()
         # The empty NodeInfo of the node of the last Node event: the hint is asked once per rejected pod per event.
         self._event_node: tuple[Node, NodeInfo] | None = None
 
@@ -276,6 +280,37 @@ class NodeResourcesFit(Plugin):
         if request is None:
             raise StateNotFoundError(NO_PRE_FILTER_STATE)
         columns = node_batch.columns
+        key = (request.milli_cpu, request.memory, request.ephemeral_storage, *request.scalar_resources.items())
+        codes = self._memo.read(columns, key, node_batch.positions,
+                                lambda at: _codes(self._short(request, NodeBatch(columns.infos_at(at), at, columns))),
+                                lambda at: _UNSCHEDULABLE if self._short_at(request, columns, at) else 0)
+        if codes is None:
+            codes = _codes(self._short(request, node_batch))
+            return codes if codes.any() else None
+        if node_batch.positions is columns.all_positions():
+            return codes if self._memo.any_nonzero else None
+        return codes if codes.any() else None
+
+    def _short_at(self, request: Resource, columns: NodeColumns, at: int) -> bool:
+        """:meth:`_short` for the one node at position ``at``, read from the same columns (an overlay's too)."""
+        if int(columns.pod_count[at]) >= int(columns.allocatable[PODS][at]):
+            return True
+        if request.is_zero():
+            return False
+        amounts = [(name, amount) for name, amount in ((CPU, request.milli_cpu), (MEMORY, request.memory),
+                                                       (EPHEMERAL_STORAGE, request.ephemeral_storage)) if amount > 0]
+        amounts += [(name, quantity) for name, quantity in request.scalar_resources.items()
+                    if quantity != 0 and not (is_extended_resource_name(name) and (
+                        name in self._ignored or name.split("/")[0] in self._ignored_groups))]
+        for name, amount in amounts:
+            allocatable, requested = columns.resource(name)
+            if max(-_CLAMP, min(amount, _CLAMP)) > int(allocatable[at]) - int(requested[at]):
+                return True
+        return False
+
+    def _short(self, request: Resource, node_batch: NodeBatch) -> npt.NDArray[np.bool_]:
+        """Per node of the batch, whether some resource (or the pod count) is short for ``request``."""
+        columns = node_batch.columns
         column = node_batch.column
         short = column(columns.pod_count) >= column(columns.allocatable[PODS])
         if not request.is_zero():
@@ -288,9 +323,7 @@ class NodeResourcesFit(Plugin):
                         name in self._ignored or name.split("/")[0] in self._ignored_groups)):
                     continue
                 short |= _exceeds(quantity, columns, column, name)
-        if not short.any():
-            return None
-        return np.where(short, int(Code.UNSCHEDULABLE), 0)
+        return short
 
     def filter_reason_counts(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> dict[str, int]:
         """How many of the batch's nodes (all rejected by :meth:`filter_nodes`) :meth:`filter` gives each reason:
@@ -343,6 +376,11 @@ class NodeResourcesFit(Plugin):
         if requests is None:
             requests = self._scorer.pod_requests(pod)
         return self._scorer.score_batch(node_batch, requests)
+
+
+def _codes(short: npt.NDArray[np.bool_]) -> IntArray:
+    """Filter's codes from a per-node shortage: Unschedulable where short, else 0 (Success)."""
+    return np.where(short, _UNSCHEDULABLE, 0)
 
 
 def _exceeds(amount: int, columns: NodeColumns, column: Callable[[IntArray], IntArray], name: str

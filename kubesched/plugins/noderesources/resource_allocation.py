@@ -25,6 +25,7 @@ from kubesched.api import (
     pod_requests,
 )
 from kubesched.framework import MAX_NODE_SCORE, ArgsError, NodeBatch, NodeInfo, Resource
+from kubesched.plugins.noderesources.node_memo import NodeMemo
 
 # config.MaxCustomPriorityScore: RequestedToCapacityRatio shape scores are 0..10, scaled x10.
 MAX_CUSTOM_PRIORITY_SCORE = 10
@@ -348,6 +349,8 @@ class ResourceAllocationScorer:
     use_requested: bool = False
     _kinds: tuple[int, ...] = attrs.field(init=False)
     _cpu_memory: bool = attrs.field(init=False)
+    #: Scores per node for consecutive pods with the same requests (the score depends only on the node's row).
+    _memo: NodeMemo = attrs.field(init=False, factory=NodeMemo)
 
     def __attrs_post_init__(self) -> None:
         self._kinds = tuple(_kind(spec.name) for spec in self.resources)
@@ -389,6 +392,14 @@ class ResourceAllocationScorer:
         """:meth:`score` of every node of ``node_batch``, from the snapshot's columns."""
         if not all(0 <= request < _BATCH_REQUEST_LIMIT for request in pod_requests):
             return np.array([self.score(info, pod_requests) for info in node_batch], dtype=np.int64)
+        columns = node_batch.columns
+        known = self._memo.read(
+            columns, tuple(pod_requests), node_batch.positions,
+            lambda at: self._score_columns(NodeBatch(columns.infos_at(at), at, columns), pod_requests),
+            lambda at: self.score(columns.infos[at], pod_requests))
+        return known if known is not None else self._score_columns(node_batch, pod_requests)
+
+    def _score_columns(self, node_batch: NodeBatch, pod_requests: Sequence[int]) -> IntArray:
         columns = node_batch.columns
         column = node_batch.column
         sums = columns.requested if self.use_requested else columns.non_zero_requested
