@@ -2,36 +2,19 @@
 
 from __future__ import annotations
 
-import base64
-import json
 import random
 import time
-import urllib.request
 from collections.abc import Callable
 
 from kubesched.kube.rest import ApiError, KubeApi, pod_path
 from kubesched.testing.kube import ControlPlane
 from tests.kube.campaign_pods import NAMESPACE, Creator
 from tests.kube.campaign_replicas import Deployment
+from tests.kube.helpers import compact_etcd
 
 FAULTS = ("apiserver-restart", "etcd-restart", "relist-410", "leader-sigkill", "leader-cut")
 #: How long a replica may take to start, sync and lead on a loaded machine, and the API server to come back.
 BOUND = 90.0
-
-
-def _etcd(plane: ControlPlane, call: str, body: dict[str, object]) -> dict[str, object]:
-    request = urllib.request.Request(f"http://127.0.0.1:{plane.etcd_port}/v3/{call}", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        document: dict[str, object] = json.loads(response.read())
-        return document
-
-
-def compact(plane: ControlPlane) -> None:
-    """Compact etcd's history up to now (a watch resuming from before gets 410 Gone)."""
-    header = _etcd(plane, "kv/range", {"key": base64.b64encode(b"/").decode()})["header"]
-    assert isinstance(header, dict)
-    _etcd(plane, "kv/compaction", {"revision": header["revision"], "physical": True})
 
 
 def _until(what: str, probe: Callable[[], bool], timeout: float = BOUND) -> None:
@@ -106,7 +89,7 @@ class Injector:
                 except ApiError as error:
                     if error.status != 404:
                         raise
-            compact(self.plane)
+            compact_etcd(self.plane)
             self._restart_apiserver(0.5)
         finally:
             with self.deployment.lock:

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 import signal
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from kubesched.kube.rest import KubeApi, pod_path
 from kubesched.testing.kube import ControlPlane
-from tests.kube.helpers import create, get_pod, grant_deploy_role, kubesched_run, node, node_of, pod, wait_for
+from tests.kube.helpers import (
+    compact_etcd,
+    create,
+    get_pod,
+    grant_deploy_role,
+    kubesched_run,
+    node,
+    node_of,
+    pod,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.kube, pytest.mark.slow]
 
@@ -25,21 +32,6 @@ def admin(kube_control_plane: ControlPlane) -> KubeApi:
     grant_deploy_role(api)
     create(api, node("n1"))
     return api
-
-
-def _etcd(plane: ControlPlane, call: str, body: dict[str, object]) -> dict[str, object]:
-    request = urllib.request.Request(f"http://127.0.0.1:{plane.etcd_port}/v3/{call}", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        document: dict[str, object] = json.loads(response.read())
-        return document
-
-
-def _compact(plane: ControlPlane) -> None:
-    """Compact etcd's history up to now, as the API server does every five minutes."""
-    header = _etcd(plane, "kv/range", {"key": base64.b64encode(b"/").decode()})["header"]
-    assert isinstance(header, dict)
-    _etcd(plane, "kv/compaction", {"revision": header["revision"], "physical": True})
 
 
 def test_watch_dropped_by_api_server_restart_loses_no_pod(kube_control_plane: ControlPlane, admin: KubeApi,
@@ -68,7 +60,7 @@ def test_410_gone_relists_and_loses_no_pod(kube_control_plane: ControlPlane, adm
             kube_control_plane.start_apiserver()
             create(admin, pod("created-meanwhile"))
             admin.request("DELETE", pod_path("default", "seen"), body={"gracePeriodSeconds": 0})
-            _compact(kube_control_plane)
+            compact_etcd(kube_control_plane)
             kube_control_plane.stop_apiserver()
             kube_control_plane.start_apiserver()
         finally:
