@@ -310,6 +310,13 @@ def load(paths: Iterable[str | Path]) -> ClusterInput:
     :class:`InputErrorList` with every problem, sorted by file and position."""
     return load_groups([Source(tuple(paths))])[0]
 
+def load_kept(paths: Iterable[str | Path]) -> ClusterInput:
+    """:func:`load` for a command whose input lives to the end of the process (``kubesched simulate``): the
+    objects made are frozen out of the cycle collector's passes (see :func:`collector_paused`), which would
+    otherwise walk all of them when it resumes (a tenth of a large load) and at every full pass after."""
+    with collector_paused(freeze=True):
+        return load(paths)
+
 def load_groups(groups: Sequence[Source]) -> list[ClusterInput]:
     """Load several groups of objects as one input (names and uids unique across them, pods' nodes looked up in
     all of them, every problem reported at once, sorted by group), returning each group's objects."""
