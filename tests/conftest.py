@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _collector_unfrozen() -> Iterator[None]:
+    """What a test froze out of the cycle collector's reach (``kubesched simulate`` run in-process freezes its
+    loaded input, as a process that ends with the run may) is handed back to the collector after the test."""
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture(scope="session")

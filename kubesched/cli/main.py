@@ -27,7 +27,7 @@ from kubesched.cli.reference import reference_pod_option
 from kubesched.cli.report import report_command
 from kubesched.cli.sweep import sweep
 from kubesched.errors import KubeschedError
-from kubesched.io.load import ClusterInput, load
+from kubesched.io.load import ClusterInput, load_kept
 from kubesched.metrics import SchedulerMetrics
 from kubesched.profiles import DEFAULT_PROFILE, FORMATS, render
 from kubesched.runtime import Explainer, PluginRegistry
@@ -157,7 +157,7 @@ def simulate(paths: tuple[str, ...], filenames: tuple[str, ...], profile: str, s
                                     provisioning_delay)
         if scenario is not None:
             scenario = attrs.evolve(scenario, storage=storage)
-        cluster_input = None if scenario is not None else load(inputs)
+        cluster_input = None if scenario is not None else load_kept(inputs)
     except KubeschedError as exc:
         try:  # every problem in one run: the explain flags' too
             explain_request(explain, explain_selector, explain_pending, explain_all)

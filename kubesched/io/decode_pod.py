@@ -267,20 +267,28 @@ SPEC_READS = ("containers", "initContainers", "nodeName", "schedulerName", "prio
               "activeDeadlineSeconds")
 
 
-_CONTAINER_READ_SET = frozenset(CONTAINER_READS)
-_SPEC_READ_SET = frozenset(SPEC_READS)
+#: What a pod's spec is remembered by: the fields read but its node.
+_SPEC_KEY_READS = tuple(name for name in SPEC_READS if name not in ("containers", "initContainers", "nodeName"))
 
 
-def _read_part(obj: Obj, reads: frozenset[str]) -> Obj:
-    """The fields of ``obj`` among ``reads``: what a decoder reading only those makes of ``obj`` it makes of
-    this, and the fields it skips (volume mounts, probes, a pod's own volume names) do not keep equal ones
-    apart when remembered."""
-    return {key: value for key, value in obj.items() if key in reads}
+def _container_key(obj: object) -> object:
+    """What a container is remembered by: the values of the fields read, in a fixed order (the decoder reads
+    them with ``get``, so a missing field and a null are alike), so the fields it skips (volume mounts, probes,
+    a pod's own token volume's name) do not keep equal containers apart. Anything but a dict stands for itself
+    (tagged apart: raw values hold no tuples, but a tag costs nothing)."""
+    return (True, *map(obj.get, CONTAINER_READS)) if obj.__class__ is dict else (False, obj)
 
 
-def _container(obj: Obj, path: str) -> Container:
-    """A container, decoded once per distinct value of the fields read."""
-    return _remembered_container(_read_part(obj, _CONTAINER_READ_SET) if obj.__class__ is dict else obj, path)
+def _containers_key(value: object) -> object:
+    """What a list of containers is remembered by: each container's key (anything but a list stands for itself)."""
+    return [_container_key(c) for c in value] if value.__class__ is list else (False, value)
+
+
+def _spec_key(obj: Obj) -> object:
+    """What a pod spec (a dict) is remembered by: its containers' keys and the values of the other fields read
+    but its node, in a fixed order (read with ``get``, as :func:`_container_key`'s)."""
+    return (_containers_key(obj.get("containers")), _containers_key(obj.get("initContainers")),
+            *map(obj.get, _SPEC_KEY_READS))
 
 
 def _decoded_container(obj: Obj, path: str) -> Container:
@@ -306,7 +314,8 @@ def _decoded_container(obj: Obj, path: str) -> Container:
     )
 
 
-_remembered_container = f.remembered(_decoded_container)
+#: A container, decoded once per distinct value of the fields read.
+_container = f.remembered(_decoded_container, key=_container_key)
 
 
 def _scheduling_gate(obj: Obj, path: str) -> str:
@@ -409,7 +418,15 @@ def _pod_condition(obj: Obj, path: str) -> PodCondition:
     )
 
 
-_remembered_spec = f.remembered(_pod_spec)
+#: A pod's conditions, decoded once per distinct list.
+_pod_conditions = f.remembered_items(_pod_condition)
+
+def _pod_spec_but_node(obj: Obj, path: str) -> PodSpec:
+    """A pod spec decoded without its nodeName (which each pod has of its own)."""
+    return _pod_spec({key: value for key, value in obj.items() if key != "nodeName"}, path)
+
+
+_remembered_spec = f.remembered(_pod_spec_but_node, key=_spec_key)
 
 
 def _pod_spec_of_pod(obj: Obj, path: str) -> PodSpec:
@@ -420,23 +437,12 @@ def _pod_spec_of_pod(obj: Obj, path: str) -> PodSpec:
         return _pod_spec(obj, path)
     raw_node = obj.get("nodeName")
     if raw_node is None:
-        return _remembered_spec(_spec_part(obj), path)
+        return _remembered_spec(obj, path)
     with f.collecting() as problems:
         node_name = _node_name(raw_node, f"{path}.nodeName")
     if problems:
         return _pod_spec(obj, path)
-    spec = _remembered_spec(_spec_part(obj, skip="nodeName"), path)
-    return replaced(spec, node_name=node_name)
-
-
-def _spec_part(obj: Obj, skip: str = "") -> Obj:
-    """The fields of a pod spec :func:`_pod_spec` reads but ``skip``, its containers' likewise."""
-    part = {key: value for key, value in obj.items() if key in _SPEC_READ_SET and key != skip}
-    for key in ("containers", "initContainers"):
-        containers = part.get(key)
-        if containers.__class__ is list:
-            part[key] = [_read_part(c, _CONTAINER_READ_SET) if c.__class__ is dict else c for c in containers]
-    return part
+    return replaced(_remembered_spec(obj, path), node_name=node_name)
 
 
 def with_volumes(spec: PodSpec, spec_obj: Obj, path: str) -> PodSpec:
@@ -462,6 +468,6 @@ def pod(obj: Obj) -> Pod:
             phase=f.string(status.get("phase"), "status.phase", "Pending"),
             nominated_node_name=_node_name(status.get("nominatedNodeName"), "status.nominatedNodeName"),
             start_time=f.timestamp(status.get("startTime"), "status.startTime"),
-            conditions=f.items(status.get("conditions"), "status.conditions", _pod_condition),
+            conditions=_pod_conditions(status.get("conditions"), "status.conditions"),
         ),
     )

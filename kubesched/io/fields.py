@@ -318,29 +318,42 @@ def _frozen(value: object) -> bytes:
     return pickle.dumps(value, protocol=5)
 
 
-def remembered(read: Callable[[Any, str], T]) -> Callable[[Any, str], T]:
+def remembered(read: Callable[[Any, str], T], key: Callable[[Any], object] | None = None) -> Callable[[Any, str], T]:
     """``read(value, path)``, decoded once per distinct value and path: the object and the problems reported
     are those of the first time (objects are immutable; a workload's pods repeat their containers, tolerations
-    and affinities). ``read`` must depend on nothing else."""
+    and affinities). ``read`` must depend on nothing else; with ``key``, on nothing but what ``key(value)`` holds
+    (the fields it reads: values alike in those are one decoding, and only ``key(value)`` is pickled). Null is
+    read afresh: it costs less than its key."""
 
     def remembering(value: Any, path: str) -> T:
         sink = _sink.get()
-        if sink is None:
-            return read(value, path)  # raising at the first problem: nothing to replay
-        key = (read, path, _frozen(value))
-        known = _remembered.get(key)
+        if sink is None or value is None:
+            return read(value, path)  # raising at the first problem (nothing to replay), or nothing to read
+        known_key = (read, path, _frozen(value if key is None else key(value)))
+        known = _remembered.get(known_key)
         if known is None:
             with collecting() as problems:
                 result = read(value, path)
             if len(_remembered) >= _REMEMBERED_SIZE:
                 _remembered.clear()
-            known = _remembered[key] = (result, tuple(problems))
+            known = _remembered[known_key] = (result, tuple(problems))
         for problem in known[1]:
             sink.add(problem)
         return known[0]
 
     remembering.__doc__ = read.__doc__
     return remembering
+
+
+def remembered_items(read: Callable[[Mapping[str, Any], str], T]) -> Callable[[object, str], tuple[T, ...]]:
+    """:func:`items` of ``read``, the whole list decoded once per distinct list and path: one key for a pod's
+    owner references or conditions instead of one per item (``read`` must depend on nothing but its item)."""
+
+    def read_items(value: object, path: str) -> tuple[T, ...]:
+        return items(value, path, read)
+
+    read_items.__doc__ = read.__doc__
+    return remembered(read_items)
 
 
 def shared_map(value: Mapping[str, str]) -> Mapping[str, str]:

@@ -32,7 +32,7 @@ def object_meta(obj: Obj, path: str = "metadata", *, namespaced: bool,
     namespace = f.string(meta.get("namespace"), f"{path}.namespace", "default") if namespaced else ""
     if namespace:
         check_name(namespace, f"{path}.namespace", validation.dns1123_label)
-    owners = f.items(meta.get("ownerReferences"), f"{path}.ownerReferences", _owner_reference)
+    owners = _owner_references(meta.get("ownerReferences"), f"{path}.ownerReferences")
     return ObjectMeta(
         name=name,
         namespace=namespace,
@@ -76,6 +76,10 @@ def _owner_reference(obj: Obj, path: str) -> OwnerReference:
         uid=f.string(obj.get("uid"), f"{path}.uid"),
         controller=f.boolean(obj.get("controller"), f"{path}.controller"),
     )
+
+
+#: A list of owner references, decoded once per distinct list (a workload's pods repeat theirs).
+_owner_references = f.remembered_items(_owner_reference)
 
 
 def label_selector(value: object, path: str) -> LabelSelector | None:

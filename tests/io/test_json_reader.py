@@ -67,6 +67,13 @@ def read_fast(text: str) -> bool:
     pytest.param('{"a": "' + "[" * 200 + '"}', True, id="brackets-in-a-string-do-not-nest"),
     pytest.param("[\n" * 60 + "]\n" * 60 + "\n", True, id="depth-across-lines"),
     pytest.param("\n".join(["["] * (MAX_DEPTH + 1) + ["]"] * (MAX_DEPTH + 1)), False, id="deep-across-lines"),
+    pytest.param('[{"a": ' * (MAX_DEPTH // 2) + "0" + "}]" * (MAX_DEPTH // 2), True, id="alternating-at-the-limit"),
+    pytest.param('[{"a": ' * (MAX_DEPTH // 2) + "[]" + "}]" * (MAX_DEPTH // 2), False, id="alternating-past-it"),
+    pytest.param('{"kind": "Pod", "a": "b}', False, id="unterminated-string"),
+    pytest.param('["a\\"]', False, id="escaped-closing-quote"),
+    pytest.param('"', False, id="lone-quote"),
+    pytest.param("[" + "1" * 999 + ", " + "2" * 999 + "]", True, id="two-runs-short-of-the-limit"),
+    pytest.param(" " * 499 + "1" * 1000, False, id="int-of-1000-digits-off-the-sample"),
 ])
 def test_reads_as_the_json_module_does(text, fast):
     assert read_fast(text) == fast
@@ -80,6 +87,21 @@ def test_depth_is_counted_across_pieces(monkeypatch):
     assert not read_fast(deep)
     assert outcome(json_reader.loads, deep) == (
         "error: invalid JSON at line 101 column 1: nesting deeper than 100 levels")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.sampled_from("0123456789 a\""), max_size=400), length=st.integers(1, 60))
+def test_digit_runs_are_found_as_by_a_pass_over_every_byte(text, length):
+    """The sampled search for a run of digits answers as a check of every byte does."""
+    data = text.encode()
+    assert json_reader._has_digit_run(data, length) == (b"0" * length in data.translate(json_reader._DIGITS_AS_ZERO))
+
+
+@pytest.mark.parametrize("offset", range(0, 1001, 97))
+@pytest.mark.parametrize("length", [MAX_INTEGER_DIGITS - 1, MAX_INTEGER_DIGITS])
+def test_a_digit_run_is_found_wherever_it_starts(offset, length):
+    data = b"[" + b" " * offset + b"7" * length + b"]"
+    assert json_reader._has_digit_run(data, MAX_INTEGER_DIGITS) == (length >= MAX_INTEGER_DIGITS)
 
 
 def test_long_integer_stays_text():

@@ -385,6 +385,28 @@ def test_the_cycle_collector_is_paused_while_loading_and_restored_after(tmp_path
     assert gc.isenabled()
 
 
+def test_an_input_kept_to_the_end_is_frozen_out_of_the_collector_s_reach(tmp_path: Path) -> None:
+    """kubesched simulate's load leaves its objects where the cycle collector's passes never walk them, and the
+    collector on."""
+    path = write(tmp_path, "pods.yaml", POD.format(name="a"))
+    assert gc.get_freeze_count() == 0
+    try:
+        cluster = load_module.load_kept([path])
+        assert gc.is_tracked(cluster.pods[0].metadata)
+        assert not any(o is cluster.pods[0].metadata for o in gc.get_objects())  # frozen: in no generation
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+
+
+def test_an_input_with_problems_is_not_frozen(tmp_path: Path) -> None:
+    """A load that fails freezes nothing (its command ends with the error lines)."""
+    with pytest.raises(InputErrorList):
+        load_module.load_kept([tmp_path / "missing.yaml"])
+    assert gc.get_freeze_count() == 0
+    assert gc.isenabled()
+
+
 @given(st.text(max_size=40).map(lambda s: s.encode("utf-8", "replace").decode("utf-8")))
 def test_a_derived_uid_is_the_uuid5_of_the_object_s_location(location: str) -> None:
     """kubesched's uid for an object without one is uuid5(NAMESPACE_URL, "kubesched:" + its location)."""

@@ -282,3 +282,79 @@ def test_pods_whose_containers_differ_only_in_fields_not_read_share_them(tmp_pat
                     + mounted.format(name="b", node="n2", memory="1Gi"), encoding="utf-8")
     a, b = load([path]).pods
     assert a.spec.containers is b.spec.containers
+
+
+OWNED_POD = """\
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-1, uid: 5}}]
+spec:
+  containers: [{{name: c}}]
+status:
+  conditions: [{{type: Ready, status: 1}}]
+"""
+
+
+def test_a_problem_in_a_remembered_list_is_reported_for_each_pod(tmp_path: Path) -> None:
+    """Owner references and conditions are decoded once per distinct list; each pod still reports their
+    problems at its own place."""
+    path = tmp_path / "owned.yaml"
+    path.write_text(OWNED_POD.format(name="a") + OWNED_POD.format(name="b"), encoding="utf-8")
+    with pytest.raises(InputErrorList) as caught:
+        load([path])
+    assert [(e.obj, e.field) for e in caught.value.errors] == [
+        ("pods/default/a", "metadata.ownerReferences[0].uid"),
+        ("pods/default/a", "status.conditions[0].status"),
+        ("pods/default/b", "metadata.ownerReferences[0].uid"),
+        ("pods/default/b", "status.conditions[0].status"),
+    ]
+
+
+_SPEC: dict[str, Any] = {"containers": [dict(CONTAINER)], "nodeName": "n1", "priority": 1,
+                         "tolerations": [{"operator": "Exists"}], "dnsPolicy": "ClusterFirst"}
+
+
+def _spec_with(**changes: Any) -> dict[str, Any]:
+    spec = {**_SPEC, "containers": [dict(CONTAINER)]}
+    for key, value in changes.items():
+        if key.startswith("container_"):
+            spec["containers"][0][key.removeprefix("container_")] = value
+        elif value is _MISSING:
+            del spec[key]
+        else:
+            spec[key] = value
+    return spec
+
+
+_MISSING = object()
+
+
+@pytest.mark.parametrize(("changes", "alike"), [
+    pytest.param({"nodeName": "n2"}, True, id="another-node"),
+    pytest.param({"dnsPolicy": "Default"}, True, id="a-field-not-read"),
+    pytest.param({"container_volumeMounts": [{"name": "token-b", "mountPath": "/t"}]}, True,
+                 id="a-container-field-not-read"),
+    pytest.param({"priority": _MISSING}, False, id="priority-missing"),
+    pytest.param({"priority": True}, False, id="priority-true-not-1"),
+    pytest.param({"priority": 1.0}, False, id="priority-1-0-not-1"),
+    pytest.param({"tolerations": [{"operator": "Equal"}]}, False, id="another-toleration"),
+    pytest.param({"container_image": "web:2"}, False, id="another-image"),
+    pytest.param({"container_resources": {"requests": {"cpu": "2"}}}, False, id="another-request"),
+    pytest.param({"containers": ["app"]}, False, id="a-container-that-is-no-object"),
+    pytest.param({"containers": {"name": "app"}}, False, id="containers-not-a-list"),
+])
+def test_a_pod_spec_is_remembered_apart_only_for_what_the_decoder_reads(changes: dict[str, Any],
+                                                                         alike: bool) -> None:
+    """Specs are one decoding when they differ only in their node or in fields no decoder reads."""
+    same = fields._frozen(decode_pod._spec_key(_spec_with(**changes))) == fields._frozen(
+        decode_pod._spec_key(_spec_with()))
+    assert same == alike
+
+
+def test_a_missing_field_and_a_null_one_are_remembered_alike() -> None:
+    """The decoders read fields with get, so a missing field and a null one decode alike, and are one key."""
+    assert decode_pod._spec_key({"containers": [], "priority": None}) == decode_pod._spec_key({"containers": []})
+    assert decode_pod._container_key({"name": "a", "image": None}) == decode_pod._container_key({"name": "a"})
