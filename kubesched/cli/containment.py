@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import attrs
 import click
 
+from kubesched.cli.exits import exits_refused
 from kubesched.profiles import SchedulerConfiguration
 from kubesched.runtime import PluginRegistry, stop_plugin_timer
 
@@ -48,11 +49,22 @@ def contained(config: SchedulerConfiguration, timeout_ms: float | None, strict: 
     return config if settings is config.settings else attrs.evolve(config, settings=settings)
 
 
+def third_party_modules(registry: PluginRegistry) -> dict[str, str]:
+    """The modules of the loaded plugins from outside kubesched, each with a plugin's name."""
+    return {spec.cls.__module__: name for name in registry.loaded()
+            if not (spec := registry[name]).cls.__module__.startswith("kubesched.")}
+
+
+def plugins_cannot_exit(registry: PluginRegistry) -> contextlib.AbstractContextManager[None]:
+    """While the block runs, the loaded plugins from outside kubesched cannot end or signal the process."""
+    return exits_refused(list(third_party_modules(registry)))
+
+
 @contextlib.contextmanager
 def plugins_running(registry: PluginRegistry) -> Iterator[None]:
-    """While plugins run: what they print goes to standard error, and the threads they start are noted."""
-    modules = {spec.cls.__module__: name for name in registry.loaded()
-               if not (spec := registry[name]).cls.__module__.startswith("kubesched.")}
+    """While plugins run: what they print goes to standard error, the threads they start are noted, and they
+    cannot end or signal the process (kubesched.cli.exits)."""
+    modules = third_party_modules(registry)
     original = threading.Thread.start
 
     def start(thread: threading.Thread) -> None:
@@ -67,7 +79,7 @@ def plugins_running(registry: PluginRegistry) -> Iterator[None]:
 
     threading.Thread.start = start  # type: ignore[method-assign, assignment]
     try:
-        with contextlib.redirect_stdout(sys.stderr):
+        with contextlib.redirect_stdout(sys.stderr), exits_refused(list(modules)):
             yield
     finally:
         threading.Thread.start = original  # type: ignore[method-assign]

@@ -291,6 +291,7 @@ def run(kubeconfig: str | None, profile: str, leader_elect: bool, lease_namespac
     """Schedule a real cluster's pending pods whose schedulerName matches a profile (needs 'kubesched[kube]')."""
     import logging
 
+    from kubesched.cli.containment import plugins_cannot_exit
     from kubesched.cli.run_flags import durations
     from kubesched.kube.leader import LeaderElectionSettings
     from kubesched.kube.rest import KubeApi
@@ -335,7 +336,9 @@ def run(kubeconfig: str | None, profile: str, leader_elect: bool, lease_namespac
     options = RunOptions(kubeconfig=kubeconfig, leader_elect=leader_elect, lease=lease,
                          metrics_bind_address=metrics_bind_address, api_timeout=seconds["--api-timeout"],
                          keep_trying=keep_trying, stall_timeout=seconds["--stall-timeout"])
-    sys.exit(Runner(api, config, registry, options).run())
+    with plugins_cannot_exit(registry):  # a plugin's os._exit is its error for its pod, not a crash loop
+        code = Runner(api, config, registry, options).run()
+    sys.exit(code)
 
 
 @main.command()

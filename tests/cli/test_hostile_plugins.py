@@ -59,9 +59,43 @@ class ZeroRequests(Plugin):
         for container in pod.spec.containers:
             object.__setattr__(container, "requests", EMPTY_MAP)
         return None
+
+class ExitingFilter(Plugin):
+    name = "ExitingFilter"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        if pod.name == "web-1":
+            import os
+            os._exit(3)
+        return None
+
+
+class KillingFilter(Plugin):
+    name = "KillingFilter"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        if pod.name == "web-1":
+            import os
+            import signal
+            os.kill(os.getpid(), signal.SIGKILL)
+        return None
+
+
+class SignallingFilter(Plugin):
+    name = "SignallingFilter"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        if pod.name == "web-1":
+            import signal
+            signal.raise_signal(signal.SIGTERM)
+        return None
 '''
 
-PLUGINS = ("PrintingFilter", "ThreadLeaver", "BusyFilter", "ZeroRequests")
+PLUGINS = ("PrintingFilter", "ThreadLeaver", "BusyFilter", "ZeroRequests", "ExitingFilter", "KillingFilter",
+           "SignallingFilter")
 
 PODS = """
 apiVersion: v1
@@ -173,3 +207,22 @@ def test_plugin_timeout_flag_contains_compare_and_capacity(run_cli: RunCli, host
                    env={"PYTHONPATH": path})
     assert done.returncode == 0, done.stderr
     assert shown in done.stdout + done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("plugin", "call"), [
+    pytest.param("ExitingFilter", "os._exit(3)", id="os-exit"),
+    pytest.param("KillingFilter", "os.kill(", id="sigkill-to-itself"),
+    pytest.param("SignallingFilter", "signal.raise_signal(", id="sigterm-to-itself"),
+])
+def test_plugin_that_ends_its_own_process_fails_only_its_pod(run_cli: RunCli, hostile_site: Path, tmp_path: Path,
+                                                             plugin: str, call: str) -> None:
+    """os._exit or a signal a plugin sends its own process is that plugin's error for that pod; the run goes on."""
+    code, out, _ = simulate(run_cli, hostile_site, tmp_path, plugin, "filter")
+    assert code == 0
+    pods = {p["name"]: p for p in json.loads(out)["pods"]}
+    assert pods["web-0"]["node"] == "n0"
+    assert pods["web-2"]["node"] == "n0"
+    assert pods["web-1"]["node"] is None
+    assert call in pods["web-1"]["message"]
+    assert "may not end or signal the process" in pods["web-1"]["message"]
