@@ -168,6 +168,17 @@ class SpinFilter(Plugin):
         while pod.name == "spin":
             pass
         return None
+
+
+class ExitFilter(Plugin):
+    name = "ExitFilter"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        if pod.name == "exit":
+            import os
+            os._exit(3)
+        return None
 '''
 
 
@@ -179,7 +190,8 @@ def busy_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     meta = site / "acme_spin-1.0.dist-info"
     meta.mkdir()
     (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-spin\nVersion: 1.0\n")
-    (meta / "entry_points.txt").write_text("[kubesched.plugins]\nSpinFilter = acme_spin:SpinFilter\n")
+    (meta / "entry_points.txt").write_text("[kubesched.plugins]\nSpinFilter = acme_spin:SpinFilter\n"
+                                              "ExitFilter = acme_spin:ExitFilter\n")
     return site
 
 
@@ -199,10 +211,10 @@ def _failing(url: str) -> str | None:
     return body if code == 500 else None
 
 
-def _spin_profile(folder: Path, scheduler: str) -> Path:
+def _spin_profile(folder: Path, scheduler: str, plugin: str = "SpinFilter") -> Path:
     profile = folder / f"{scheduler}.toml"
     profile.write_text(f'[[profiles]]\nscheduler-name = "{scheduler}"\n'
-                       '[profiles.plugins.filter]\nenabled = [{ name = "SpinFilter" }]\n')
+                       f'[profiles.plugins.filter]\nenabled = [{{ name = "{plugin}" }}]\n')
     return profile
 
 
@@ -239,6 +251,7 @@ def test_plugin_timeout_applies_in_run(kube_control_plane: ControlPlane, tmp_pat
     FailedScheduling event says so) and the loop stays healthy."""
     admin = KubeApi.connect(str(kube_control_plane.kubeconfig("admin")))
     grant_deploy_role(admin)
+    create(admin, node("bounded-node"))  # its own node: the test does not rest on another test's
     profile = _spin_profile(tmp_path, "bounded")
     with kubesched_run(kube_control_plane, tmp_path, "--profile", str(profile), "--plugin-timeout-ms", "200",
                        site=busy_site, name="bounded") as process:
@@ -246,4 +259,23 @@ def test_plugin_timeout_applies_in_run(kube_control_plane: ControlPlane, tmp_pat
         failed = wait_for("the plugin's error", lambda: [e for e in events(admin, "kube-public", "FailedScheduling")
                                                          if e["regarding"]["name"] == "spin"], log=process.log)
         assert 'running "SpinFilter" filter plugin: exceeded the plugin timeout of 200 ms' in failed[0]["note"]
+        assert _status(f"http://127.0.0.1:{process.port}/healthz") == (200, "ok")
+
+
+def test_plugin_calling_os_exit_fails_its_pod_and_the_process_stays_up(
+        kube_control_plane: ControlPlane, tmp_path: Path, busy_site: Path) -> None:
+    """A Filter that calls os._exit: the pod fails with that plugin's error and the scheduler keeps running (no
+    crash loop of restarts)."""
+    admin = KubeApi.connect(str(kube_control_plane.kubeconfig("admin")))
+    grant_deploy_role(admin)
+    create(admin, node("exit-node"))
+    profile = _spin_profile(tmp_path, "exiting", "ExitFilter")
+    with kubesched_run(kube_control_plane, tmp_path, "--profile", str(profile), site=busy_site,
+                       name="exiting") as process:
+        namespace = "kube-node-lease"
+        create(admin, {**pod("exit", scheduler="exiting"), "metadata": {"name": "exit", "namespace": namespace}})
+        failed = wait_for("the plugin's error", lambda: [e for e in events(admin, namespace, "FailedScheduling")
+                                                         if e["regarding"]["name"] == "exit"], log=process.log)
+        assert "called os._exit(3): a plugin may not end or signal the process" in failed[0]["note"]
+        assert process.process.poll() is None
         assert _status(f"http://127.0.0.1:{process.port}/healthz") == (200, "ok")
