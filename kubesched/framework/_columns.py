@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 IntArray = npt.NDArray[np.int64]
 
 
+#: How many forgotten positions :class:`NodeRows` lists before its readers fall back to scanning ``known``.
+FORGOTTEN_LISTED = 64
+
+
 class NodeRows:
     """Per-node results a reader works out when it first needs them, forgotten when the node changes.
 
@@ -29,18 +33,28 @@ class NodeRows:
     pods or Node object change, so a row is a cache of something that depends only on the node.
     """
 
-    __slots__ = ("known", "numbers", "synced", "values")
+    __slots__ = ("forgotten", "known", "numbers", "synced", "values")
 
     def __init__(self, size: int, width: int, synced: int) -> None:
         self.known: npt.NDArray[np.bool_] = np.zeros(size, dtype=bool)
         self.numbers: IntArray = np.zeros((size, width), dtype=np.int64)
         self.values: list[Any] = [None] * size
         self.synced = synced
+        #: The positions forgotten since a reader last emptied this list (some may be known again, or repeated), so
+        #: a reader that had every row can find the unknown ones without scanning ``known``; None once more than
+        #: :data:`FORGOTTEN_LISTED` were forgotten (the reader then scans).
+        self.forgotten: list[int] | None = []
 
     def set_row(self, position: int, info: NodeInfo) -> None:
         """Forget row ``position`` (its node changed)."""
         self.known[position] = False
         self.values[position] = None
+        forgotten = self.forgotten
+        if forgotten is not None:
+            if len(forgotten) < FORGOTTEN_LISTED:
+                forgotten.append(position)
+            else:
+                self.forgotten = None
 
 
 class NodeColumns(Protocol):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -107,19 +107,31 @@ class BatchError(Exception):
 
 _NO_INDEXES: IntArray = np.zeros(0, dtype=np.int64)
 _NO_INDEXES.flags.writeable = False
-# Per batch size, an all-``NOT_REJECTED`` array of first rejections (read-only): a cycle's starts as a copy of it.
-_UNREJECTED: dict[int, npt.NDArray[np.int16]] = {}
+# Per (size, dtype, value), a shared read-only array of that value: a cycle's per-node arrays start as these and
+# are copied only when written (most cycles reject no node and add no nominated pods, so never).
+_FILLED: dict[tuple[int, str, int], npt.NDArray[Any]] = {}
+
+
+def _filled(size: int, dtype: str, value: int) -> npt.NDArray[Any]:
+    """The shared read-only array of ``size`` elements of ``dtype``, all ``value`` (copy it to write)."""
+    key = (size, dtype, value)
+    template = _FILLED.get(key)
+    if template is None:
+        if len(_FILLED) >= 256:
+            _FILLED.clear()
+        template = _FILLED[key] = np.full(size, value, dtype=dtype)
+        template.flags.writeable = False
+    return template
 
 
 def _unrejected(size: int) -> npt.NDArray[np.int16]:
     """The shared read-only all-``NOT_REJECTED`` array of ``size`` (copying it is cheaper than ``np.full``)."""
-    template = _UNREJECTED.get(size)
-    if template is None:
-        if len(_UNREJECTED) >= 64:
-            _UNREJECTED.clear()
-        template = _UNREJECTED[size] = np.full(size, NOT_REJECTED, dtype=np.int16)
-        template.flags.writeable = False
-    return template
+    return _filled(size, "int16", int(NOT_REJECTED))
+
+
+def _writable(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``array``, or a copy of it when it is a shared read-only one."""
+    return array if array.flags.writeable else array.copy()
 
 
 def _is_int_array(value: object, size: int) -> bool:
@@ -138,27 +150,28 @@ class BatchFilter:
         self.filters = filters
         size = len(batch)
         #: Per node, the index in ``filters`` of the first batch plugin that rejected it (``NOT_REJECTED``: none did).
-        self.first = _unrejected(size).copy()
+        self.first = _unrejected(size)
         # Whether any batch form rejected any node (when none did, every node passes them: no scan needed).
         self._rejected_any = False
-        self.codes = np.zeros(size, dtype=np.int8)
+        self.codes: npt.NDArray[np.int8] = _filled(size, "int8", 0)
         #: Indexes in ``filters`` of the plugins without a batch form.
         self.per_node: list[int] = []
         # The overlaid columns and the nominated pods by node (a copy: the statuses may be read after the
         # nominations change); which batch indexes were rejected with their nominated pods counted.
         self.overlay: ColumnStore | None = None
         self.nominated: Mapping[str, Sequence[PodInfo]] = {}
-        self.with_mask = np.zeros(size, dtype=bool)
+        self.with_mask: npt.NDArray[np.bool_] = _filled(size, "bool", 0)
         # Batch indexes whose node holds nominated pods that count (the overlay differs from the columns only there).
-        self.has_extra = np.zeros(size, dtype=bool)
+        self.has_extra: npt.NDArray[np.bool_] = _filled(size, "bool", 0)
 
     def run_batch_forms(self) -> None:
         """Call every batch form once over the whole batch; raise BatchError if one fails."""
-        self.per_node = self._run_forms(self.batch, self.first, self.codes)
+        self.per_node, self.first, self.codes = self._run_forms(self.batch, self.first, self.codes)
 
-    def _run_forms(self, batch: NodeBatch, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8]) -> list[int]:
-        """Run every batch form over ``batch``, recording each node's first rejection in ``first``/``codes``; the
-        indexes of the filters without a batch form."""
+    def _run_forms(self, batch: NodeBatch, first: npt.NDArray[np.int16], codes: npt.NDArray[np.int8]
+                   ) -> tuple[list[int], npt.NDArray[np.int16], npt.NDArray[np.int8]]:
+        """Run every batch form over ``batch``, recording each node's first rejection in ``first``/``codes`` (copied
+        first when shared read-only ones); the indexes of the filters without a batch form, ``first``, ``codes``."""
         batch_hooks = self.framework.batch_filter_hooks
         size = len(batch)
         per_node: list[int] = []
@@ -186,10 +199,12 @@ class BatchFilter:
             if bad:
                 raise BatchError(self.framework.guard.failed(
                     FILTER, name, self.pod, detail=f"returned status code {min(bad)}, which Filter may not return"))
+            if not first.flags.writeable:
+                first, codes = first.copy(), _writable(codes)
             new = rejected & (first == NOT_REJECTED)
             np.putmask(first, new, k)  # masked stores: about twice as fast as boolean-index assignment
             np.copyto(codes, out, casting="unsafe", where=new)  # codes checked above: they fit an int8
-        return per_node
+        return per_node, first, codes
 
     def add_nominated_pods(self, indexes: IntArray, extra: IntArray,
                            nominated: Mapping[str, Sequence[PodInfo]]) -> bool:
@@ -207,13 +222,15 @@ class BatchFilter:
         sub = NodeBatch(PickedNodes(batch.infos, indexes), batch.positions[indexes], overlay)
         first = np.full(len(sub), NOT_REJECTED, dtype=np.int16)
         codes = np.zeros(len(sub), dtype=np.int8)
-        self._run_forms(sub, first, codes)
+        _, first, codes = self._run_forms(sub, first, codes)
         with_pods = first != NOT_REJECTED
         changed = indexes[with_pods]
+        self.first, self.codes = _writable(self.first), _writable(self.codes)
         self.first[changed] = first[with_pods]
         self.codes[changed] = codes[with_pods]
         self.overlay = overlay
         self.nominated = nominated
+        self.with_mask, self.has_extra = _writable(self.with_mask), _writable(self.has_extra)
         self.with_mask[changed] = True
         self.has_extra[indexes] = True
         return True

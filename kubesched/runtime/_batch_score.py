@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, overload
 
+import attrs
 import numpy as np
 import numpy.typing as npt
 
@@ -29,20 +30,51 @@ _umax = np.maximum.reduce
 assert MIN_NODE_SCORE == 0
 
 
+@attrs.frozen(slots=True)
+class ScoreStep:
+    """One Score plugin as the batch pass runs it, resolved once per hook table instead of per plugin and pod."""
+
+    name: str
+    hook: Hook
+    batch_hook: Hook | None
+    batch_normalize: Hook | None
+    #: Whether a per-node NormalizeScore must run (no batch form of it).
+    normalizes: bool
+    weight: int
+    #: A built-in plugin's batch scores, normalised, are in [0, 100] by construction (the per-node path and the
+    #: conformance check ``batch-forms`` check them): the shape and range checks are for plugins from outside.
+    proven: bool
+
+
+def score_plan(framework: Framework, foreign: frozenset[str]) -> tuple[ScoreStep, ...]:
+    """The Score plugins of ``framework``'s current hook table as :class:`ScoreStep` rows, in order."""
+    batch_scores, batch_normalizers = framework.batch_score_hooks, framework.batch_normalize_hooks
+    steps = []
+    for name, hook in framework.score_hooks:
+        batch_hook, batch_normalize = batch_scores.get(name), batch_normalizers.get(name)
+        normalizes = batch_normalize is None and framework.normalizer(name) is not None
+        steps.append(ScoreStep(name, hook, batch_hook, batch_normalize, normalizes, framework.score_weight(name),
+                               batch_hook is not None and not normalizes and name not in foreign))
+    return tuple(steps)
+
+
 def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBatch) -> ScoreTable:
     """Score ``batch`` with every non-skipped Score plugin (batch forms where they exist), normalise, check the
     range and apply weights, as :meth:`Framework.run_score_plugins`; raise BatchError on a plugin failure."""
     size = len(batch)
-    infos = batch.infos
-    table = ScoreTable(_Names(batch), totals=np.zeros(size, dtype=np.int64))
+    table = ScoreTable(_Names(batch))
     skip = state.skip_score_plugins
-    batch_scores = framework.batch_score_hooks
-    batch_normalizers = framework.batch_normalize_hooks
     totals: npt.NDArray[np.int64] = np.zeros(size, dtype=np.int64)
-    for name, hook in framework.score_hooks:
+    plugins, columns = table.plugins, table.columns
+    plan = framework.batch_score_plan
+    if plan is None:
+        plan = framework.batch_score_plan = score_plan(framework, framework.foreign_plugins)
+    step: ScoreStep
+    for step in plan:
+        name = step.name
         if name in skip:
             continue
-        batch_hook = batch_scores.get(name)
+        batch_hook = step.batch_hook
         if batch_hook is not None:
             try:
                 raw: Any = batch_hook(state, pod, batch)
@@ -50,34 +82,46 @@ def score_batch(framework: Framework, state: CycleState, pod: Pod, batch: NodeBa
                 raise
             except PLUGIN_FAILURES as exc:
                 raise BatchError(framework.guard.failed(SCORE, name, pod, exc=exc)) from None
+            if step.proven:
+                column = raw.astype(np.int64, copy=False)
+                if step.batch_normalize is not None:
+                    column = _normalize(framework, state, pod, batch, name, column, step.batch_normalize)
+                _add(step, column, totals, plugins, columns)
+                continue
             if not _is_int_array(raw, size):
                 raise BatchError(framework.guard.failed(SCORE, name, pod, value=raw,
                                                         expected=f"an integer array of {size} scores"))
             column = raw.astype(np.int64, copy=False)
         else:
             node_info: NodeInfo | None = None
+            hook = step.hook
             try:
-                scores: list[Any] = [hook(state, pod, node_info := ni) for ni in infos]
+                scores: list[Any] = [hook(state, pod, node_info := ni) for ni in batch.infos]
             except UNCONTAINED:  # Ctrl-C, a tool's verdict: not the plugin's failure
                 raise
             except PLUGIN_FAILURES as exc:
                 raise BatchError(framework.guard.failed(SCORE, name, pod, node_info.name if node_info is not None
                                                         else "", exc=exc)) from None
             column = _as_column(scores)
-        column = _normalize(framework, state, pod, batch, name, column, batch_normalizers.get(name))
+        column = _normalize(framework, state, pod, batch, name, column, step.batch_normalize)
         if len(column) and int(_umax(column.view(np.uint64))) > MAX_NODE_SCORE:
             index = int(np.flatnonzero((column < MIN_NODE_SCORE) | (column > MAX_NODE_SCORE))[0])
             failed = framework.invalid_score(name, pod, [int(column[index])], [table.nodes[index]])
             assert failed is not None
             raise BatchError(failed)
-        weight = framework.score_weight(name)
-        if weight != 1:
-            column = column * weight
-        table.plugins.append(name)
-        table.columns.append(column)
-        totals += column
+        _add(step, column, totals, plugins, columns)
     table.totals = totals
     return table
+
+
+def _add(step: ScoreStep, column: npt.NDArray[np.int64], totals: npt.NDArray[np.int64], plugins: list[str],
+         columns: list[Any]) -> None:
+    """Weigh ``column`` and add it to the table's columns and ``totals`` (in place)."""
+    if step.weight != 1:
+        column = column * step.weight
+    plugins.append(step.name)
+    columns.append(column)
+    totals += column
 
 
 class _Names(Sequence[str]):

@@ -114,6 +114,8 @@ class Framework:
         self.batch_score_hooks: dict[str, Hook] = by_name["score_nodes"]
         self.batch_normalize_hooks: dict[str, Hook] = by_name["normalize_scores"]
         self.score_hooks: list[tuple[str, Hook]] = hooks["score"]
+        #: The batch Score pass's plan of these hooks (``_batch_score.score_plan``), made at its first use.
+        self.batch_score_plan: tuple[Any, ...] | None = None
 
     # -- the profile and its plugins ---------------------------------------------------------------
     @property

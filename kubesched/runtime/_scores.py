@@ -79,14 +79,32 @@ def select_host(table: ScoreTable, rng: random.Random) -> str:
 
 def select_host_index(totals: npt.NDArray[np.int64], rng: random.Random) -> int:
     """The index select_host picks from ``totals``: the highest, ties broken by the same reservoir draws, consumed
-    in one call. ``rng.random()`` is two 32-bit words of the generator, ``(a >> 5) * 2**26 + (b >> 6)`` over 2**53;
-    ``getrandbits(64 * n)`` yields the same ``2 * n`` words in order, so the stream ends where n calls would."""
+    in one call. ``rng.random()`` is two 32-bit words of the generator, ``X = (a >> 5) * 2**26 + (b >> 6)`` over
+    2**53; ``getrandbits(64 * n)`` yields the same ``2 * n`` words in order (``a`` the low half of each 64-bit
+    word), so the stream ends where n calls would. The float test ``X / 2**53 * count < 1.0`` is exact (a product
+    below 1 is a multiple of 2**-53 below 1, so representable), so it equals ``X < ceil(2**53 / count)``."""
     best = totals.max()
     ties = np.flatnonzero(totals == best)
     draws = len(ties) - 1
     if draws == 0:
         return int(ties[0])
-    words = np.frombuffer(rng.getrandbits(64 * draws).to_bytes(8 * draws, "little"), dtype="<u4")
-    uniform = ((words[0::2] >> 5) * 67108864.0 + (words[1::2] >> 6)) * (1.0 / 9007199254740992.0)
-    replaced = np.flatnonzero(uniform * np.arange(2, draws + 2) < 1.0)
+    words = np.frombuffer(rng.getrandbits(64 * draws).to_bytes(8 * draws, "little"), dtype="<u8")
+    uniform = ((words & _LOW32) >> _FIVE) << _TWENTY_SIX | words >> _THIRTY_EIGHT
+    replaced = np.flatnonzero(uniform < _thresholds(draws))
     return int(ties[replaced[-1] + 1]) if len(replaced) else int(ties[0])
+
+
+_LOW32, _FIVE, _TWENTY_SIX, _THIRTY_EIGHT = (np.uint64(n) for n in (0xFFFFFFFF, 5, 26, 38))
+# ceil(2**53 / count) for count = 2, 3, ...: the integer form of each reservoir draw's test (grown as needed).
+_THRESHOLDS: list[npt.NDArray[np.uint64]] = [np.zeros(0, dtype=np.uint64)]
+
+
+def _thresholds(draws: int) -> npt.NDArray[np.uint64]:
+    """The thresholds of the first ``draws`` draws (counts 2 .. draws + 1), a read-only view."""
+    known = _THRESHOLDS[0]
+    if len(known) < draws:
+        size = max(draws, 2 * len(known), 1024)
+        known = np.array([-(-(2**53) // count) for count in range(2, size + 2)], dtype=np.uint64)
+        known.flags.writeable = False
+        _THRESHOLDS[0] = known
+    return known[:draws]

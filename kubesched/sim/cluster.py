@@ -15,6 +15,7 @@ from kubesched.api.meta import ObjectMeta
 from kubesched.api.node import Node
 from kubesched.api.pod import Pod, PodCondition
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.api.replace import replaced
 from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
 from kubesched.api.workload import (
     NAMESPACE_NAME_LABEL,
@@ -216,11 +217,11 @@ class InMemoryCluster:
             raise BindingError(f'pod {pod.key} is already assigned to node "{current.spec.node_name}"')
         if node_name not in self.nodes:
             raise BindingError(f'nodes "{node_name}" not found')
-        bound = current.with_node_name(node_name).with_status(
-            nominated_node_name="", conditions=_set_condition(
-                current.status.conditions, PodCondition("PodScheduled", "True")),
-            start_time=current.status.start_time or self.clock.timestamp())
-        self._update_pod(bound)
+        # One copy of the pod with its new spec and status (binding is on every placement's path).
+        status = current.status
+        self._update_pod(replaced(current, spec=replaced(current.spec, node_name=str(node_name)), status=replaced(
+            status, nominated_node_name="", conditions=_set_condition(status.conditions, _SCHEDULED),
+            start_time=status.start_time or self.clock.timestamp())))
 
     def delete_pod(self, pod: Pod, *, condition: PodCondition | None = None) -> None:
         """Gracefully delete: mark it terminating now, remove it after its grace period. Its deletionTimestamp is
@@ -370,6 +371,9 @@ class InMemoryCluster:
         self.namespaces.update((n.name, n) for n in namespaces)
         self.services.extend(services)
         self.controllers.update(((c.kind, c.metadata.namespace, c.metadata.name), c) for c in controllers)
+
+
+_SCHEDULED = PodCondition("PodScheduled", "True")
 
 
 def _set_condition(conditions: tuple[PodCondition, ...], condition: PodCondition) -> tuple[PodCondition, ...]:

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubesched.api.pod import Pod
+from kubesched.framework import _columns as framework_columns
 from kubesched.framework._columns import NodeBatch
 from kubesched.framework._node_info import PodInfo
 from kubesched.plugins.noderesources import node_memo
@@ -36,15 +37,18 @@ def _batches(snapshot: NodeSnapshot) -> list[NodeBatch]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("one_by_one", [pytest.param(16, id="changed nodes one by one"),
-                                        pytest.param(0, id="changed nodes in a batch call")])
+@pytest.mark.parametrize(("one_by_one", "listed"), [
+    pytest.param(16, 64, id="changed nodes one by one"),
+    pytest.param(0, 64, id="changed nodes in a batch call"),
+    pytest.param(16, 1, id="more nodes forgotten than the rows list")])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_remembered_answers_follow_cache_updates(one_by_one: int, data: st.DataObject) -> None:
+def test_remembered_answers_follow_cache_updates(one_by_one: int, listed: int, data: st.DataObject) -> None:
     """The same plugins asked about pods of one template after every cache change (each pod asked twice, so the
     memo is read) answer as their per-node forms."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(node_memo, "_ONE_BY_ONE", one_by_one)
+        patch.setattr(framework_columns, "FORGOTTEN_LISTED", listed)
         plugins: list[Any] = [plugin_instance(NodeResourcesFit, {}), plugin_instance(NodeResourcesFit, MOST_ALLOCATED),
                               plugin_instance(NodeResourcesBalancedAllocation, {})]
         cache = Cache()

@@ -252,6 +252,17 @@ def test_a_failing_batch_score_form_is_that_plugins_error(plugin: type[EvenScore
     assert [f.plugin for f in sched.plugin_failures()] == ["EvenScore"]
 
 
+def test_only_kubesched_s_own_batch_scorers_skip_the_shape_and_range_checks() -> None:
+    """The batch Score pass trusts the [0, 100] range of built-in batch scorers (checked by the per-node path and
+    the batch-forms conformance check) and keeps checking every plugin from outside kubesched."""
+    cluster, sched = scheduler(nodes(3), even_score(), filters=["NodeResourcesFit"],
+                               scores=["NodeResourcesFit", "EvenScore"])
+    schedule(cluster, sched, make_pod("p").obj())
+    plan = next(iter(sched.frameworks.values())).batch_score_plan
+    assert plan is not None
+    assert [(step.name, step.proven) for step in plan] == [("NodeResourcesFit", True), ("EvenScore", False)]
+
+
 # -- which plugin a rejection is recorded for -----------------------------------------------------------------
 @BOTH_PATHS
 @pytest.mark.parametrize(("order", "first"), [

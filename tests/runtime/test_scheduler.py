@@ -27,6 +27,7 @@ from kubesched.framework._types import Diagnosis, NodeToStatus, fit_error_messag
 from kubesched.runtime import CycleRecord, PluginRegistry, ScoreTable, select_host
 from kubesched.runtime._node_search import num_feasible_nodes_to_find
 from kubesched.runtime._scheduler import Scheduler, SchedulerSettings
+from kubesched.runtime._scores import _thresholds
 from kubesched.sim.cluster import InMemoryCluster, VirtualClock
 from kubesched.sim.settling import SettlingPolicy
 from kubesched.testing import make_node, make_pod
@@ -128,6 +129,14 @@ class TestSelectHost:
                                           totals=np.array(totals, dtype=np.int64)), batch)
         assert as_array == as_list
         assert batch.random() == per_node.random()
+
+    @pytest.mark.parametrize("count", [pytest.param(c, id=f"count-{c}") for c in (2, 3, 7, 100, 499, 4097, 14999)])
+    def test_the_integer_draw_test_is_the_float_one_at_its_boundary(self, count: int) -> None:
+        """The array path's ``X < ceil(2**53 / count)`` decides each draw as ``X / 2**53 * count < 1.0`` does,
+        on both sides of the threshold (where float rounding could differ)."""
+        threshold = int(_thresholds(count - 1)[-1])
+        for x in (threshold - 2, threshold - 1, threshold, threshold + 1):
+            assert (x < threshold) == (x * (1.0 / 9007199254740992.0) * count < 1.0)
 
     def test_array_replay_is_sensitive_to_the_draws(self) -> None:
         """Guard for the property above: different seeds do pick different tied nodes on the array path."""

@@ -55,13 +55,21 @@ class NodeMemo:
             # After a read over every node, every row is known and counted; a row forgotten since still holds the
             # answer it was counted with. Rows new to this count are counted afresh (their unknown ones as zero).
             counted = rows is self._rows
-            if not counted:
-                self._rows, self._nonzero = rows, int(np.count_nonzero(values[known]))
-            if known.all():
-                return _read_only(values)
-            missing = np.flatnonzero(~known)
-            if counted:
+            forgotten, rows.forgotten = rows.forgotten, []
+            if counted and forgotten is not None:  # the unknown rows are among those forgotten: no scan
+                unknown = sorted({position for position in forgotten if not known[position]})
+                if not unknown:
+                    return _read_only(values)
+                missing = np.array(unknown, dtype=np.int64)
                 self._nonzero -= int(np.count_nonzero(values[missing]))
+            else:
+                if not counted:
+                    self._rows, self._nonzero = rows, int(np.count_nonzero(values[known]))
+                if known.all():
+                    return _read_only(values)
+                missing = np.flatnonzero(~known)
+                if counted:
+                    self._nonzero -= int(np.count_nonzero(values[missing]))
         else:
             if rows is self._rows:  # rows written here are not counted: count afresh at the next read of every node
                 self._rows = None
