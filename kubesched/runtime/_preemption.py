@@ -39,6 +39,7 @@ from kubesched.framework.preemption import (
 from kubesched.framework.preemption._candidates import nanos
 from kubesched.framework.preemption._evaluator import aggregate
 from kubesched.runtime._columns import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, PickedNodes
+from kubesched.runtime._dry_run_tally import PassedOver
 from kubesched.runtime._failures import Hook
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._nominator import Nominator
@@ -228,6 +229,7 @@ class ResourceAccelerator:
         victims: Sequence[Pod]
         success = Status.success()
         chunk = max(2 * num_candidates, 64)
+        passed_over = PassedOver()
         for start in range(0, count, chunk):
             if window_positions is not None and fit_rejected is not None:
                 positions = window_positions[start:start + chunk]
@@ -242,16 +244,20 @@ class ResourceAccelerator:
                 by_fit = np.fromiter(map(operator.eq, map(codes.get, names), itertools.repeat(fit_entry)),
                                      dtype=bool, count=len(part))
             removable = lower[0][positions]
-            fits = columns.pod_count[positions] - removable + extra[0][positions] + 1 <= \
-                columns.allocatable[PODS][positions]
+            # Per node, a bit per check NodeResourcesFit fails without the lower-priority pods (nominated ones in).
+            short = (columns.pod_count[positions] - removable + extra[0][positions] + 1 >
+                     columns.allocatable[PODS][positions]).astype(np.int64)
             for k, amount, allocatable, requested, freed in checks:
                 used = requested[positions] - freed[positions] + extra[k][positions]
-                fits &= amount <= allocatable[positions] - used
+                short |= (amount > allocatable[positions] - used).astype(np.int64) << k
+            fits = short == 0
             if shortcut.after:  # the NODE-declared plugins after NodeResourcesFit never ran where it rejected
                 self._check_after(shortcut.after, state, pod, window, start, by_fit & fits & (removable > 0), by_fit)
             # Visit the nodes where removing the lower-priority pods may make room (nominated pods aside), and
             # those whose rejection the shortcut does not cover; the others fail as they are.
-            visit = np.flatnonzero((fits & (removable > 0)) | ~by_fit)
+            visiting = (fits & (removable > 0)) | ~by_fit
+            passed_over.add(~visiting, short, removable)
+            visit = np.flatnonzero(visiting)
             if rows is not None and picked is not None and len(visit):
                 at = positions[visit]
                 tabled = by_fit[visit] & (nominated_here[at] == 0)
@@ -317,17 +323,17 @@ class ResourceAccelerator:
         if stop > len(candidates):
             saved = state.clone()
 
+            def status_at(j: int) -> Status:
+                return evaluator.select_victims_on_node(saved.clone(), pod, window[j].clone(), budgets)[2]
+
             def fill() -> Iterator[tuple[str, Status]]:
                 for j in range(stop):
                     if j in candidates:
                         continue
                     status = known.get(j)
-                    if status is None:
-                        _victims, _violations, status = evaluator.select_victims_on_node(
-                            saved.clone(), pod, window[j].clone(), budgets)
-                    yield window[j].name, status
+                    yield window[j].name, status if status is not None else status_at(j)
 
-            out.defer(fill)
+            out.defer(fill, reasons=lambda: passed_over.tally(stop, candidates, known, status_at))
         result = non_violating + violating
         if rows is not None and picked is not None and len(result) > 1:
             self._scored = (tuple(result), rows.numbers[np.array(picked, dtype=np.int64), 1:])
