@@ -1,40 +1,67 @@
-"""The reason counts of a dry run by arithmetic without a status per node: the nodes it passed over (the pod does
-not fit even without their lower-priority pods, or they have none) share their status with every other such node
-short of the same resources, so one ``select_victims_on_node`` per kind of shortfall serves them all. The FitError
+"""The reason counts of a dry run by arithmetic without a status per node: a node it passed over (the pod does not
+fit even without its lower-priority pods, or it has none) gets the status Filter gives on the node without those
+pods, which for a NodeResourcesFit declaring it reads only resources (``FilterReads.RESOURCES``) depends only on
+the amounts left; so one ``select_victims_on_node`` serves every passed-over node with the same amounts. The FitError
 message of a preemption that found no candidate reads these (see docs/performance.md, SchedulingWithMixedChurn)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Container, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from kubesched.framework._columns import IntArray
 from kubesched.framework._status import Status
+from kubesched.runtime._columns import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, ColumnStore
 
 #: A node's status as the Evaluator's ``select_victims_on_node`` gives it, by its index in the dry run's order.
 StatusAt = Callable[[int], Status]
 
 
 class PassedOver:
-    """Per node of a dry run, in its order: whether it was passed over (no status built) and its kind, the nodes
-    of one kind having equal statuses (kind 0: no lower-priority pod; else one plus a bit per resource short)."""
+    """Per node of a dry run, in its order: whether it was passed over (no status built) and its key, the nodes of
+    one key having equal statuses: 0 for a node without lower-priority pods (the Evaluator's own status), else its
+    pod count, requested and allocatable amounts without those pods (the nominated pods counted)."""
 
-    def __init__(self) -> None:
+    def __init__(self, columns: ColumnStore) -> None:
+        self._columns = columns
         self._passed: list[npt.NDArray[np.bool_]] = []
-        self._kinds: list[npt.NDArray[np.int64]] = []
+        self._keys: list[IntArray] = []
 
-    def add(self, passed: npt.NDArray[np.bool_], short: npt.NDArray[np.int64],
-            removable: npt.NDArray[np.int64]) -> None:
-        """Record a chunk of nodes: which were passed over, their resource shortfall bits and lower-priority pod
-        counts."""
+    @staticmethod
+    def of(columns: ColumnStore) -> PassedOver | None:
+        """A recorder over ``columns``, or None when some node has an extended or scalar resource (the amounts
+        compared here are the native ones)."""
+        if columns.allocatable.keys() - {CPU, MEMORY, EPHEMERAL_STORAGE, PODS} or \
+                columns.requested.keys() - {CPU, MEMORY, EPHEMERAL_STORAGE}:
+            return None
+        return PassedOver(columns)
+
+    def add(self, passed: npt.NDArray[np.bool_], positions: IntArray, lower: Sequence[IntArray],
+            extra: IntArray) -> None:
+        """Record a chunk of nodes at column ``positions``: which were passed over, with the lower-priority pods'
+        count and sums (``lower``) and the nominated pods' (``extra``) per column position."""
+        columns = self._columns
+        keys = np.zeros((len(positions), 9), dtype=np.int64)
+        chosen = positions[passed]
+        removable = lower[0][chosen]
+        rows = keys[passed]
+        rows[:, 0] = removable > 0
+        rows[:, 1] = columns.pod_count[chosen] - removable + extra[0][chosen]
+        rows[:, 2] = columns.allocatable[PODS][chosen]
+        for k, name in enumerate((CPU, MEMORY, EPHEMERAL_STORAGE), start=1):
+            rows[:, 1 + 2 * k] = columns.requested[name][chosen] - lower[k][chosen] + extra[k][chosen]
+            rows[:, 2 + 2 * k] = columns.allocatable[name][chosen]
+        rows[removable == 0] = 0
+        keys[passed] = rows
         self._passed.append(passed)
-        self._kinds.append(np.where(removable > 0, short + 1, 0))
+        self._keys.append(keys)
 
     def tally(self, stop: int, candidates: Container[int], known: Mapping[int, Status],
               status_at: StatusAt) -> tuple[int, dict[str, int]]:
         """The number of nodes with a status among the first ``stop`` (the candidates have none) and how many
-        times each reason occurs in their statuses: ``known`` where given, else one ``status_at`` per kind of
+        times each reason occurs in their statuses: ``known`` where given, else one ``status_at`` per key of
         passed-over node, and one per other node."""
         counts: dict[str, int] = {}
 
@@ -43,11 +70,12 @@ class PassedOver:
                 counts[reason] = counts.get(reason, 0) + times
 
         passed = np.concatenate(self._passed)[:stop] if self._passed else np.zeros(0, dtype=bool)
-        kinds = np.concatenate(self._kinds)[:stop] if self._kinds else np.zeros(0, dtype=np.int64)
         indexes = np.flatnonzero(passed)
-        _unique, firsts, sizes = np.unique(kinds[indexes], return_index=True, return_counts=True)
-        for first, times in zip(indexes[firsts].tolist(), sizes.tolist(), strict=True):
-            add(status_at(first), times)
+        if len(indexes):
+            keys = np.concatenate(self._keys)[indexes]
+            _unique, firsts, sizes = np.unique(keys, axis=0, return_index=True, return_counts=True)
+            for first, times in zip(indexes[firsts].tolist(), sizes.tolist(), strict=True):
+                add(status_at(first), times)
         count = len(indexes)
         for j in np.flatnonzero(~passed).tolist():
             if j in candidates:

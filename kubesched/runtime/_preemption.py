@@ -229,7 +229,7 @@ class ResourceAccelerator:
         victims: Sequence[Pod]
         success = Status.success()
         chunk = max(2 * num_candidates, 64)
-        passed_over = PassedOver()
+        passed_over = PassedOver.of(columns)
         for start in range(0, count, chunk):
             if window_positions is not None and fit_rejected is not None:
                 positions = window_positions[start:start + chunk]
@@ -244,19 +244,18 @@ class ResourceAccelerator:
                 by_fit = np.fromiter(map(operator.eq, map(codes.get, names), itertools.repeat(fit_entry)),
                                      dtype=bool, count=len(part))
             removable = lower[0][positions]
-            # Per node, a bit per check NodeResourcesFit fails without the lower-priority pods (nominated ones in).
-            short = (columns.pod_count[positions] - removable + extra[0][positions] + 1 >
-                     columns.allocatable[PODS][positions]).astype(np.int64)
+            fits = columns.pod_count[positions] - removable + extra[0][positions] + 1 <= \
+                columns.allocatable[PODS][positions]
             for k, amount, allocatable, requested, freed in checks:
                 used = requested[positions] - freed[positions] + extra[k][positions]
-                short |= (amount > allocatable[positions] - used).astype(np.int64) << k
-            fits = short == 0
+                fits &= amount <= allocatable[positions] - used
             if shortcut.after:  # the NODE-declared plugins after NodeResourcesFit never ran where it rejected
                 self._check_after(shortcut.after, state, pod, window, start, by_fit & fits & (removable > 0), by_fit)
             # Visit the nodes where removing the lower-priority pods may make room (nominated pods aside), and
             # those whose rejection the shortcut does not cover; the others fail as they are.
             visiting = (fits & (removable > 0)) | ~by_fit
-            passed_over.add(~visiting, short, removable)
+            if passed_over is not None:
+                passed_over.add(~visiting, positions, lower, extra)
             visit = np.flatnonzero(visiting)
             if rows is not None and picked is not None and len(visit):
                 at = positions[visit]
@@ -333,7 +332,8 @@ class ResourceAccelerator:
                     status = known.get(j)
                     yield window[j].name, status if status is not None else status_at(j)
 
-            out.defer(fill, reasons=lambda: passed_over.tally(stop, candidates, known, status_at))
+            out.defer(fill, reasons=None if passed_over is None else
+                      lambda: passed_over.tally(stop, candidates, known, status_at))
         result = non_violating + violating
         if rows is not None and picked is not None and len(result) > 1:
             self._scored = (tuple(result), rows.numbers[np.array(picked, dtype=np.int64), 1:])

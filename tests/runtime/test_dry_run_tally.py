@@ -74,8 +74,8 @@ CASES = [
 @pytest.mark.parametrize(("nodes", "running", "cpu", "nominated"), CASES)
 def test_reason_counts_are_those_of_the_built_statuses_without_building_them(
         nodes: list[Node], running: list[Pod], cpu: str, nominated: list[Pod]) -> None:
-    """Nodes the dry run passes over (no room even emptied, no lower-priority pod) are counted by kind: the counts
-    equal those of every node's status built, and none is built."""
+    """Nodes the dry run passes over (no room even emptied, no lower-priority pod) are counted by the amounts left
+    on them: the counts equal those of every node's status built, and none is built."""
     pod = make_pod("preemptor").req(cpu=cpu).priority(10).obj()
     found = tallies(nodes, [*running, *nominated], pod, 0, 1)
     assert found is not None
