@@ -255,6 +255,7 @@ class Cache:
         update_all = snapshot.tree_version != self._tree_version
         update_affinity = False
         newest = snapshot.generation
+        changed: list[NodeInfo] = []  # rows to refresh once the node set is followed (see below)
         for name in reversed(self._nodes):
             info = self._nodes[name]
             if info.generation <= snapshot.generation:
@@ -274,6 +275,8 @@ class Cache:
             existing.copy_from(info)
             if not update_all:
                 snapshot.columns.update(existing)
+            else:
+                changed.append(existing)
         snapshot.generation = newest
         if update_all:
             live = {n for n, info in self._nodes.items() if info.node is not None}
@@ -281,7 +284,12 @@ class Cache:
                 del snapshot.node_info_map[gone]
             snapshot.node_info_list = [snapshot.node_info_map[n] for n in self._tree.list()]
             snapshot.tree_version = self._tree_version
-            snapshot.columns.rebuild(snapshot.node_info_list)
+            # One node added or removed (or none, a node object changed): one row moves, the indexes stay.
+            if snapshot.columns.follow(snapshot.node_info_list):
+                for existing in changed:
+                    snapshot.columns.update(existing)
+            else:
+                snapshot.columns.rebuild(snapshot.node_info_list)
             update_affinity = True
         if update_affinity:
             snapshot.rebuild_affinity_lists()

@@ -7,6 +7,7 @@ takes the per-node path.
 
 from __future__ import annotations
 
+import operator
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, overload
@@ -41,6 +42,10 @@ class _Categories:
         self.value_of = value_of
         self.synced = synced
 
+    def take(self, rows: IntArray) -> None:
+        """Keep the rows ``rows`` (old positions, in their new order)."""
+        self.codes = self.codes[rows]
+        self.view = _read_only(self.codes)
 
     def set_row(self, position: int, info: NodeInfo) -> None:
         value = self.value_of(info)
@@ -65,6 +70,10 @@ class _PodCounts:
         self.count = count
         self.synced = synced
 
+    def take(self, rows: IntArray) -> None:
+        """Keep the rows ``rows`` (old positions, in their new order)."""
+        self.counts = self.counts[rows]
+        self.view = _read_only(self.counts)
 
     def set_row(self, position: int, info: NodeInfo) -> None:
         count = self.count
@@ -82,6 +91,11 @@ class _PodTotals:
         self.amounts = amounts
         self.width = width
         self.synced = synced
+
+    def take(self, rows: IntArray) -> None:
+        """Keep the rows ``rows`` (old positions, in their new order)."""
+        self.totals = self.totals[rows]
+        self.view = _read_only(self.totals)
 
     def set_row(self, position: int, info: NodeInfo) -> None:
         row = [0] * self.width
@@ -162,6 +176,55 @@ class ColumnStore:
         for position, info in enumerate(infos):
             self._set_row(position, info)
         self._all.flags.writeable = self._zeros.flags.writeable = False
+
+    def follow(self, infos: list[NodeInfo]) -> bool:
+        """Take ``infos`` as the node list when it is the current one with one node added or removed (or the same):
+        one row inserted or deleted, every other row and on-demand index kept. False, with nothing changed, for any
+        other change (then :meth:`rebuild`). Rows of nodes whose pods or object changed still need :meth:`update`."""
+        old = self.infos
+        shift = len(infos) - len(old)
+        if not self.exact or not old or abs(shift) > 1:
+            return False
+        common = min(len(old), len(infos))
+        at = next((i for i, (a, b) in enumerate(zip(old, infos, strict=False)) if a is not b), common)
+        if not all(map(operator.is_, old[at + max(-shift, 0):], infos[at + max(shift, 0):])):
+            return False
+        size = len(infos)
+        take = np.arange(size, dtype=np.int64)  # per new row, the old row it comes from
+        if shift < 0:
+            take[at:] += 1
+        elif shift > 0:
+            take[at + 1:] -= 1
+            take[at] = 0  # the inserted row: set below
+        self.infos = infos
+        if not shift:
+            return True
+        self._info_array = np.fromiter(infos, dtype=object, count=size)
+        self.names = [info.name for info in infos]
+        self.position = {name: i for i, name in enumerate(self.names)}
+        self._all, self._zeros = np.arange(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+        self._all.flags.writeable = self._zeros.flags.writeable = False
+        for table, views in ((self._allocatable, self.allocatable), (self._requested, self.requested),
+                             (self._non_zero_requested, self.non_zero_requested)):
+            for name, column in table.items():
+                table[name] = column[take]
+                views[name] = _read_only(table[name])
+        self._pod_count = self._pod_count[take]
+        self.pod_count = _read_only(self._pod_count)
+        self._changed_at = self._changed_at[take]
+        self._recent.clear()  # positions moved: an index behind scans the change numbers instead
+        self._recent_from = self._version + 1
+        for index in self._indexes.values():
+            if isinstance(index, NodeRows):
+                index.known, index.numbers = index.known[take], index.numbers[take]
+                index.values = list(map(index.values.__getitem__, take.tolist()))
+            else:
+                index.take(take)
+        if shift > 0:
+            self._set_row(at, infos[at])
+            for index in self._indexes.values():
+                index.set_row(at, infos[at])
+        return True
 
     def update(self, info: NodeInfo) -> None:
         """Refresh the row of ``info`` (its pods or its node object changed)."""

@@ -39,6 +39,7 @@ from kubesched.framework.preemption import (
 from kubesched.framework.preemption._candidates import nanos
 from kubesched.framework.preemption._evaluator import aggregate
 from kubesched.runtime._columns import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, PickedNodes
+from kubesched.runtime._dry_run_tally import PassedOver
 from kubesched.runtime._failures import Hook
 from kubesched.runtime._framework import Framework
 from kubesched.runtime._nominator import Nominator
@@ -228,6 +229,7 @@ class ResourceAccelerator:
         victims: Sequence[Pod]
         success = Status.success()
         chunk = max(2 * num_candidates, 64)
+        passed_over = PassedOver.of(columns)
         for start in range(0, count, chunk):
             if window_positions is not None and fit_rejected is not None:
                 positions = window_positions[start:start + chunk]
@@ -251,7 +253,10 @@ class ResourceAccelerator:
                 self._check_after(shortcut.after, state, pod, window, start, by_fit & fits & (removable > 0), by_fit)
             # Visit the nodes where removing the lower-priority pods may make room (nominated pods aside), and
             # those whose rejection the shortcut does not cover; the others fail as they are.
-            visit = np.flatnonzero((fits & (removable > 0)) | ~by_fit)
+            visiting = (fits & (removable > 0)) | ~by_fit
+            if passed_over is not None:
+                passed_over.add(~visiting, positions, lower, extra)
+            visit = np.flatnonzero(visiting)
             if rows is not None and picked is not None and len(visit):
                 at = positions[visit]
                 tabled = by_fit[visit] & (nominated_here[at] == 0)
@@ -317,17 +322,18 @@ class ResourceAccelerator:
         if stop > len(candidates):
             saved = state.clone()
 
+            def status_at(j: int) -> Status:
+                return evaluator.select_victims_on_node(saved.clone(), pod, window[j].clone(), budgets)[2]
+
             def fill() -> Iterator[tuple[str, Status]]:
                 for j in range(stop):
                     if j in candidates:
                         continue
                     status = known.get(j)
-                    if status is None:
-                        _victims, _violations, status = evaluator.select_victims_on_node(
-                            saved.clone(), pod, window[j].clone(), budgets)
-                    yield window[j].name, status
+                    yield window[j].name, status if status is not None else status_at(j)
 
-            out.defer(fill)
+            out.defer(fill, reasons=None if passed_over is None else
+                      lambda: passed_over.tally(stop, candidates, known, status_at))
         result = non_violating + violating
         if rows is not None and picked is not None and len(result) > 1:
             self._scored = (tuple(result), rows.numbers[np.array(picked, dtype=np.int64), 1:])
