@@ -291,18 +291,23 @@ class NodeResourcesFit(Plugin):
             return codes if self._memo.any_nonzero else None
         return codes if codes.any() else None
 
+    def _checked(self, request: Resource) -> list[tuple[str, int]]:
+        """The resources Filter compares for ``request`` (the pod count aside), with the amounts asked: the standard
+        ones asked for, then the scalar ones neither zero nor ignored extended resources."""
+        if request.is_zero():
+            return []
+        checked = [(name, amount) for name, amount in ((CPU, request.milli_cpu), (MEMORY, request.memory),
+                                                       (EPHEMERAL_STORAGE, request.ephemeral_storage)) if amount > 0]
+        checked += [(name, quantity) for name, quantity in request.scalar_resources.items()
+                    if quantity != 0 and not (is_extended_resource_name(name) and (
+                        name in self._ignored or name.split("/")[0] in self._ignored_groups))]
+        return checked
+
     def _short_at(self, request: Resource, columns: NodeColumns, at: int) -> bool:
         """:meth:`_short` for the one node at position ``at``, read from the same columns (an overlay's too)."""
         if int(columns.pod_count[at]) >= int(columns.allocatable[PODS][at]):
             return True
-        if request.is_zero():
-            return False
-        amounts = [(name, amount) for name, amount in ((CPU, request.milli_cpu), (MEMORY, request.memory),
-                                                       (EPHEMERAL_STORAGE, request.ephemeral_storage)) if amount > 0]
-        amounts += [(name, quantity) for name, quantity in request.scalar_resources.items()
-                    if quantity != 0 and not (is_extended_resource_name(name) and (
-                        name in self._ignored or name.split("/")[0] in self._ignored_groups))]
-        for name, amount in amounts:
+        for name, amount in self._checked(request):
             allocatable, requested = columns.resource(name)
             if max(-_CLAMP, min(amount, _CLAMP)) > int(allocatable[at]) - int(requested[at]):
                 return True
@@ -313,16 +318,8 @@ class NodeResourcesFit(Plugin):
         columns = node_batch.columns
         column = node_batch.column
         short = column(columns.pod_count) >= column(columns.allocatable[PODS])
-        if not request.is_zero():
-            for name, amount in ((CPU, request.milli_cpu), (MEMORY, request.memory),
-                                 (EPHEMERAL_STORAGE, request.ephemeral_storage)):
-                if amount > 0:
-                    short |= _exceeds(amount, columns, column, name)
-            for name, quantity in request.scalar_resources.items():
-                if quantity == 0 or (is_extended_resource_name(name) and (
-                        name in self._ignored or name.split("/")[0] in self._ignored_groups)):
-                    continue
-                short |= _exceeds(quantity, columns, column, name)
+        for name, amount in self._checked(request):
+            short |= _exceeds(amount, columns, column, name)
         return short
 
     def filter_reason_counts(self, state: CycleState, pod: Pod, node_batch: NodeBatch) -> dict[str, int]:
