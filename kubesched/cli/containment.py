@@ -57,7 +57,7 @@ def third_party_modules(registry: PluginRegistry) -> dict[str, str]:
 
 def plugins_cannot_exit(registry: PluginRegistry) -> contextlib.AbstractContextManager[None]:
     """While the block runs, the loaded plugins from outside kubesched cannot end or signal the process."""
-    return exits_refused(list(third_party_modules(registry)))
+    return exits_refused(third_party_modules(registry))
 
 
 @contextlib.contextmanager
@@ -79,7 +79,7 @@ def plugins_running(registry: PluginRegistry) -> Iterator[None]:
 
     threading.Thread.start = start  # type: ignore[method-assign, assignment]
     try:
-        with contextlib.redirect_stdout(sys.stderr), exits_refused(list(modules)):
+        with contextlib.redirect_stdout(sys.stderr), exits_refused(modules):
             yield
     finally:
         threading.Thread.start = original  # type: ignore[method-assign]

@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
 from typing import Any
 
@@ -63,7 +63,7 @@ def _guard(module: Any, name: str, original: Callable[..., Any], packages: froze
 
 
 @contextlib.contextmanager
-def exits_refused(plugin_modules: Iterator[str] | list[str] | set[str]) -> Iterator[None]:
+def exits_refused(plugin_modules: Iterable[str]) -> Iterator[None]:
     """While the block runs, plugins from ``plugin_modules``' top-level packages cannot end or signal the process."""
     packages = frozenset(_package(m) for m in plugin_modules) - {"kubesched", ""}
     if not packages:
